@@ -1,0 +1,5 @@
+import sys
+
+from jbo.cli import main
+
+sys.exit(main())

@@ -1,0 +1,40 @@
+"""Algorithms on the engine: one module per paper, plus gp_bo for the standard baselines.
+
+``jbo.algorithms.get(name, **options)`` builds a registered algorithm.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from jbo.algorithms.gp_bo import GPBO, GPBOParams, GPBOState, RandomSearch, srinivas_beta
+
+_REGISTRY: dict[str, Callable] = {
+    "random_search": RandomSearch,
+    "gp_ucb": lambda **o: GPBO(acquisition="ucb", **o),
+    "gp_ei": lambda **o: GPBO(acquisition="ei", **o),
+    "gp_log_ei": lambda **o: GPBO(acquisition="log_ei", **o),
+    "gp_pi": lambda **o: GPBO(acquisition="pi", **o),
+    "gp_ts": lambda **o: GPBO(acquisition="ts", **o),
+    "gp_mean": lambda **o: GPBO(acquisition="mean", **o),
+}
+
+
+def names() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def register(name: str, factory: Callable) -> None:
+    _REGISTRY[name] = factory
+
+
+def get(name: str, **options):
+    """Build a registered algorithm, e.g. get("gp_ucb", fit="map", beta_schedule="srinivas")."""
+    if name not in _REGISTRY:
+        raise ValueError(f"unknown algorithm {name!r}; registered algorithms: {', '.join(names())}")
+    try:
+        return _REGISTRY[name](**options)
+    except TypeError as e:
+        raise ValueError(f"bad options {options} for algorithm {name!r}: {e}") from None
+
+
+__all__ = ["GPBO", "GPBOParams", "GPBOState", "RandomSearch", "get", "names", "register", "srinivas_beta"]

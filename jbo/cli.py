@@ -1,0 +1,58 @@
+"""Command line: `jbo demo` (the main job), `jbo problems`, `jbo algorithms`."""
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import time
+from pathlib import Path
+
+
+def demo(args) -> int:
+    import jax
+
+    import jbo
+
+    methods = {"random_search": jbo.algorithms.get("random_search", num_initial=args.num_initial),
+               "gp_ucb": jbo.algorithms.get("gp_ucb", num_initial=args.num_initial),
+               "gp_ei": jbo.algorithms.get("gp_ei", num_initial=args.num_initial)}
+    problems = {"branin": jbo.problems.get("branin"), "hartmann6": jbo.problems.get("hartmann6")}
+    steps = {"branin": args.steps_branin, "hartmann6": args.steps_hartmann6}
+    print(f"jbo demo: {args.seeds} seeds x {list(methods)} x {list(problems)}; steps {steps}; "
+          f"backend {jax.default_backend()} on {platform.machine()} ({platform.processor() or 'cpu'})", flush=True)
+    t0 = time.perf_counter()
+    table = jbo.studies.run_study(methods, problems, args.seeds, steps, key=args.seed)
+    out = Path(args.out)
+    jbo.studies.save(table, out / "demo.csv")
+    jbo.studies.plot(table, out / "demo_regret.png")
+    import pandas as pd
+
+    with pd.option_context("display.width", 160, "display.max_columns", 20):
+        print(jbo.studies.summary(table).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    print(f"wrote {out / 'demo.csv'} and {out / 'demo_regret.png'} in {time.perf_counter() - t0:.1f} s total")
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="jbo", description="JAX functional experiment engine for BO research")
+    sub = parser.add_subparsers(dest="command", required=True)
+    d = sub.add_parser("demo", help="16 seeds of random search, GP-UCB and GP-EI on branin and hartmann6")
+    d.add_argument("--seeds", type=int, default=16)
+    d.add_argument("--seed", type=int, default=0, help="master PRNG seed")
+    d.add_argument("--num-initial", type=int, default=6)
+    d.add_argument("--steps-branin", type=int, default=40)
+    d.add_argument("--steps-hartmann6", type=int, default=60)
+    d.add_argument("--out", default="jbo_demo_output")
+    sub.add_parser("problems", help="list registered problems")
+    sub.add_parser("algorithms", help="list registered algorithms")
+    args = parser.parse_args(argv)
+    if args.command == "demo":
+        return demo(args)
+    import jbo
+
+    print("\n".join(jbo.problems.names() if args.command == "problems" else jbo.algorithms.names()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,133 @@
+"""Stationary kernels k(params, x, x') and random-Fourier-feature approximations.
+
+Every kernel is a pure function of a :class:`KernelParams` pytree and two points of shape (d,).
+Lengthscales are ARD (shape (d,), or a scalar broadcast over dimensions); ``outputscale`` is the
+prior variance k(x, x). All functions are jit-, vmap- and grad-safe, including at x == x'.
+"""
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+NAMES = ("se", "matern12", "matern32", "matern52", "rq")
+
+
+class KernelParams(NamedTuple):
+    lengthscale: jax.Array  # (d,) or ()
+    outputscale: jax.Array | float = 1.0
+    alpha: jax.Array | float = 1.0  # rational-quadratic shape; ignored by the others
+
+
+def scaled_sqdist(x1: jax.Array, x2: jax.Array, lengthscale) -> jax.Array:
+    """||(x1 - x2) / lengthscale||^2, computed by direct broadcasting (accurate at short range)."""
+    z = (x1 - x2) / lengthscale
+    return jnp.sum(z * z, axis=-1)
+
+
+def _safe_sqrt(r2):
+    # Double-where: sqrt has an infinite derivative at 0; this keeps gradients finite (and 0).
+    pos = r2 > 0.0
+    return jnp.where(pos, jnp.sqrt(jnp.where(pos, r2, 1.0)), 0.0)
+
+
+def _se(r2, alpha):
+    return jnp.exp(-0.5 * r2)
+
+
+def _matern12(r2, alpha):
+    return jnp.exp(-_safe_sqrt(r2))
+
+
+def _matern32(r2, alpha):
+    r = jnp.sqrt(3.0) * _safe_sqrt(r2)
+    return (1.0 + r) * jnp.exp(-r)
+
+
+def _matern52(r2, alpha):
+    r = jnp.sqrt(5.0) * _safe_sqrt(r2)
+    return (1.0 + r + r * r / 3.0) * jnp.exp(-r)
+
+
+def _rq(r2, alpha):
+    return (1.0 + r2 / (2.0 * alpha)) ** (-alpha)
+
+
+_PROFILES: dict[str, Callable] = {
+    "se": _se, "matern12": _matern12, "matern32": _matern32, "matern52": _matern52, "rq": _rq,
+}
+
+
+def check_name(name: str) -> str:
+    if name not in _PROFILES:
+        raise ValueError(f"unknown kernel {name!r}; choose one of {NAMES}")
+    return name
+
+
+def kernel(name: str) -> Callable[[KernelParams, jax.Array, jax.Array], jax.Array]:
+    """Return k(params, x1, x2) -> scalar for the named kernel."""
+    profile = _PROFILES[check_name(name)]
+
+    def k(params: KernelParams, x1, x2):
+        r2 = scaled_sqdist(x1, x2, params.lengthscale)
+        return params.outputscale * profile(r2, params.alpha)
+
+    return k
+
+
+def gram(name: str, params: KernelParams, X1: jax.Array, X2: jax.Array) -> jax.Array:
+    """Cross-covariance matrix K[i, j] = k(X1[i], X2[j]), shape (n1, n2)."""
+    profile = _PROFILES[check_name(name)]
+    r2 = scaled_sqdist(X1[:, None, :], X2[None, :, :], params.lengthscale)
+    return params.outputscale * profile(r2, params.alpha)
+
+
+def cross(name: str, params: KernelParams, x: jax.Array, X: jax.Array) -> jax.Array:
+    """k(x, X[i]) for one point x (d,) against rows of X (n, d) -> (n,)."""
+    profile = _PROFILES[check_name(name)]
+    return params.outputscale * profile(scaled_sqdist(x[None, :], X, params.lengthscale), params.alpha)
+
+
+# ---------------------------------------------------------------- random Fourier features
+_MATERN_NU = {"matern12": 0.5, "matern32": 1.5, "matern52": 2.5}
+
+
+class FourierFeatures(NamedTuple):
+    """phi(x) = sqrt(2 s / D) cos(W x + b); E[phi(x) . phi(x')] = k(x, x')."""
+
+    frequencies: jax.Array  # (D, d), already divided by the lengthscales
+    phases: jax.Array  # (D,)
+    outputscale: jax.Array
+
+
+def fourier_features(key, name: str, params: KernelParams, dim: int, num_features: int) -> FourierFeatures:
+    """Draw an RFF approximation (Rahimi & Recht) of an SE or Matern kernel.
+
+    SE: omega ~ N(0, I). Matern-nu: omega is multivariate Student-t with 2 nu degrees of freedom,
+    omega = z * sqrt(nu / g), g ~ Gamma(nu, 1). Frequencies are divided by the lengthscales.
+    """
+    if name not in ("se",) + tuple(_MATERN_NU):
+        raise ValueError(f"random Fourier features exist for SE and Matern kernels, not {name!r}")
+    kz, kg, kb = jax.random.split(key, 3)
+    z = jax.random.normal(kz, (num_features, dim))
+    if name != "se":
+        nu = _MATERN_NU[name]
+        g = jax.random.gamma(kg, nu, (num_features, 1))
+        z = z * jnp.sqrt(nu / g)
+    ls = jnp.broadcast_to(jnp.asarray(params.lengthscale, dtype=z.dtype), (dim,))
+    phases = jax.random.uniform(kb, (num_features,), maxval=2.0 * jnp.pi)
+    return FourierFeatures(z / ls, phases, jnp.asarray(params.outputscale, dtype=z.dtype))
+
+
+def feature_map(ff: FourierFeatures, x: jax.Array) -> jax.Array:
+    """phi(x) for x of shape (..., d) -> (..., D)."""
+    num = ff.phases.shape[0]
+    return jnp.sqrt(2.0 * ff.outputscale / num) * jnp.cos(x @ ff.frequencies.T + ff.phases)
+
+
+def prior_sample_path(key, name: str, params: KernelParams, dim: int, num_features: int = 1024):
+    """A GP prior sample path f(x) = phi(x) . w, w ~ N(0, I): returns (features, weights)."""
+    kf, kw = jax.random.split(key)
+    ff = fourier_features(kf, name, params, dim, num_features)
+    return ff, jax.random.normal(kw, (num_features,))

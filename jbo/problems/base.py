@@ -1,0 +1,112 @@
+"""Problems as Environments: a box, an objective to MAXIMISE, its optimum, optional Gaussian noise."""
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jbo.engine import Environment, Space
+
+
+class ProblemState(NamedTuple):
+    best_value: jax.Array  # best noise-free value so far
+
+
+class Problem(Environment):
+    """A black-box objective f(x) on `bounds` (shape (2, d), original coordinates), to be maximised.
+
+    `objective(x)` takes one point of shape (d,) in original coordinates and is vmappable; actions in
+    the engine are unit-cube points mapped through the bounds. Observations are f(x) + noise_std * N(0,1);
+    metrics come from the noise-free f: value, best_value and, when the optimum is known,
+    regret = f* - f(x_t) and simple_regret = f* - max_{s<=t} f(x_s).
+    """
+
+    name: str = eqx.field(static=True)
+    space: Space
+    fn: Callable = eqx.field(static=True)
+    optimal_value: float | None = eqx.field(static=True)
+    optimizer: jax.Array | None
+    noise_std: float = eqx.field(static=True, default=0.0)
+
+    @property
+    def bounds(self) -> jax.Array:
+        return self.space.bounds
+
+    @property
+    def dim(self) -> int:
+        return self.space.dim
+
+    def _check(self, x, what):
+        if jnp.shape(x)[-1:] != (self.dim,):
+            raise ValueError(f"{self.name}: {what} must have trailing dimension {self.dim}, got shape {jnp.shape(x)}")
+
+    def objective(self, x):
+        """f(x) for x of shape (d,) (or (..., d), mapped) in original coordinates."""
+        self._check(x, "x")
+        x = jnp.asarray(x, jnp.float64)
+        return self.fn(x) if x.ndim == 1 else jnp.vectorize(self.fn, signature="(d)->()")(x)
+
+    def objective_unit(self, u):
+        """f at unit-cube coordinates u."""
+        self._check(u, "u")
+        return self.objective(self.space.from_unit(jnp.asarray(u, jnp.float64)))
+
+    def with_noise(self, noise_std: float) -> "Problem":
+        if not (noise_std >= 0 and np.isfinite(noise_std)):
+            raise ValueError(f"noise_std must be finite and >= 0, got {noise_std!r}")
+        return eqx.tree_at(lambda p: p.noise_std, self, float(noise_std))
+
+    def reset(self, key):
+        return ProblemState(jnp.asarray(-jnp.inf))
+
+    def step(self, key, state, action):
+        self._check(action, "action")
+        f = self.objective_unit(action)
+        y = f + self.noise_std * jax.random.normal(key, jnp.shape(f))
+        best = jnp.maximum(state.best_value, f)
+        metrics = {"value": f, "best_value": best}
+        if self.optimal_value is not None:
+            metrics["regret"] = self.optimal_value - f
+            metrics["simple_regret"] = self.optimal_value - best
+        return ProblemState(best), y, metrics
+
+
+def from_function(fn: Callable, bounds, name: str = "custom", optimal_value: float | None = None,
+                  optimizer=None, noise_std: float = 0.0) -> Problem:
+    """Wrap a traceable jnp function f(x) (x of shape (d,), original coordinates) as a Problem."""
+    space = Space(bounds)
+    opt = None if optimizer is None else jnp.asarray(optimizer, jnp.float64)
+    if opt is not None and opt.shape != (space.dim,):
+        raise ValueError(f"optimizer must have shape ({space.dim},), got {opt.shape}")
+    return Problem(name, space, fn, None if optimal_value is None else float(optimal_value), opt).with_noise(noise_std)
+
+
+class _HostCall:
+    """A host function wrapped for jax.pure_callback, with a clear error on bad values (hashable)."""
+
+    def __init__(self, fn, name):
+        self.fn, self.name = fn, name
+
+    def __call__(self, x):
+        y = np.asarray(self.fn(np.asarray(x)), dtype=np.float64)
+        if y.shape not in ((), (1,)):
+            raise ValueError(f"{self.name}: the objective must return one number, got shape {y.shape}")
+        if not np.isfinite(y).all():
+            raise ValueError(f"{self.name}: the objective returned a non-finite value {float(y.reshape(-1)[0])} "
+                             f"at x={np.asarray(x).tolist()}")
+        return y.reshape(())
+
+    def traced(self, x):
+        return jax.pure_callback(self, jax.ShapeDtypeStruct((), jnp.float64), x, vmap_method="sequential")
+
+
+def from_callback(fn: Callable, bounds, name: str = "host", optimal_value: float | None = None,
+                  noise_std: float = 0.0) -> Problem:
+    """A Problem whose objective runs on the host through jax.pure_callback (inside the scan).
+
+    Prefer jbo.AskTell for expensive objectives: it keeps the scan pure and batches across seeds.
+    """
+    return from_function(_HostCall(fn, name).traced, bounds, name, optimal_value, noise_std=noise_std)

@@ -1,0 +1,141 @@
+"""Studies: methods x problems x seeds -> a tidy pandas table, save/load, summaries and plots.
+
+Each (method, problem) pair is one compiled program (vmap over seeds of the scan); compile and run
+seconds are measured separately (ahead-of-time lowering + compilation, then execution). All methods
+use the same seed keys, so they share initial designs and noise (common random numbers).
+"""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Mapping
+
+import jax
+import numpy as np
+import pandas as pd
+
+from jbo import algorithms as _algorithms
+from jbo import problems as _problems
+from jbo.engine import Algorithm, Environment, _check_run, _run
+
+
+def _as_dict(items, getter, kind):
+    if isinstance(items, Mapping):
+        out = dict(items)
+    else:
+        out = {name: name for name in items}
+    for name, obj in list(out.items()):
+        if isinstance(obj, str):
+            out[name] = getter(obj)
+        if not isinstance(out[name], kind):
+            raise TypeError(f"{name!r} is not a {kind.__name__}")
+    return out
+
+
+def compile_seeds(algorithm: Algorithm, environment: Environment, keys, num_steps: int, params=None):
+    """Ahead-of-time compile the vmapped run for these keys; returns (compiled_fn, compile_seconds)."""
+    _check_run(algorithm, environment, num_steps)
+    params = algorithm.default_params() if params is None else params
+    fn = jax.jit(lambda ks, p: jax.vmap(lambda k: _run(algorithm, environment, k, num_steps, p))(ks))
+    t0 = time.perf_counter()
+    compiled = fn.lower(keys, params).compile()
+    seconds = time.perf_counter() - t0
+    return (lambda ks: compiled(ks, params)), seconds
+
+
+def run_study(methods, problems, num_seeds: int, num_steps, key=0, progress: bool = True) -> pd.DataFrame:
+    """Run every method on every problem for `num_seeds` seeds.
+
+    methods: {label: Algorithm or registered name} or a list of names; problems likewise.
+    num_steps: an int, or {problem label: int}. Returns a tidy DataFrame with one row per
+    (method, problem, seed, step): value, best_value, regret, simple_regret (when the optimum is
+    known), compile_s and run_s of that (method, problem) program.
+    """
+    methods = _as_dict(methods, _algorithms.get, Algorithm)
+    problems = _as_dict(problems, _problems.get, Environment)
+    key = jax.random.key(key) if isinstance(key, int) else key
+    keys = jax.random.split(key, num_seeds)
+    frames, total, i = [], len(methods) * len(problems), 0
+    for pname, problem in problems.items():
+        steps = num_steps[pname] if isinstance(num_steps, Mapping) else num_steps
+        for mname, alg in methods.items():
+            i += 1
+            if progress:
+                print(f"[{i}/{total}] {mname} on {pname}: {num_seeds} seeds x {steps} steps ...", end="",
+                      file=sys.stderr, flush=True)
+            fn, compile_s = compile_seeds(alg, problem, keys, steps)
+            t0 = time.perf_counter()
+            trace = jax.block_until_ready(fn(keys))
+            run_s = time.perf_counter() - t0
+            if progress:
+                print(f" compile {compile_s:.1f} s, run {run_s:.1f} s", file=sys.stderr, flush=True)
+            metrics = {k: np.asarray(v) for k, v in trace.metrics.items()}
+            seed, step = np.meshgrid(np.arange(num_seeds), np.arange(steps), indexing="ij")
+            frame = pd.DataFrame({"method": mname, "problem": pname, "seed": seed.ravel(), "step": step.ravel() + 1,
+                                  **{k: v.ravel() for k, v in metrics.items()}})
+            frame["compile_s"], frame["run_s"] = compile_s, run_s
+            frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+def save(table: pd.DataFrame, path) -> Path:
+    """Save a study table (CSV; .pkl keeps dtypes exactly)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    table.to_pickle(path) if path.suffix == ".pkl" else table.to_csv(path, index=False)
+    return path
+
+
+def load(path) -> pd.DataFrame:
+    path = Path(path)
+    return pd.read_pickle(path) if path.suffix == ".pkl" else pd.read_csv(path)
+
+
+def summary(table: pd.DataFrame, metric: str = "simple_regret") -> pd.DataFrame:
+    """Final-step mean, standard error and median of `metric` per (problem, method), with timings."""
+    last = table[table["step"] == table.groupby(["problem", "method"])["step"].transform("max")]
+    g = last.groupby(["problem", "method"], sort=False)
+    out = pd.DataFrame({
+        "seeds": g["seed"].nunique(),
+        "steps": g["step"].max(),
+        f"mean_{metric}": g[metric].mean(),
+        "stderr": g[metric].std(ddof=1) / np.sqrt(g["seed"].nunique()),
+        f"median_{metric}": g[metric].median(),
+        "compile_s": g["compile_s"].first(),
+        "run_s": g["run_s"].first(),
+    })
+    return out.reset_index()
+
+
+def plot(table: pd.DataFrame, path=None, metric: str = "simple_regret", log: bool = True, floor: float = 1e-12):
+    """Mean +- standard error of `metric` against step, one panel per problem; returns the figure."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    probs = list(dict.fromkeys(table["problem"]))
+    fig, axes = plt.subplots(1, len(probs), figsize=(4.5 * len(probs), 3.6), squeeze=False)
+    for ax, prob in zip(axes[0], probs):
+        sub = table[table["problem"] == prob]
+        for method, grp in sub.groupby("method", sort=False):
+            v = grp.pivot(index="seed", columns="step", values=metric).to_numpy()
+            if log:
+                v = np.maximum(v, floor)
+            mean = v.mean(0)
+            se = v.std(0, ddof=1) / np.sqrt(v.shape[0]) if v.shape[0] > 1 else np.zeros_like(mean)
+            steps = np.arange(1, v.shape[1] + 1)
+            ax.plot(steps, mean, label=method)
+            ax.fill_between(steps, np.maximum(mean - se, floor) if log else mean - se, mean + se, alpha=0.25)
+        ax.set_title(prob)
+        ax.set_xlabel("evaluations")
+        ax.set_ylabel(metric.replace("_", " "))
+        if log:
+            ax.set_yscale("log")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    if path is not None:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, dpi=120)
+    return fig

@@ -1,0 +1,111 @@
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from scipy.stats import multivariate_normal
+
+from jbo import data, gp, kernels
+from tests.test_kernels import numpy_kernel
+
+rng = np.random.default_rng(1)
+N, D, CAP = 9, 2, 16
+X = rng.uniform(size=(N, D))
+Y = np.sin(6 * X[:, 0]) + X[:, 1] ** 2 + 0.1 * rng.normal(size=N)
+XQ = rng.uniform(size=(6, D))
+PARAMS = gp.GPParams(jnp.log(jnp.array([0.3, 0.5])), jnp.log(1.4), jnp.log(0.05), jnp.asarray(0.2))
+
+
+def numpy_posterior(name, x, y, xq, p):
+    ls, s, noise, m = np.exp(np.asarray(p.log_lengthscale)), float(np.exp(p.log_outputscale)), float(p.noise), float(p.mean)
+    mu, sd = y.mean(), y.std(ddof=1)
+    z = (y - mu) / sd - m
+    K = numpy_kernel(name, x, x, ls, s) + noise * np.eye(len(x))
+    Kq = numpy_kernel(name, xq, x, ls, s)
+    mean = m + Kq @ np.linalg.solve(K, z)
+    cov = numpy_kernel(name, xq, xq, ls, s) - Kq @ np.linalg.solve(K, Kq.T)
+    return mu + sd * mean, sd**2 * cov
+
+
+@pytest.mark.parametrize("name", ["se", "matern32", "matern52"])
+def test_padded_posterior_matches_direct_numpy_solve(name):
+    post = gp.condition(data.from_arrays(jnp.asarray(X), jnp.asarray(Y), CAP), PARAMS, name)
+    mean, var = jax.vmap(lambda x: gp.predict(post, x))(jnp.asarray(XQ))
+    m_np, c_np = numpy_posterior(name, X, Y, XQ, PARAMS)
+    np.testing.assert_allclose(mean, m_np, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(var, np.diag(c_np), rtol=1e-7, atol=1e-10)
+    jm, jc = gp.predict_cov(post, jnp.asarray(XQ))
+    np.testing.assert_allclose(jm, m_np, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(jc, c_np, rtol=1e-7, atol=1e-10)
+
+
+def test_padded_equals_unpadded():
+    padded = gp.condition(data.from_arrays(jnp.asarray(X), jnp.asarray(Y), CAP), PARAMS)
+    exact = gp.condition(data.from_arrays(jnp.asarray(X), jnp.asarray(Y), N), PARAMS)
+    for x in XQ:
+        np.testing.assert_allclose(gp.predict(padded, jnp.asarray(x)), gp.predict(exact, jnp.asarray(x)), rtol=1e-11)
+
+
+def test_log_marginal_likelihood_matches_scipy():
+    buf = data.from_arrays(jnp.asarray(X), jnp.asarray(Y), CAP)
+    ls, s, noise = np.exp(np.asarray(PARAMS.log_lengthscale)), float(np.exp(PARAMS.log_outputscale)), float(PARAMS.noise)
+    K = numpy_kernel("matern52", X, X, ls, s) + noise * np.eye(N)
+    ref = multivariate_normal(mean=np.full(N, float(PARAMS.mean)), cov=K).logpdf(Y)
+    val = gp.log_marginal_likelihood(PARAMS, buf.x, buf.y, buf.mask)
+    np.testing.assert_allclose(val, ref, rtol=1e-10)
+
+
+def test_lml_gradient_matches_finite_differences():
+    buf = data.from_arrays(jnp.asarray(X), jnp.asarray(Y), CAP)
+    f = lambda v: gp.log_marginal_likelihood(gp.GPParams(v[:2], v[2], v[3], v[4]), buf.x, buf.y, buf.mask)  # noqa
+    v0 = jnp.concatenate([PARAMS.log_lengthscale, jnp.stack([PARAMS.log_outputscale, PARAMS.log_noise, PARAMS.mean])])
+    g = jax.grad(f)(v0)
+    eps = 1e-6
+    fd = np.array([(f(v0.at[i].add(eps)) - f(v0.at[i].add(-eps))) / (2 * eps) for i in range(5)])
+    np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-7)
+
+
+def test_rank_one_append_equals_refactorisation():
+    buf = data.from_arrays(jnp.asarray(X[:-1]), jnp.asarray(Y[:-1]), CAP)
+    post = gp.condition(buf, PARAMS)
+    grown = gp.append(post, jnp.asarray(X[-1]), jnp.asarray(Y[-1]))
+    full = gp.condition(data.append(buf, jnp.asarray(X[-1]), jnp.asarray(Y[-1])), PARAMS,
+                        y_mean=post.y_mean, y_std=post.y_std)
+    np.testing.assert_allclose(grown.chol, full.chol, atol=1e-10)
+    np.testing.assert_allclose(grown.alpha, full.alpha, atol=1e-8)
+    for x in XQ:
+        np.testing.assert_allclose(gp.predict(grown, jnp.asarray(x)), gp.predict(full, jnp.asarray(x)), rtol=1e-9)
+
+
+@pytest.mark.parametrize("prior", [None, gp.HyperPrior()])
+def test_fit_reaches_scipy_optimum(prior):
+    """Adam restarts (fixed iterations) reach the optimum an independent L-BFGS-B finds."""
+    from scipy.optimize import minimize
+
+    buf = data.from_arrays(jnp.asarray(X), jnp.asarray(Y), CAP)
+    ym, ys = data.masked_mean_std(buf.y, buf.mask)
+    yz = jnp.where(buf.mask, (buf.y - ym) / ys, 0.0)
+
+    def obj(p):
+        return gp.log_marginal_likelihood(p, buf.x, yz, buf.mask) + (0 if prior is None else prior.log_prob(p))
+
+    unpack = lambda v: gp.GPParams(v[:2], v[2], v[3], v[4])  # noqa: E731
+    f = jax.jit(jax.value_and_grad(lambda v: -obj(unpack(v))))
+    lo = [float(gp.LOG_LS_BOUNDS[0])] * 2 + [float(gp.LOG_SCALE_BOUNDS[0]), float(gp.LOG_NOISE_BOUNDS[0]), -5]
+    hi = [float(gp.LOG_LS_BOUNDS[1])] * 2 + [float(gp.LOG_SCALE_BOUNDS[1]), float(gp.LOG_NOISE_BOUNDS[1]), 5]
+    best = min((minimize(lambda v: [np.asarray(a, float) for a in f(jnp.asarray(v))], v0, jac=True, method="L-BFGS-B",
+                         bounds=list(zip(lo, hi))) for v0 in rng.uniform(-2, 0, size=(6, 5))), key=lambda r: r.fun)
+    fitted = jax.jit(lambda k: gp.fit(k, buf, prior=prior, num_restarts=4, num_steps=200))(jax.random.key(0))
+    assert float(obj(fitted)) > -best.fun - 0.05
+    assert float(obj(fitted)) > float(obj(gp.default_params(D)))
+
+
+def test_gamma_and_lognormal_log_probs_match_scipy():
+    from scipy import stats
+    np.testing.assert_allclose(gp.GammaPrior(3.0, 6.0).log_prob(0.4), stats.gamma(3.0, scale=1 / 6.0).logpdf(0.4))
+    np.testing.assert_allclose(gp.LogNormalPrior(0.2, 0.7).log_prob(1.3), stats.lognorm(0.7, scale=np.exp(0.2)).logpdf(1.3))
+
+
+def test_kernel_params_bridge():
+    kp = PARAMS.kernel_params()
+    assert isinstance(kp, kernels.KernelParams)
+    np.testing.assert_allclose(kp.lengthscale, [0.3, 0.5])
