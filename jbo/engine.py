@@ -245,7 +245,8 @@ class AskTell:
                 f"num_steps={num_steps!r} must be an int >= the initial design size {algorithm.num_initial}")
         self.algorithm, self.num_steps, self.num_seeds = algorithm, int(num_steps), num_seeds
         self.params = algorithm.default_params() if params is None else params
-        keys = _keys(key, 1 if num_seeds is None else num_seeds)
+        # Same seed keys as run(key) (one seed) or run_seeds(key, num_seeds): identical decisions.
+        keys = key[None] if num_seeds is None else _keys(key, num_seeds)
         spec = Spec(self.space.dim, self.num_steps)
         parts = jax.vmap(_split_seed)(keys)
         design_keys, _, _, init_keys, self._step_keys = parts

@@ -57,7 +57,7 @@ class Problem(Environment):
     def with_noise(self, noise_std: float) -> "Problem":
         if not (noise_std >= 0 and np.isfinite(noise_std)):
             raise ValueError(f"noise_std must be finite and >= 0, got {noise_std!r}")
-        return eqx.tree_at(lambda p: p.noise_std, self, float(noise_std))
+        return Problem(self.name, self.space, self.fn, self.optimal_value, self.optimizer, float(noise_std))
 
     def reset(self, key):
         return ProblemState(jnp.asarray(-jnp.inf))
