@@ -1,0 +1,74 @@
+"""Engine benchmark: GP-UCB with per-step MLE refit on branin, T = 50 evaluations (6 of them LHS).
+
+Measures, for 1, 8 and 32 seeds, the compile seconds (ahead-of-time lowering + XLA compilation of
+the vmapped scan) and the run seconds per seed. With the `bench` extra (botorch) installed it also
+times the standard BoTorch loop (SingleTaskGP + fit_gpytorch_mll + optimize_acqf, num_restarts=10,
+raw_samples=512) on the same task and prints the seeds-per-second ratio and median final regrets.
+
+    python experiments/bench_engine.py [--seeds 1 8 32] [--botorch-seeds 4]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import time
+
+import jax
+import numpy as np
+
+import jbo
+from jbo.studies import compile_seeds
+
+
+def machine() -> str:
+    dev = jax.devices()[0]
+    return (f"{platform.machine()} {os.cpu_count()} cpus, jax {jax.__version__} backend {jax.default_backend()} "
+            f"({dev.device_kind})")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seeds", type=int, nargs="+", default=[1, 8, 32])
+    ap.add_argument("--steps", type=int, default=50)
+    ap.add_argument("--num-initial", type=int, default=6)
+    ap.add_argument("--botorch-seeds", type=int, default=4)
+    args = ap.parse_args()
+    print(f"machine: {machine()}")
+    print(f"task: GP-UCB (beta=2, Matern-5/2 ARD, per-step MLE refit) on branin, T={args.steps}, "
+          f"{args.num_initial} initial LHS points")
+    problem = jbo.problems.get("branin")
+    alg = jbo.algorithms.get("gp_ucb", num_initial=args.num_initial)
+    rows = []
+    for s in args.seeds:
+        keys = jax.random.split(jax.random.key(123), s)
+        fn, compile_s = compile_seeds(alg, problem, keys, args.steps)
+        jax.block_until_ready(fn(keys))  # warm-up execution
+        t0 = time.perf_counter()
+        trace = jax.block_until_ready(fn(keys))
+        run_s = time.perf_counter() - t0
+        final = np.asarray(trace.metrics["simple_regret"][:, -1])
+        rows.append((s, compile_s, run_s, run_s / s, s / run_s, float(np.median(final))))
+    print(f"{'seeds':>6} {'compile_s':>10} {'run_s':>8} {'s/seed':>8} {'seeds/s':>8} {'median final regret':>20}")
+    for r in rows:
+        print(f"{r[0]:>6} {r[1]:>10.2f} {r[2]:>8.2f} {r[3]:>8.3f} {r[4]:>8.2f} {r[5]:>20.3g}")
+    try:
+        import botorch  # noqa: F401
+    except ImportError:
+        print("botorch not installed (pip install -e '.[bench]'): skipping the side-by-side run")
+        return
+    from botorch_loop import run as run_botorch
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sec, regrets = run_botorch(args.botorch_seeds, args.steps, args.num_initial)
+    print(f"botorch {botorch.__version__}: {args.botorch_seeds} seeds, {sec:.2f} s/seed, {1 / sec:.3f} seeds/s, "
+          f"median final regret {np.median(regrets):.3g}")
+    best = rows[-1]
+    print(f"ratio at {best[0]} seeds: jbo {best[4]:.2f} seeds/s / botorch {1 / sec:.3f} seeds/s = {best[4] * sec:.1f}x; "
+          f"median final regret jbo {best[5]:.3g} vs botorch {np.median(regrets):.3g}")
+
+
+if __name__ == "__main__":
+    main()
