@@ -95,8 +95,7 @@ def thompson_sample(key, post: gp.Posterior, num_features: int = 1024) -> Sample
     ff, w = kernels.prior_sample_path(kf, post.kernel, post.params.kernel_params(), dim, num_features)
     prior_at_data = kernels.feature_map(ff, post.x) @ w
     eps = jnp.sqrt(post.params.noise) * jax.random.normal(ke, prior_at_data.shape)
-    resid = post.chol @ (post.chol.T @ post.alpha)  # standardised residuals y - mean (zero on padding)
-    rhs = jnp.where(post.mask, resid - prior_at_data - eps, 0.0)
+    rhs = jnp.where(post.mask, gp.residuals(post) - prior_at_data - eps, 0.0)
     update = jnp.where(post.mask, jsl.cho_solve((post.chol, True), rhs), 0.0)
     return SamplePath(ff, w, update, post)
 

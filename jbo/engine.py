@@ -266,7 +266,6 @@ class AskTell:
             return jax.vmap(lambda k, s, a, o: alg.tell(k, s, params, a, o))(ks, state, u, y)
 
         self._ask_fn, self._tell_fn = _ask, _tell
-        self._pending = None
 
     def _out(self, a):
         a = np.asarray(a)
@@ -279,18 +278,19 @@ class AskTell:
             u = jnp.asarray(self.design[:, self.t])
         else:
             u, self.state = self._ask_fn(self.algorithm, self.state, self.params, self._step_keys, self.t)
-        self._pending = u
         return self._out(self.space.from_unit(u))
 
     def tell(self, x, y) -> None:
         if self.t >= self.num_steps:
             raise RuntimeError(f"the budget of {self.num_steps} evaluations is spent")
-        s = 1 if self.num_seeds is None else self.num_seeds
-        x = np.asarray(x, dtype=np.float64).reshape((s, -1)) if self.num_seeds is None else np.asarray(x, np.float64)
+        single = self.num_seeds is None
+        s = 1 if single else self.num_seeds
+        want = (self.space.dim,) if single else (s, self.space.dim)
+        x = np.asarray(x, dtype=np.float64)
+        if x.shape != want:
+            raise ValueError(f"x must have shape {want}, got {x.shape}")
+        x = x.reshape(s, self.space.dim)
         y = np.asarray(y, dtype=np.float64).reshape(-1)
-        if x.shape != (s, self.space.dim):
-            raise ValueError(f"x must have shape {(self.space.dim,) if self.num_seeds is None else (s, self.space.dim)}, "
-                             f"got {np.shape(x)}")
         if y.shape != (s,):
             raise ValueError(f"y must hold {s} value(s), got shape {np.shape(y)}")
         if not np.all(np.isfinite(y)):
@@ -303,7 +303,6 @@ class AskTell:
         self.xs.append(x.copy())
         self.ys.append(y.copy())
         self.t += 1
-        self._pending = None
 
     def optimize(self, fn: Callable[[np.ndarray], float], num_evaluations: int | None = None):
         """Loop ask -> fn(x) -> tell; returns (best_x, best_y) (arrays over seeds with num_seeds)."""

@@ -114,6 +114,12 @@ def predict_cov(post: Posterior, xq: jax.Array):
     return post.y_mean + post.y_std * mean, post.y_std**2 * cov
 
 
+def residuals(post: Posterior) -> jax.Array:
+    """Standardised residuals (y - y_mean)/y_std - mean recovered from the factorisation (K~ alpha),
+    zero on padding: lets updates and pathwise samples reuse a Posterior without the raw y."""
+    return jnp.where(post.mask, post.chol @ (post.chol.T @ post.alpha), 0.0)
+
+
 def append(post: Posterior, x: jax.Array, y: jax.Array) -> Posterior:
     """Rank-1 Cholesky append of one observation for fixed hyper-parameters and standardisation.
 
@@ -130,9 +136,7 @@ def append(post: Posterior, x: jax.Array, y: jax.Array) -> Posterior:
     L = post.chol.at[n].set(row)
     X = post.x.at[n].set(x)
     mask = post.mask.at[n].set(True)
-    # Recover the standardised residuals from alpha (r = K~ alpha = L L^T alpha), then append.
-    resid = jnp.where(post.mask, post.chol @ (post.chol.T @ post.alpha), 0.0)
-    resid = resid.at[n].set((y - post.y_mean) / post.y_std - post.params.mean)
+    resid = residuals(post).at[n].set((y - post.y_mean) / post.y_std - post.params.mean)
     alpha = jsl.cho_solve((L, True), resid)
     return Posterior(post.kernel, post.params, X, mask, L, jnp.where(mask, alpha, 0.0), post.y_mean, post.y_std)
 
