@@ -10,21 +10,13 @@ raw_samples=512) on the same task and prints the seeds-per-second ratio and medi
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import time
 
 import jax
 import numpy as np
 
 import jbo
-from jbo.studies import compile_seeds
-
-
-def machine() -> str:
-    dev = jax.devices()[0]
-    return (f"{platform.machine()} {os.cpu_count()} cpus, jax {jax.__version__} backend {jax.default_backend()} "
-            f"({dev.device_kind})")
+from jbo.studies import compile_seeds, machine_info as machine
 
 
 def main():

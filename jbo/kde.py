@@ -5,6 +5,8 @@ import jax
 import jax.numpy as jnp
 from jax.scipy.special import logsumexp
 
+from jbo.regression import scaled_sq_dist
+
 _LOG_2PI = jnp.log(2.0 * jnp.pi)
 
 
@@ -32,7 +34,7 @@ def silverman(x: jax.Array, mask: jax.Array | None = None, ddof: int = 1) -> jax
 
 def log_kernel_sum(x: jax.Array, data: jax.Array, mask: jax.Array, bandwidth) -> jax.Array:
     """log sum_i exp(-||(x - X_i)/h||^2 / 2) over valid rows: the log of the *unnormalised* KDE W(x)."""
-    s = -0.5 * jnp.sum(((x - data) / bandwidth) ** 2, axis=-1)
+    s = -0.5 * scaled_sq_dist(x, data, bandwidth)
     return logsumexp(jnp.where(mask, s, -jnp.inf))
 
 

@@ -26,6 +26,19 @@ def scaled_sqdist(x1: jax.Array, x2: jax.Array, lengthscale) -> jax.Array:
     return jnp.sum(z * z, axis=-1)
 
 
+def sqdist_to_rows(x: jax.Array, X: jax.Array, lengthscale=1.0) -> jax.Array:
+    """||(x - X_i) / lengthscale||^2 for every row of X (n, d) -> (n,); lengthscale scalar or (d,).
+
+    Direct differences (accurate at short range), summed over the d coordinate rows of X.T: with
+    small d the n axis is the vectorised one, which XLA:CPU runs ~2.7x faster than reducing a
+    trailing axis of length d.
+    """
+    inv = 1.0 / jnp.asarray(lengthscale)
+    if inv.ndim == 0:
+        return jnp.sum((x[:, None] - X.T) ** 2, axis=0) * inv**2
+    return jnp.sum(((x * inv)[:, None] - (X * inv).T) ** 2, axis=0)
+
+
 def _safe_sqrt(r2):
     # Double-where: sqrt has an infinite derivative at 0; this keeps gradients finite (and 0).
     pos = r2 > 0.0
@@ -79,14 +92,15 @@ def kernel(name: str) -> Callable[[KernelParams, jax.Array, jax.Array], jax.Arra
 def gram(name: str, params: KernelParams, X1: jax.Array, X2: jax.Array) -> jax.Array:
     """Cross-covariance matrix K[i, j] = k(X1[i], X2[j]), shape (n1, n2)."""
     profile = _PROFILES[check_name(name)]
-    r2 = scaled_sqdist(X1[:, None, :], X2[None, :, :], params.lengthscale)
+    inv = jnp.broadcast_to(1.0 / jnp.asarray(params.lengthscale), (X1.shape[1],))
+    r2 = jnp.sum(((X1 * inv).T[:, :, None] - (X2 * inv).T[:, None, :]) ** 2, axis=0)  # see sqdist_to_rows
     return params.outputscale * profile(r2, params.alpha)
 
 
 def cross(name: str, params: KernelParams, x: jax.Array, X: jax.Array) -> jax.Array:
     """k(x, X[i]) for one point x (d,) against rows of X (n, d) -> (n,)."""
     profile = _PROFILES[check_name(name)]
-    return params.outputscale * profile(scaled_sqdist(x[None, :], X, params.lengthscale), params.alpha)
+    return params.outputscale * profile(sqdist_to_rows(x, X, params.lengthscale), params.alpha)
 
 
 # ---------------------------------------------------------------- random Fourier features

@@ -17,9 +17,15 @@ def _clean(v):
     return jnp.where(jnp.isfinite(v), v, -jnp.inf)
 
 
+def box_projection(x):
+    return jnp.clip(x, 0.0, 1.0)
+
+
 def local_search(fn: Callable, starts: jax.Array, num_steps: int = 30, method: str = "lbfgs",
-                 learning_rate: float = 0.05):
-    """Projected local ascent from each row of `starts` (k, d); returns (points, values)."""
+                 learning_rate: float = 0.05, project: Callable = box_projection):
+    """Projected local ascent from each row of `starts` (k, d); returns (points, values).
+
+    `project` maps a point back onto the feasible set after every step (default: the unit box)."""
     neg = lambda x: -fn(x)  # noqa: E731
     if method == "lbfgs":
         opt = optax.lbfgs()
@@ -43,7 +49,7 @@ def local_search(fn: Callable, starts: jax.Array, num_steps: int = 30, method: s
                 upd, state = opt.update(g, state, x, value=v, grad=g, value_fn=neg)
             else:
                 upd, state = opt.update(g, state, x)
-            x = jnp.clip(optax.apply_updates(x, upd), 0.0, 1.0)
+            x = project(optax.apply_updates(x, upd))
             return (x, state, best_x, best_v), None
 
         v0 = _clean(fn(x0))
@@ -55,11 +61,13 @@ def local_search(fn: Callable, starts: jax.Array, num_steps: int = 30, method: s
 
 
 def maximize(fn: Callable, key, dim: int, num_raw: int = 512, num_starts: int = 8, num_steps: int = 30,
-             method: str = "lbfgs", candidates: jax.Array | None = None, candidate_mask: jax.Array | None = None):
+             method: str = "lbfgs", candidates: jax.Array | None = None, candidate_mask: jax.Array | None = None,
+             project: Callable = box_projection):
     """Maximise fn: (d,) -> scalar over [0, 1]^d. Returns (x_best, f_best).
 
     `candidates` (m, d) are screened together with `num_raw` uniform points (e.g. the data, or a
-    previous optimum); rows where `candidate_mask` is False are ignored.
+    previous optimum); rows where `candidate_mask` is False are ignored. For a smaller feasible set
+    (a ball inside the box, ...) pass feasible `candidates`, num_raw=0 and its `project`ion.
     """
     raw = jax.random.uniform(key, (num_raw, dim))
     valid = jnp.ones(num_raw, bool)
@@ -71,7 +79,7 @@ def maximize(fn: Callable, key, dim: int, num_raw: int = 512, num_starts: int = 
     k = min(num_starts, raw.shape[0])
     top_v, top_i = jax.lax.top_k(vals, k)
     if num_steps > 0:
-        xs, vs = local_search(fn, raw[top_i], num_steps, method)
+        xs, vs = local_search(fn, raw[top_i], num_steps, method, project=project)
     else:
         xs, vs = raw[top_i], top_v
     xs = jnp.concatenate([xs, raw[top_i[:1]]], 0)

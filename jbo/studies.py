@@ -6,6 +6,8 @@ use the same seed keys, so they share initial designs and noise (common random n
 """
 from __future__ import annotations
 
+import os
+import platform
 import sys
 import time
 from pathlib import Path
@@ -44,13 +46,14 @@ def compile_seeds(algorithm: Algorithm, environment: Environment, keys, num_step
     return (lambda ks: compiled(ks, params)), seconds
 
 
-def run_study(methods, problems, num_seeds: int, num_steps, key=0, progress: bool = True) -> pd.DataFrame:
+def run_study(methods, problems, num_seeds: int, num_steps, key=0, progress: bool = True, params=None) -> pd.DataFrame:
     """Run every method on every problem for `num_seeds` seeds.
 
     methods: {label: Algorithm or registered name} or a list of names; problems likewise.
     num_steps: an int, or {problem label: int}. Returns a tidy DataFrame with one row per
     (method, problem, seed, step): value, best_value, regret, simple_regret (when the optimum is
     known), compile_s and run_s of that (method, problem) program.
+    params: None (each algorithm's defaults) or a function (method label, problem label) -> Params.
     """
     methods = _as_dict(methods, _algorithms.get, Algorithm)
     problems = _as_dict(problems, _problems.get, Environment)
@@ -64,7 +67,7 @@ def run_study(methods, problems, num_seeds: int, num_steps, key=0, progress: boo
             if progress:
                 print(f"[{i}/{total}] {mname} on {pname}: {num_seeds} seeds x {steps} steps ...", end="",
                       file=sys.stderr, flush=True)
-            fn, compile_s = compile_seeds(alg, problem, keys, steps)
+            fn, compile_s = compile_seeds(alg, problem, keys, steps, None if params is None else params(mname, pname))
             t0 = time.perf_counter()
             trace = jax.block_until_ready(fn(keys))
             run_s = time.perf_counter() - t0
@@ -108,16 +111,32 @@ def summary(table: pd.DataFrame, metric: str = "simple_regret") -> pd.DataFrame:
     return out.reset_index()
 
 
-def plot(table: pd.DataFrame, path=None, metric: str = "simple_regret", log: bool = True, floor: float = 1e-12):
-    """Mean +- standard error of `metric` against step, one panel per problem; returns the figure."""
+def machine_info() -> str:
+    """One line naming the machine and JAX backend (every benchmark prints it)."""
+    dev = jax.devices()[0]
+    return (f"{platform.machine()} {os.cpu_count()} cpus, jax {jax.__version__} backend {jax.default_backend()} "
+            f"({dev.device_kind})")
+
+
+def plot(table: pd.DataFrame, path=None, metric: str = "simple_regret", log: bool = True, floor: float = 1e-12,
+         initial=None, ncols: int | None = None, titles=None):
+    """Mean +- standard error of `metric` against step, one panel per problem; returns the figure.
+
+    initial: a dashed grey line after the initial design (an int, or {problem: int});
+    ncols: panels per row; titles: {problem: panel title}.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     probs = list(dict.fromkeys(table["problem"]))
-    fig, axes = plt.subplots(1, len(probs), figsize=(4.5 * len(probs), 3.6), squeeze=False)
-    for ax, prob in zip(axes[0], probs):
+    ncols = min(ncols or len(probs), len(probs))
+    nrows = -(-len(probs) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.5 * ncols, 3.6 * nrows), squeeze=False)
+    for ax in axes.ravel()[len(probs):]:
+        ax.set_visible(False)
+    for ax, prob in zip(axes.ravel(), probs):
         sub = table[table["problem"] == prob]
         for method, grp in sub.groupby("method", sort=False):
             v = grp.pivot(index="seed", columns="step", values=metric).to_numpy()
@@ -128,7 +147,10 @@ def plot(table: pd.DataFrame, path=None, metric: str = "simple_regret", log: boo
             steps = np.arange(1, v.shape[1] + 1)
             ax.plot(steps, mean, label=method)
             ax.fill_between(steps, np.maximum(mean - se, floor) if log else mean - se, mean + se, alpha=0.25)
-        ax.set_title(prob)
+        n0 = initial.get(prob) if isinstance(initial, Mapping) else initial
+        if n0:
+            ax.axvline(n0 + 0.5, color="grey", ls="--", lw=1)
+        ax.set_title((titles or {}).get(prob, prob))
         ax.set_xlabel("evaluations")
         ax.set_ylabel(metric.replace("_", " "))
         if log:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from jbo.algorithms import boke
 from jbo.algorithms.gp_bo import GPBO, GPBOParams, GPBOState, RandomSearch, srinivas_beta
 
 _REGISTRY: dict[str, Callable] = {
@@ -16,6 +17,14 @@ _REGISTRY: dict[str, Callable] = {
     "gp_pi": lambda **o: GPBO(acquisition="pi", **o),
     "gp_ts": lambda **o: GPBO(acquisition="ts", **o),
     "gp_mean": lambda **o: GPBO(acquisition="mean", **o),
+    "gp_std": lambda **o: GPBO(acquisition="std", **o),
+    # BOKE paper (jbo.algorithms.boke)
+    "boke": boke.BOKE,
+    "boke_plus": lambda **o: boke.BOKE(plus=True, **o),
+    "kr_ucb": boke.KRUCB,
+    "density_exploration": boke.DensityExploration,
+    "boke_gp_ucb": boke.PaperGP,
+    "boke_gp_std": lambda **o: boke.PaperGP(acquisition="std", **o),
 }
 
 
@@ -37,4 +46,4 @@ def get(name: str, **options):
         raise ValueError(f"bad options {options} for algorithm {name!r}: {e}") from None
 
 
-__all__ = ["GPBO", "GPBOParams", "GPBOState", "RandomSearch", "get", "names", "register", "srinivas_beta"]
+__all__ = ["boke", "GPBO", "GPBOParams", "GPBOState", "RandomSearch", "get", "names", "register", "srinivas_beta"]

@@ -1,4 +1,5 @@
-"""Standard baselines: random search and GP-based BO (UCB, EI, log-EI, PI, Thompson sampling).
+"""Standard baselines: random search and GP-based BO (UCB, EI, log-EI, PI, Thompson sampling, and
+pure exploration by the posterior std).
 
 Each GP method refits hyper-parameters every step (MLE or MAP, warm-started from the last fit) or
 keeps them fixed, conditions the GP once per step, and maximises the acquisition with the inner
@@ -16,7 +17,7 @@ import jax.numpy as jnp
 from jbo import acquisitions, data, gp, kernels, optimize
 from jbo.engine import Algorithm, Spec
 
-ACQUISITIONS = ("ucb", "ei", "log_ei", "pi", "ts", "mean")
+ACQUISITIONS = ("ucb", "ei", "log_ei", "pi", "ts", "mean", "std")
 FITS = ("fixed", "mle", "map")
 
 
@@ -80,6 +81,7 @@ class GPBO(Algorithm):
     fit_steps: int = eqx.field(static=True, default=40)
     fit_learning_rate: float = eqx.field(static=True, default=0.1)
     num_raw: int = eqx.field(static=True, default=512)
+    num_raw_per_dim: int = eqx.field(static=True, default=0)  # > 0: screen num_raw_per_dim * d points instead
     num_starts: int = eqx.field(static=True, default=10)
     opt_steps: int = eqx.field(static=True, default=30)
     opt_method: str = eqx.field(static=True, default="adam")
@@ -126,6 +128,8 @@ class GPBO(Algorithm):
             return lambda x: acquisitions.ucb(post, x, beta)
         if self.acquisition == "mean":
             return lambda x: acquisitions.posterior_mean(post, x)
+        if self.acquisition == "std":  # pure exploration ("P-greedy"): argmax of the posterior std
+            return lambda x: jnp.sqrt(gp.predict(post, x)[1])
         if self.acquisition == "ts":
             path = acquisitions.thompson_sample(key, post, self.num_features)
             return lambda x: acquisitions.sample_path_value(path, x)
@@ -138,7 +142,9 @@ class GPBO(Algorithm):
         hyp = self.fitted(k_fit, state, params)
         post = gp.condition(state.buffer, hyp, self.kernel)
         acq = self.acquisition_fn(k_acq, post, state.buffer, params)
-        x, _ = optimize.maximize(acq, k_opt, state.buffer.x.shape[1], self.num_raw, self.num_starts, self.opt_steps,
+        dim = state.buffer.x.shape[1]
+        num_raw = self.num_raw_per_dim * dim if self.num_raw_per_dim > 0 else self.num_raw
+        x, _ = optimize.maximize(acq, k_opt, dim, num_raw, self.num_starts, self.opt_steps,
                                  self.opt_method, candidates=state.buffer.x, candidate_mask=state.buffer.mask)
         return x, state._replace(gp_params=hyp)
 

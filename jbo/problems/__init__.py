@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Callable
 
 from jbo.problems.base import Problem, ProblemState, from_callback, from_function
-from jbo.problems import synthetic
+from jbo.problems import boke, sprinkler, synthetic
 
 _REGISTRY: dict[str, Callable[..., Problem]] = {
     "forrester": synthetic.forrester,
@@ -20,6 +20,8 @@ _REGISTRY: dict[str, Callable[..., Problem]] = {
     "deceptive": synthetic.deceptive,
     "h1": synthetic.h1,
     "gp_sample": synthetic.gp_sample,
+    "boke_toy": boke.toy,
+    "sprinkler": sprinkler.sprinkler,
 }
 
 
@@ -44,4 +46,4 @@ def get(name: str, noise_std: float = 0.0, **options) -> Problem:
     return problem.with_noise(noise_std) if noise_std else problem
 
 
-__all__ = ["Problem", "ProblemState", "from_callback", "from_function", "get", "names", "register", "synthetic"]
+__all__ = ["Problem", "ProblemState", "from_callback", "from_function", "get", "names", "register", "boke", "sprinkler", "synthetic"]
