@@ -277,7 +277,8 @@ class AskTell:
         if self.t < self.algorithm.num_initial:
             u = jnp.asarray(self.design[:, self.t])
         else:
-            u, self.state = self._ask_fn(self.algorithm, self.state, self.params, self._step_keys, self.t)
+            t = jnp.asarray(self.t, jnp.int32)  # traced: a Python int would be static and re-jit every step
+            u, self.state = self._ask_fn(self.algorithm, self.state, self.params, self._step_keys, t)
         return self._out(self.space.from_unit(u))
 
     def tell(self, x, y) -> None:
@@ -298,7 +299,7 @@ class AskTell:
         u = np.asarray(self.space.to_unit(x))
         if np.any(u < -1e-9) or np.any(u > 1 + 1e-9):
             raise ValueError("x lies outside the bounds")
-        self.state = self._tell_fn(self.algorithm, self.state, self.params, self._step_keys, self.t,
+        self.state = self._tell_fn(self.algorithm, self.state, self.params, self._step_keys, jnp.asarray(self.t, jnp.int32),
                                    jnp.asarray(np.clip(u, 0, 1)), jnp.asarray(y))
         self.xs.append(x.copy())
         self.ys.append(y.copy())

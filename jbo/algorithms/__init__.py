@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from jbo.algorithms import boke
+from jbo.algorithms import boke, sbo
 from jbo.algorithms.gp_bo import GPBO, GPBOParams, GPBOState, RandomSearch, srinivas_beta
 
 _REGISTRY: dict[str, Callable] = {
@@ -25,6 +25,8 @@ _REGISTRY: dict[str, Callable] = {
     "density_exploration": boke.DensityExploration,
     "boke_gp_ucb": boke.PaperGP,
     "boke_gp_std": lambda **o: boke.PaperGP(acquisition="std", **o),
+    # SBO-KDE paper (jbo.algorithms.sbo): contextual environments only
+    **{f"sbo:{m}": (lambda m: lambda **o: sbo.SBO(method=m, **o))(m) for m in sbo.METHODS},
 }
 
 
@@ -46,4 +48,4 @@ def get(name: str, **options):
         raise ValueError(f"bad options {options} for algorithm {name!r}: {e}") from None
 
 
-__all__ = ["boke", "GPBO", "GPBOParams", "GPBOState", "RandomSearch", "get", "names", "register", "srinivas_beta"]
+__all__ = ["boke", "sbo", "GPBO", "GPBOParams", "GPBOState", "RandomSearch", "get", "names", "register", "srinivas_beta"]

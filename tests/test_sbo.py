@@ -1,0 +1,141 @@
+"""SBO-KDE paper: TV closed form vs an LP, KDE bandwidth/sampling/L1 error (App. E), expected-value
+rules vs closed forms and Monte Carlo, problem optima and check values, the joint GP padded/unpadded."""
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from scipy import integrate, optimize as sopt, stats
+
+import jbo
+from jbo import data, gp
+from jbo.algorithms import sbo
+from jbo.problems import contextual as C
+
+RNG = np.random.default_rng(0)
+
+
+def _eq6_lp(v, u_low, delta):
+    """Eq. 6 as an LP in (alpha, beta, t_1..t_M): max -beta - delta alpha + mean(t)."""
+    m = len(v)
+    c = np.concatenate([[delta, 1.0], -np.ones(m) / m])  # minimise the negative
+    A, b = [], []
+    for i in range(m):
+        row = np.zeros(m + 2); row[1] = -1.0; row[2 + i] = 1.0; A.append(row); b.append(v[i])  # t <= v + beta
+        row = np.zeros(m + 2); row[0] = -1.0; row[2 + i] = 1.0; A.append(row); b.append(0.0)  # t <= alpha
+    row = np.zeros(m + 2); row[0] = -1.0; row[1] = -1.0; A.append(row); b.append(u_low)  # alpha + beta >= -u_low
+    bounds = [(0, None), (None, None)] + [(None, None)] * m
+    res = sopt.linprog(c, A_ub=np.array(A), b_ub=np.array(b), bounds=bounds, method="highs")
+    assert res.status == 0
+    return -res.fun
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_tv_closed_form_equals_lp(case):
+    m = 40
+    v = RNG.normal(size=m)
+    u_low = v.min() - RNG.uniform(0, 1) if case % 2 == 0 else np.quantile(v, 0.2)  # also v_m < u_low
+    delta = [0.05, 0.3, 0.9, 1.5, 0.01, 1.99][case]
+    ours = float(sbo.tv_worst_case(jnp.asarray(v), u_low, delta))
+    assert np.isclose(ours, _eq6_lp(v, u_low, delta), atol=1e-7)
+
+
+def test_tv_limits_and_gradient():
+    v = jnp.asarray(RNG.normal(size=64))
+    u_low = float(v.min()) - 0.5
+    assert np.isclose(float(sbo.tv_worst_case(v, u_low, 0.0)), float(v.mean()))  # delta -> 0: the SAA value
+    assert np.isclose(float(sbo.tv_worst_case(v, u_low, 2.0)), u_low)  # all mass can move: inf g
+    g = jax.grad(lambda vv: sbo.tv_worst_case(vv, u_low, 0.5))(v)  # 1/M below the threshold, 0 above
+    assert np.all(np.isin(np.round(np.asarray(g) * 64, 9), [0.0, 1.0])) and float(g.sum()) > 0
+    assert np.isclose(float(sbo.tv_radius(10.0, 1)), 10 ** -0.4)
+
+
+def test_kde_bandwidth_and_sampling_statistics():
+    c = jnp.asarray(RNG.normal(0.5, 0.1, size=(50, 1)))
+    buf_c = jnp.concatenate([c, jnp.zeros((14, 1))])
+    mask = jnp.arange(64) < 50
+    h = sbo.silverman_bandwidth(buf_c, mask)
+    assert np.isclose(float(h[0]), 1.0592 * float(jnp.std(c)) * 50 ** (-0.2), rtol=1e-4)
+    s = sbo.kde_samples(jax.random.key(0), buf_c, mask, 200_000, h)
+    # a KDE sample = a data point + N(0, h^2): mean = data mean, variance = data var (ddof 0) + h^2
+    assert abs(float(s.mean()) - float(c.mean())) < 3e-3
+    assert np.isclose(float(s.var()), float(c.var()) + float(h[0]) ** 2, rtol=0.02)
+    assert float(s.max()) <= 1.0 and float(s.min()) >= 0.0
+
+
+def test_kde_l1_error_reproduces_appendix_e():
+    """Table 2 (normal context): L1 distance of the Silverman KDE to N(0.5, 0.1^2), 20 runs."""
+    grid = np.linspace(-0.5, 1.5, 4001)
+    true = stats.norm(0.5, 0.1).pdf(grid)
+    for n, paper in ((10, 0.3222), (100, 0.1315)):
+        errs = []
+        for r in range(20):
+            c = RNG.normal(0.5, 0.1, size=(n, 1))
+            h = float(sbo.silverman_bandwidth(jnp.asarray(c), jnp.ones(n, bool))[0])
+            kde = stats.norm.pdf((grid[:, None] - c[:, 0]) / h).mean(1) / h
+            errs.append(np.trapezoid(np.abs(kde - true), grid))
+        assert abs(np.mean(errs) - paper) < 0.04, (n, np.mean(errs), paper)
+
+
+def test_newsvendor_optimum_and_expected_value_rules():
+    p = C.problem("newsvendor")
+    for x in (0.1, C.NEWSVENDOR_OPTIMUM[0], 0.6):
+        closed = 8 * integrate.quad(lambda s: (1 + s * s) ** -20, 0, x)[0] - 4 * x
+        assert abs(float(p.expected(jnp.array([x]))) - closed) < 5e-6
+    assert np.isclose(C.NEWSVENDOR_OPTIMUM[0], 0.187790, atol=1e-6)
+    res = sopt.minimize_scalar(lambda x: -(8 * integrate.quad(lambda s: (1 + s * s) ** -20, 0, x)[0] - 4 * x),
+                               bounds=(0, 1), method="bounded", options={"xatol": 1e-9})
+    assert np.isclose(res.x, C.NEWSVENDOR_OPTIMUM[0], atol=1e-5) and np.isclose(-res.fun, 0.463943, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["ackley", "modified_branin", "hartmann", "complicated_hartmann", "ackley_4c"])
+def test_expected_value_rule_matches_monte_carlo(name):
+    p = C.problem(name)
+    x = jnp.asarray(RNG.uniform(size=p.dim))
+    c = p.sample_contexts(jax.random.key(1), 400_000)
+    vals = jax.vmap(lambda cc: p.fn(x, cc))(c)
+    mc, se = float(vals.mean()), float(vals.std() / math.sqrt(vals.shape[0]))
+    assert abs(float(p.expected(x)) - mc) < 4 * se + 1e-4
+
+
+def test_published_optimum_values():
+    assert np.isclose(float(C.problem("ackley").expected(jnp.array([0.5, 0.5]))), -10.9523, atol=2e-4)
+    assert np.isclose(float(C.problem("ackley_4c").expected(jnp.array([0.5, 0.5]))), -16.1987, atol=2e-2)
+    h = C.problem("hartmann")
+    assert np.isclose(float(h.expected(jnp.array([0.1970, 0.1497, 0.4839, 0.2726, 0.3135]))), 2.6136, atol=2e-3)
+    b = C.problem("modified_branin")
+    assert np.isclose(float(b.expected(jnp.array([0.1956, 0.1788]))), -9.6036, atol=5e-3)
+
+
+def test_portfolio_surrogate_check_values():
+    d = np.load(C.Path(C.__file__).parent / "data" / "portfolio_gp.npz")
+    sur = C.portfolio_surrogate()
+    got = np.asarray(jax.vmap(sur)(jnp.asarray(d["check_X"])))
+    np.testing.assert_allclose(got, d["check_mean"], rtol=1e-8, atol=1e-8)
+
+
+def test_joint_gp_padded_equals_unpadded():
+    z = jnp.asarray(RNG.uniform(size=(9, 3)))
+    y = jnp.asarray(RNG.normal(size=9))
+    hyp = gp.default_params(3, 0.4, 1.3, 0.01)
+    padded = gp.condition(data.from_arrays(z, y, 20), hyp)
+    exact = gp.condition(data.from_arrays(z, y, 9), hyp)
+    for q in RNG.uniform(size=(5, 3)):
+        np.testing.assert_allclose(sbo.ucb(padded, jnp.asarray(q), 1.5), sbo.ucb(exact, jnp.asarray(q), 1.5))
+
+
+def test_sbo_methods_run_and_bad_input():
+    p = C.problem("newsvendor")
+    small = dict(num_initial=4, num_samples=32, num_inner=32, num_raw=32, num_starts=2, opt_steps=5, fit_steps=5)
+    tr = jbo.run_seeds(sbo.SBO(method="drbo_kde", **small), p, jax.random.key(0), 7, 2)
+    assert tr.actions.shape == (2, 7, 1) and np.all(np.isfinite(np.asarray(tr.metrics["regret"])))
+    assert np.all(np.asarray(tr.metrics["regret"]) >= -1e-5)
+    with pytest.raises(ValueError, match="unknown SBO method"):
+        sbo.SBO(method="sbo")
+    with pytest.raises(ValueError, match="oracle"):
+        sbo.SBO(method="sbo_oracle")
+    with pytest.raises(ValueError, match="contextual"):
+        jbo.run(sbo.SBO(**small), jbo.problems.get("branin"), jax.random.key(0), 6)
+    with pytest.raises(ValueError, match="unknown contextual problem"):
+        C.problem("rosenbrock")
