@@ -139,3 +139,48 @@ def test_sbo_methods_run_and_bad_input():
         jbo.run(sbo.SBO(**small), jbo.problems.get("branin"), jax.random.key(0), 6)
     with pytest.raises(ValueError, match="unknown contextual problem"):
         C.problem("rosenbrock")
+
+
+def _socp_reference(g, w_hat, M, delta):
+    cons = [{"type": "eq", "fun": lambda w: w.sum() - 1},
+            {"type": "ineq", "fun": lambda w: delta**2 - (w - w_hat) @ M @ (w - w_hat)}]
+    best = np.inf
+    for start in (w_hat, np.full_like(w_hat, 1 / len(w_hat))):
+        r = sopt.minimize(lambda w: w @ g, start, jac=lambda w: g, constraints=cons, bounds=[(0, 1)] * len(g),
+                          method="SLSQP", options={"ftol": 1e-12, "maxiter": 500})
+        if r.success:
+            best = min(best, r.fun)
+    return best
+
+
+@pytest.mark.parametrize("delta", [0.05, 0.2, 5.0])
+def test_mmd_worst_case_matches_a_generic_solver(delta):
+    grid = sbo.context_grid(12, 1)
+    M = np.asarray(jbo.kernels.gram("matern52", jbo.kernels.KernelParams(jnp.array([0.3]), 1.5), grid, grid))
+    g = RNG.normal(size=12)
+    w_hat = np.asarray(sbo.snapped_weights(grid, jnp.asarray(RNG.uniform(size=(7, 1))), jnp.ones(7, bool)))
+    ours = float(sbo.mmd_worst_case(jnp.asarray(g), jnp.asarray(w_hat), jnp.asarray(M), delta))
+    ref = g.min() if delta == 5.0 else _socp_reference(g, w_hat, M, delta)
+    assert ours <= w_hat @ g + 1e-9 and abs(ours - ref) < 2e-3 * (1 + abs(ref))
+
+
+def test_minimax_approx_limits_and_continuity():
+    grid = sbo.context_grid(16, 1)
+    M = jbo.kernels.gram("matern52", jbo.kernels.KernelParams(jnp.array([0.3]), 1.0), grid, grid)
+    g = jnp.asarray(RNG.normal(size=16))
+    w_hat = jnp.full(16, 1 / 16)
+    f0 = float(w_hat @ g)
+    assert np.isclose(float(sbo.minimax_approx(g, w_hat, M, 0.0)), f0)
+    assert np.isclose(float(sbo.minimax_approx(g, w_hat, M, 100.0)), float(g.min()))
+    deltas = jnp.linspace(0, 3, 3001)
+    v = np.asarray(jax.vmap(lambda d: sbo.minimax_approx(g, w_hat, M, d))(deltas))
+    assert np.max(np.abs(np.diff(v))) < 1e-2  # continuous (no jumps at eps_l, eps_max)
+
+
+def test_simplex_projection():
+    for v in RNG.normal(size=(5, 7)):
+        p = np.asarray(sbo.simplex_projection(jnp.asarray(v)))
+        assert np.isclose(p.sum(), 1) and np.all(p >= 0)
+        r = sopt.minimize(lambda w: np.sum((w - v) ** 2), np.full(7, 1 / 7), bounds=[(0, 1)] * 7, method="SLSQP",
+                          constraints=[{"type": "eq", "fun": lambda w: w.sum() - 1}], options={"ftol": 1e-14})
+        np.testing.assert_allclose(p, r.x, atol=1e-5)

@@ -11,6 +11,10 @@ y standardised with ddof 1) and maximises an acquisition over x built from ucb(z
                 E_q ucb(x, c): exact closed form by sort + cumulative sum (spec 4.3)   (Alg. 2)
     GP-UCB      a GP on x alone (the context acts as noise)
     StableOpt   min of ucb(x, c) over the box mean_c +- std_c (1024 Sobol points)
+    DRBO-MMD    min of w.g over the simplex within an MMD ball around the snapped empirical
+                contexts on a grid (Kirschner et al. 2020): bisection on the multiplier with
+                fixed-iteration FISTA inside JAX, Danskin gradient (spec 11.5)
+    MinimaxApprox  Tay et al. (2022)'s closed-form mid-point approximation (spec 6.4, corrected)
     SBO-Oracle  (addition) SAA with M samples of the TRUE p
     SBO-Emp.    (addition) SAA over the observed contexts themselves (KDE with h = 0)
 
@@ -22,21 +26,24 @@ selection and L-BFGS-B (stated in the README).
 """
 from __future__ import annotations
 
+import math
+
 from typing import Callable, NamedTuple
 
 import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jbo import data, designs, gp, optimize
+from jbo import data, designs, gp, kernels, optimize
 from jbo.engine import Algorithm, Spec
 
-METHODS = ("sbo_kde", "drbo_kde", "gp_ucb", "stableopt", "sbo_oracle", "sbo_empirical")
+METHODS = ("sbo_kde", "drbo_kde", "gp_ucb", "stableopt", "drbo_mmd", "minimax_approx", "sbo_oracle", "sbo_empirical")
 
 
 class SBOParams(NamedTuple):
     sqrt_beta: jax.Array | float = 1.5
     radius_scale: jax.Array | float = 1.0  # DRBO-KDE: delta_n = radius_scale * n^(-2/(4+dc))
+    mmd_gamma: jax.Array | float = 0.1  # DRBO-MMD / MinimaxApprox: delta_n = (2 + sqrt(2 log(1/gamma))) / sqrt(n)
 
 
 class SBOState(NamedTuple):
@@ -78,6 +85,86 @@ def tv_radius(n, dc: int, scale=1.0):
     return scale * jnp.maximum(n, 1.0) ** (-2.0 / (4 + dc))
 
 
+def simplex_projection(v):
+    """Euclidean projection onto the probability simplex (sort-based)."""
+    u = jnp.sort(v)[::-1]
+    css = jnp.cumsum(u) - 1.0
+    k = jnp.arange(1, v.shape[0] + 1)
+    rho = jnp.max(jnp.where(u - css / k > 0, k, 0))
+    theta = css[rho - 1] / rho
+    return jnp.maximum(v - theta, 0.0)
+
+
+def mmd_worst_case(g, w_hat, M, delta, bisection: int = 30, fista: int = 100):
+    """min_w w.g over the simplex with (w - w_hat)' M (w - w_hat) <= delta^2 (Kirschner et al.'s DRO).
+
+    If the best vertex is feasible, its value; otherwise bisection (in log lambda) on the multiplier of
+    min_w g.w + lambda/2 (w - w_hat)' M (w - w_hat), each solved by fixed-iteration FISTA with simplex
+    projection, keeping the feasible side. The weights are stop_gradient-ed, so jax.grad gives
+    Danskin's gradient w*.dg.
+    """
+    a_star = jnp.argmin(g)
+    e = jax.nn.one_hot(a_star, g.shape[0]) - w_hat
+    vertex_ok = e @ M @ e <= delta**2
+    L = jnp.maximum(jnp.linalg.eigvalsh(M)[-1], 1e-12)
+    gs = jax.lax.stop_gradient(g)
+
+    def solve(lam):
+        step = 1.0 / (lam * L)
+
+        def body(carry, _):
+            w, z, t = carry
+            w_new = simplex_projection(z - step * (gs + lam * (M @ (z - w_hat))))
+            t_new = 0.5 * (1 + jnp.sqrt(1 + 4 * t * t))
+            return (w_new, w_new + (t - 1) / t_new * (w_new - w), t_new), None
+
+        (w, _, _), _ = jax.lax.scan(body, (w_hat, w_hat, 1.0), None, length=fista)
+        return w
+
+    def bisect(carry, _):
+        lo, hi = carry  # log lambda: constraint violated at lo, satisfied at hi
+        mid = 0.5 * (lo + hi)
+        w = solve(jnp.exp(mid))
+        ok = (w - w_hat) @ M @ (w - w_hat) <= delta**2
+        return (jnp.where(ok, lo, mid), jnp.where(ok, mid, hi)), None
+
+    (lo, hi), _ = jax.lax.scan(bisect, (jnp.log(1e-6), jnp.log(1e8)), None, length=bisection)
+    w = jax.lax.stop_gradient(jnp.where(vertex_ok, jax.nn.one_hot(a_star, g.shape[0]), solve(jnp.exp(hi))))
+    return w @ g
+
+
+def minimax_approx(g, w_hat, M, delta):
+    """Tay et al. (2022) mid-point approximation of the MMD-DRO value (spec 6.4, with its corrections)."""
+    n = g.shape[0]
+    f0 = w_hat @ g
+    a_star = jnp.argmin(g)
+    g_min = g[a_star]
+    slope = -jnp.sqrt(jnp.maximum(jnp.sum(g**2) - jnp.sum(g) ** 2 / n, 1e-24))
+    e = jax.nn.one_hot(a_star, n) - w_hat
+    eps_max = jnp.sqrt(jnp.maximum(e @ M @ e, 1e-24))
+    eps_l = (g_min - f0) / slope
+    first = f0 + 0.5 * delta * (slope + (g_min - f0) / eps_max)
+    second = 0.5 * (f0 + delta * (g_min - f0) / eps_max + g_min)
+    return jnp.where(delta >= eps_max, g_min, jnp.where(delta <= eps_l, first, second))
+
+
+def mmd_radius(n, gamma):
+    return (2.0 + jnp.sqrt(2.0 * jnp.log(1.0 / gamma))) / jnp.sqrt(jnp.maximum(n, 1.0))
+
+
+def context_grid(size: int, dc: int):
+    """Full tensor grid with ceil(size^(1/dc)) points per axis (spec D17)."""
+    k = math.ceil(size ** (1.0 / dc) - 1e-9)
+    return designs.grid(k, dc)
+
+
+def snapped_weights(grid, contexts, mask):
+    """Empirical distribution of the valid contexts snapped to their nearest grid point."""
+    d2 = jnp.sum((contexts[:, None, :] - grid[None]) ** 2, -1)
+    onehot = jax.nn.one_hot(jnp.argmin(d2, axis=1), grid.shape[0]) * mask[:, None]
+    return jnp.sum(onehot, 0) / jnp.maximum(jnp.sum(mask), 1)
+
+
 def ucb(post: gp.Posterior, z, sqrt_beta):
     m, v = gp.predict(post, z)
     return m + sqrt_beta * jnp.sqrt(v)
@@ -91,6 +178,7 @@ class SBO(Algorithm):
     num_initial: int = eqx.field(static=True, default=10)
     num_samples: int = eqx.field(static=True, default=1024)  # M (KDE / oracle samples)
     num_inner: int = eqx.field(static=True, default=1024)  # Sobol points for inf_c ucb (DRBO-KDE, StableOpt)
+    mmd_grid: int = eqx.field(static=True, default=0)  # grid size; 0: 100 (DRBO-MMD) / 1024 (MinimaxApprox)
     num_raw: int = eqx.field(static=True, default=1024)
     num_starts: int = eqx.field(static=True, default=10)
     opt_steps: int = eqx.field(static=True, default=50)
@@ -146,6 +234,14 @@ class SBO(Algorithm):
         dc = ctx.shape[1]
         k_s, k_shift = jax.random.split(key)
         joint = lambda x, cs: jax.vmap(lambda c: ucb(post, jnp.concatenate([x, c]), sb))(cs)  # noqa: E731
+        if self.method in ("drbo_mmd", "minimax_approx"):
+            grid = context_grid(self.mmd_grid or (100 if self.method == "drbo_mmd" else 1024), dc)
+            kp = post.params.kernel_params()
+            M = kernels.gram("matern52", kp._replace(lengthscale=kp.lengthscale[dx:]), grid, grid)
+            w_hat = snapped_weights(grid, ctx, mask)
+            delta = mmd_radius(n, params.mmd_gamma)
+            solver = mmd_worst_case if self.method == "drbo_mmd" else minimax_approx
+            return lambda x: solver(joint(x, grid), w_hat, M, delta)
         if self.method == "sbo_oracle":
             cs = self.oracle(k_s, self.num_samples)
         elif self.method == "sbo_empirical":
