@@ -10,7 +10,8 @@ from jbo.regression import scaled_sq_dist
 _LOG_2PI = jnp.log(2.0 * jnp.pi)
 
 
-def _count_std(x, mask, ddof):
+def masked_count_std(x, mask, ddof: int = 1):
+    """(number of valid rows, per-column std of the valid rows with `ddof`)."""
     n = jnp.sum(mask)
     m = jnp.sum(jnp.where(mask[:, None], x, 0.0), 0) / jnp.maximum(n, 1)
     var = jnp.sum(jnp.where(mask[:, None], (x - m) ** 2, 0.0), 0) / jnp.maximum(n - ddof, 1)
@@ -20,14 +21,14 @@ def _count_std(x, mask, ddof):
 def scott(x: jax.Array, mask: jax.Array | None = None, ddof: int = 1) -> jax.Array:
     """Scott's rule per dimension: h_j = sd_j * n^(-1/(d+4)). Returns (d,)."""
     mask = jnp.ones(x.shape[0], bool) if mask is None else mask
-    n, sd = _count_std(x, mask, ddof)
+    n, sd = masked_count_std(x, mask, ddof)
     return sd * jnp.maximum(n, 1) ** (-1.0 / (x.shape[1] + 4))
 
 
 def silverman(x: jax.Array, mask: jax.Array | None = None, ddof: int = 1) -> jax.Array:
     """Silverman's rule per dimension: h_j = sd_j * (4 / ((d+2) n))^(1/(d+4)). Returns (d,)."""
     mask = jnp.ones(x.shape[0], bool) if mask is None else mask
-    n, sd = _count_std(x, mask, ddof)
+    n, sd = masked_count_std(x, mask, ddof)
     d = x.shape[1]
     return sd * (4.0 / ((d + 2.0) * jnp.maximum(n, 1))) ** (1.0 / (d + 4))
 

@@ -41,7 +41,7 @@ import jax
 import jax.numpy as jnp
 from jax.scipy.special import logsumexp
 
-from jbo import data, gp, optimize, regression
+from jbo import data, gp, kde, optimize, regression
 from jbo.algorithms.gp_bo import GPBO
 from jbo.engine import Algorithm, Spec
 
@@ -74,10 +74,7 @@ def bandwidth(buffer: data.Buffer, scale, rule: str = "scott") -> jax.Array:
     if rule == "scott":
         c = scale
     elif rule == "scott_data":
-        mask = buffer.mask[:, None]
-        mean = jnp.sum(jnp.where(mask, buffer.x, 0.0), 0) / t
-        sd = jnp.sqrt(jnp.sum(jnp.where(mask, (buffer.x - mean) ** 2, 0.0), 0) / jnp.maximum(t - 1, 1))
-        c = jnp.maximum(jnp.mean(sd), 1e-6)
+        c = jnp.maximum(jnp.mean(kde.masked_count_std(buffer.x, buffer.mask, ddof=1)[1]), 1e-6)
     else:
         raise ValueError(f"unknown bandwidth_rule {rule!r}; choose 'scott' or 'scott_data'")
     return c * t ** (-1.0 / (d + 4))

@@ -34,7 +34,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jbo import data, designs, gp, kernels, optimize
+from jbo import data, designs, gp, kde, kernels, optimize
 from jbo.engine import Algorithm, Spec
 
 METHODS = ("sbo_kde", "drbo_kde", "gp_ucb", "stableopt", "drbo_mmd", "minimax_approx", "sbo_oracle", "sbo_empirical")
@@ -55,10 +55,9 @@ class SBOState(NamedTuple):
 # ---------------------------------------------------------------- pieces (pure functions)
 def silverman_bandwidth(contexts, mask):
     """h_i = (4/(dc+2))^(1/(dc+4)) sd_i n^(-1/(dc+4)), sd with ddof 0 (floored at 1e-6)."""
-    n = jnp.maximum(jnp.sum(mask), 1)
+    n, sd = kde.masked_count_std(contexts, mask, ddof=0)
+    n = jnp.maximum(n, 1)
     dc = contexts.shape[1]
-    mean = jnp.sum(jnp.where(mask[:, None], contexts, 0.0), 0) / n
-    sd = jnp.sqrt(jnp.sum(jnp.where(mask[:, None], (contexts - mean) ** 2, 0.0), 0) / n)
     return (4.0 / (dc + 2)) ** (1.0 / (dc + 4)) * jnp.maximum(sd, 1e-6) * n ** (-1.0 / (dc + 4))
 
 
@@ -256,7 +255,7 @@ class SBO(Algorithm):
             return lambda x: tv_worst_case(joint(x, cs), jnp.min(joint(x, sobol)), delta)
         # StableOpt: the box mean +- unbiased std of the observed contexts (not clipped, spec D16)
         mean = jnp.sum(jnp.where(mask[:, None], ctx, 0.0), 0) / n
-        sd = jnp.sqrt(jnp.sum(jnp.where(mask[:, None], (ctx - mean) ** 2, 0.0), 0) / jnp.maximum(n - 1, 1))
+        sd = kde.masked_count_std(ctx, mask, ddof=1)[1]
         box = (mean - sd) + sobol * (2 * sd)
         return lambda x: jnp.min(joint(x, box))
 
