@@ -94,7 +94,7 @@ def simplex_projection(v):
     return jnp.maximum(v - theta, 0.0)
 
 
-def mmd_worst_case(g, w_hat, M, delta, bisection: int = 30, fista: int = 100):
+def mmd_worst_case(g, w_hat, M, delta, bisection: int = 30, fista: int = 100, lipschitz=None):
     """min_w w.g over the simplex with (w - w_hat)' M (w - w_hat) <= delta^2 (Kirschner et al.'s DRO).
 
     If the best vertex is feasible, its value; otherwise bisection (in log lambda) on the multiplier of
@@ -105,7 +105,7 @@ def mmd_worst_case(g, w_hat, M, delta, bisection: int = 30, fista: int = 100):
     a_star = jnp.argmin(g)
     e = jax.nn.one_hot(a_star, g.shape[0]) - w_hat
     vertex_ok = e @ M @ e <= delta**2
-    L = jnp.maximum(jnp.linalg.eigvalsh(M)[-1], 1e-12)
+    L = jnp.maximum(jnp.linalg.eigvalsh(M)[-1] if lipschitz is None else lipschitz, 1e-12)  # pass it: once per step
     gs = jax.lax.stop_gradient(g)
 
     def solve(lam):
@@ -239,8 +239,10 @@ class SBO(Algorithm):
             M = kernels.gram("matern52", kp._replace(lengthscale=kp.lengthscale[dx:]), grid, grid)
             w_hat = snapped_weights(grid, ctx, mask)
             delta = mmd_radius(n, params.mmd_gamma)
-            solver = mmd_worst_case if self.method == "drbo_mmd" else minimax_approx
-            return lambda x: solver(joint(x, grid), w_hat, M, delta)
+            if self.method == "minimax_approx":
+                return lambda x: minimax_approx(joint(x, grid), w_hat, M, delta)
+            lip = jnp.linalg.eigvalsh(M)[-1]  # FISTA step size, computed once per step, not per candidate
+            return lambda x: mmd_worst_case(joint(x, grid), w_hat, M, delta, lipschitz=lip)
         if self.method == "sbo_oracle":
             cs = self.oracle(k_s, self.num_samples)
         elif self.method == "sbo_empirical":
