@@ -81,7 +81,6 @@ def main():
             print(f"d={d} {name}: {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
             for t in ts:
                 rows.append((d, name, t, curves[:, t - 1].mean(), curves[:, t - 1].std(ddof=1) / np.sqrt(seeds)))
-        lhs = []
         for t in ts:  # an independent LHS of each size t
             keys = jax.random.split(jax.random.fold_in(key, t), seeds)
             vals = [max(float(fill_curve(designs.latin_hypercube(k, int(t), d), probes)[-1]),

@@ -23,7 +23,6 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
 
 import jbo  # noqa: E402
 from common import METHODS, header, methods, out_path, params_for  # noqa: E402

@@ -25,7 +25,6 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
 
 from common import LABELS, PAPER_METHODS, header, method, out_path  # noqa: E402
 from jbo import designs, optimize, studies  # noqa: E402

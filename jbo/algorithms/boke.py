@@ -230,19 +230,20 @@ class KRUCB(_KernelBO):
         best = buf.x[jnp.argmax(jnp.where(buf.mask, score, -jnp.inf))]
         # Eq. A.5: the least dense point of the kernel ball around the best arm, intersected with the box
         rho = kernel_radius(h, params.tau, self.kernel)
-        d = buf.x.shape[1]
-        num = self.candidates_per_dim * d
-        k_dir, k_rad = jax.random.split(k_ball)
-        z = jax.random.normal(k_dir, (num, d))
-        z = z / jnp.linalg.norm(z, axis=1, keepdims=True) * jax.random.uniform(k_rad, (num, 1)) ** (1.0 / d)
-        cands = jnp.clip(best + rho * z, 0.0, 1.0)
         widen = n**params.alpha >= count_distinct(buf)
+
+        def widened():  # uniform candidates in the ball around the best arm, clipped to the box
+            d = buf.x.shape[1]
+            num = self.candidates_per_dim * d
+            k_dir, k_rad = jax.random.split(k_ball)
+            z = jax.random.normal(k_dir, (num, d))
+            z = z / jnp.linalg.norm(z, axis=1, keepdims=True) * jax.random.uniform(k_rad, (num, 1)) ** (1.0 / d)
+            cands = jnp.clip(best + rho * z, 0.0, 1.0)
+            return self._maximize(lambda x: log_sigma(x, buf, h, self.kernel), k_opt, buf, num_raw=0,
+                                  candidates=cands, candidate_mask=None, project=ball_box_projection(best, rho))
+
         # lax.cond: a real branch for one seed (ask/tell, timing); under vmap it runs both and selects
-        x = jax.lax.cond(
-            widen,
-            lambda: self._maximize(lambda x: log_sigma(x, buf, h, self.kernel), k_opt, buf, num_raw=0,
-                                   candidates=cands, candidate_mask=None, project=ball_box_projection(best, rho)),
-            lambda: best)
+        x = jax.lax.cond(widen, widened, lambda: best)
         return x, state._replace(exploit_steps=state.exploit_steps + (~widen).astype(jnp.int32))
 
 
