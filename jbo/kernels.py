@@ -89,12 +89,21 @@ def kernel(name: str) -> Callable[[KernelParams, jax.Array, jax.Array], jax.Arra
     return k
 
 
+def sqdist_matrix(X1: jax.Array, X2: jax.Array, lengthscale=1.0) -> jax.Array:
+    """||(X1[i] - X2[j]) / lengthscale||^2, shape (n1, n2) (direct differences; see sqdist_to_rows)."""
+    inv = jnp.broadcast_to(1.0 / jnp.asarray(lengthscale), (X1.shape[1],))
+    return jnp.sum(((X1 * inv).T[:, :, None] - (X2 * inv).T[:, None, :]) ** 2, axis=0)
+
+
+def from_sqdist(name: str, params: KernelParams, r2: jax.Array) -> jax.Array:
+    """k as a function of the lengthscale-scaled squared distance r2 (any shape). Lets a caller that
+    owns part of r2 (a fixed block of coordinates) precompute it: r2 is additive over coordinates."""
+    return params.outputscale * _PROFILES[check_name(name)](r2, params.alpha)
+
+
 def gram(name: str, params: KernelParams, X1: jax.Array, X2: jax.Array) -> jax.Array:
     """Cross-covariance matrix K[i, j] = k(X1[i], X2[j]), shape (n1, n2)."""
-    profile = _PROFILES[check_name(name)]
-    inv = jnp.broadcast_to(1.0 / jnp.asarray(params.lengthscale), (X1.shape[1],))
-    r2 = jnp.sum(((X1 * inv).T[:, :, None] - (X2 * inv).T[:, None, :]) ** 2, axis=0)  # see sqdist_to_rows
-    return params.outputscale * profile(r2, params.alpha)
+    return from_sqdist(name, params, sqdist_matrix(X1, X2, params.lengthscale))
 
 
 def cross(name: str, params: KernelParams, x: jax.Array, X: jax.Array) -> jax.Array:

@@ -121,8 +121,37 @@ def test_joint_gp_padded_equals_unpadded():
     hyp = gp.default_params(3, 0.4, 1.3, 0.01)
     padded = gp.condition(data.from_arrays(z, y, 20), hyp)
     exact = gp.condition(data.from_arrays(z, y, 9), hyp)
-    for q in RNG.uniform(size=(5, 3)):
-        np.testing.assert_allclose(sbo.ucb(padded, jnp.asarray(q), 1.5), sbo.ucb(exact, jnp.asarray(q), 1.5))
+    q = jnp.asarray(RNG.uniform(size=(5, 3)))
+    np.testing.assert_allclose(sbo.ucb(padded, q, 1.5), sbo.ucb(exact, q, 1.5))
+    # the batched prediction equals the per-point one, and the direct solve with the 9 points
+    m, v = gp.predict_batch(padded, q)
+    m1, v1 = jax.vmap(lambda x: gp.predict(exact, x))(q)
+    np.testing.assert_allclose(m, m1, rtol=1e-10)
+    np.testing.assert_allclose(v, v1, rtol=1e-8, atol=1e-12)
+    K = np.asarray(jbo.kernels.gram("matern52", hyp.kernel_params(), z, z)) + float(hyp.noise) * np.eye(9)
+    kq = np.asarray(jbo.kernels.gram("matern52", hyp.kernel_params(), q, z))
+    ys, mu, sd = np.asarray(y), float(np.mean(np.asarray(y))), float(np.std(np.asarray(y), ddof=1))
+    direct = mu + sd * (float(hyp.mean) + kq @ np.linalg.solve(K, (ys - mu) / sd - float(hyp.mean)))
+    np.testing.assert_allclose(m, direct, rtol=1e-8)
+
+
+def test_paired_ucb_values_and_danskin_gradient():
+    z = jnp.asarray(RNG.uniform(size=(9, 3)))
+    hyp = gp.default_params(3, 0.4, 1.0, 0.01)._replace(log_lengthscale=jnp.log(jnp.asarray([0.3, 0.5, 0.2])))
+    post = gp.condition(data.from_arrays(z, jnp.asarray(RNG.normal(size=9)), 12), hyp)
+    cs = jnp.asarray(RNG.uniform(size=(64, 1)))
+    rows = lambda x: jnp.concatenate([jnp.broadcast_to(x, (64, 2)), cs], 1)  # noqa: E731
+    x = jnp.asarray([0.3, 0.6])
+    paired = sbo.PairedUCB.build(post, cs, 2)
+    np.testing.assert_allclose(paired(x, 1.5), sbo.ucb(post, rows(x), 1.5), rtol=1e-12)
+    np.testing.assert_allclose(jax.jacobian(lambda x: paired(x, 1.5))(x),
+                               jax.jacobian(lambda x: sbo.ucb(post, rows(x), 1.5))(x), rtol=1e-9, atol=1e-12)
+    assert np.isclose(float(paired.min(x, 1.5)), float(jnp.min(sbo.ucb(post, rows(x), 1.5))))
+    g = jax.grad(lambda x: paired.min(x, 1.5))(x)
+    eps = 1e-6
+    fd = [(float(jnp.min(sbo.ucb(post, rows(x + eps * e), 1.5))) - float(jnp.min(sbo.ucb(post, rows(x - eps * e), 1.5))))
+          / (2 * eps) for e in jnp.eye(2)]
+    np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-7)
 
 
 def test_sbo_methods_run_and_bad_input():
@@ -162,6 +191,9 @@ def test_mmd_worst_case_matches_a_generic_solver(delta):
     ours = float(sbo.mmd_worst_case(jnp.asarray(g), jnp.asarray(w_hat), jnp.asarray(M), delta))
     ref = g.min() if delta == 5.0 else _socp_reference(g, w_hat, M, delta)
     assert ours <= w_hat @ g + 1e-9 and abs(ours - ref) < 2e-3 * (1 + abs(ref))
+    # affine equivariance: the worst-case weights do not depend on the units of g
+    shifted = float(sbo.mmd_worst_case(jnp.asarray(3 * g + 5), jnp.asarray(w_hat), jnp.asarray(M), delta))
+    assert np.isclose(shifted, 3 * ours + 5, rtol=1e-9, atol=1e-9)
 
 
 def test_minimax_approx_limits_and_continuity():
@@ -177,7 +209,20 @@ def test_minimax_approx_limits_and_continuity():
     assert np.max(np.abs(np.diff(v))) < 1e-2  # continuous (no jumps at eps_l, eps_max)
 
 
+def _sort_projection(v):
+    """The textbook sort-based rule (Held et al. 1974), in NumPy."""
+    u = np.sort(v)[::-1]
+    css = np.cumsum(u) - 1
+    k = np.arange(1, len(v) + 1)
+    rho = k[u - css / k > 0][-1]
+    return np.maximum(v - css[rho - 1] / rho, 0)
+
+
 def test_simplex_projection():
+    for scale, n in [(1e-3, 256), (1.0, 256), (30.0, 100), (1.0, 1296)]:
+        for v in scale * RNG.standard_cauchy(size=(4, n)):
+            np.testing.assert_allclose(np.asarray(sbo.simplex_projection(jnp.asarray(v))), _sort_projection(v),
+                                       atol=1e-12)
     for v in RNG.normal(size=(5, 7)):
         p = np.asarray(sbo.simplex_projection(jnp.asarray(v)))
         assert np.isclose(p.sum(), 1) and np.all(p >= 0)

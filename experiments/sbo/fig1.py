@@ -53,15 +53,19 @@ def main():
     ap.add_argument("--budget", type=int, default=350)
     ap.add_argument("--samples", type=int, default=1024, help="M (KDE samples) and the inner Sobol points")
     ap.add_argument("--opt-steps", type=int, default=50)
+    ap.add_argument("--raw", type=int, default=None, help="cap on raw screening points (paper: 1024, 32 for DRBO-*)")
+    ap.add_argument("--max-grid", type=int, default=None, help="cap on the MMD grid sizes (paper: 100 and 1024)")
     ap.add_argument("--extras", action="store_true", help="also SBO-Oracle and SBO-Empirical (ours)")
     args = ap.parse_args()
     seeds, T, M = (2, 14, 32) if args.quick else (args.seeds, args.budget, args.samples)
     names = PAPER_METHODS + (("sbo_oracle", "sbo_empirical") if args.extras else ())
-    header(f"SBO-KDE Fig 1: {seeds} seeds, T = {T}, M = {M}, methods {names}")
+    header(f"SBO-KDE Fig 1: {seeds} seeds, T = {T}, M = {M}, raw cap {args.raw}, MMD grid cap {args.max_grid}, "
+           f"opt steps {args.opt_steps}, methods {names}")
     for pname in args.problems:
         problem = contextual.problem(pname)
         f_star = problem.optimal_value if problem.optimal_value is not None else numerical_optimum(problem)[0]
-        methods = {LABELS[m]: method(m, problem, M, 32 if args.quick else None, 5 if args.quick else args.opt_steps)
+        methods = {LABELS[m]: method(m, problem, M, 32 if args.quick else args.raw,
+                                     5 if args.quick else args.opt_steps, max_grid=32 if args.quick else args.max_grid)
                    for m in names}
         table = studies.run_study(methods, {pname: problem}, seeds, T, key=100)
         table["regret_vs_numerical"] = f_star - table["expected_value"]

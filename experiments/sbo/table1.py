@@ -30,13 +30,17 @@ def main():
     ap.add_argument("--samples", type=int, default=1024)
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--opt-steps", type=int, default=50)
+    ap.add_argument("--raw", type=int, default=None, help="cap on raw screening points (paper: 1024, 32 for DRBO-*)")
+    ap.add_argument("--max-grid", type=int, default=None, help="cap on the MMD grid sizes (paper: 100 and 1024)")
     args = ap.parse_args()
     T, M = (14, 32) if args.quick else (100, args.samples)
-    header(f"SBO-KDE Table 1: seconds per {T} evaluations on Ackley, M = {M}, {args.runs} run(s) each")
+    header(f"SBO-KDE Table 1: seconds per {T} evaluations on Ackley, M = {M}, raw cap {args.raw}, MMD grid cap "
+           f"{args.max_grid}, opt steps {args.opt_steps}, {args.runs} run(s) each")
     problem = contextual.problem("ackley")
     rows = []
     for name in PAPER_METHODS:
-        alg = method(name, problem, M, 32 if args.quick else None, 5 if args.quick else args.opt_steps)
+        alg = method(name, problem, M, 32 if args.quick else args.raw, 5 if args.quick else args.opt_steps,
+                     max_grid=32 if args.quick else args.max_grid)
         keys = jax.random.split(jax.random.key(100), 1)
         fn, compile_s = compile_seeds(alg, problem, keys, T)
         times = []
