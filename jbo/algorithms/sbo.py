@@ -84,22 +84,29 @@ def tv_radius(n, dc: int, scale=1.0):
     return scale * jnp.maximum(n, 1.0) ** (-2.0 / (4 + dc))
 
 
-def simplex_projection(v, iterations: int = 30):
+def simplex_projection(v):
     """Euclidean projection onto the probability simplex by Michelot's fixed-point iteration on the
     threshold theta (max(v - theta, 0) sums to one): theta starts below its solution and rises
-    monotonically to it, exactly, once the active set stops changing (a few steps in practice; capped
-    at `iterations`). No sort: on XLA:CPU this is ~8x faster inside FISTA than the sort-based rule."""
-    theta = (jnp.sum(v) - 1.0) / v.shape[0]
+    monotonically to it, exactly, once the active set stops changing (at most len(v) steps, a handful
+    in practice). No sort: on XLA:CPU this is ~8x faster inside FISTA than the sort-based rule. A
+    while_loop, so not reverse-differentiable (the MMD solve uses it under stop_gradient only)."""
+    n = v.shape[0]
 
-    def step(theta, _):
+    def theta_of(theta):
         active = v > theta
-        return (jnp.sum(jnp.where(active, v, 0.0)) - 1.0) / jnp.maximum(jnp.sum(active), 1), None
+        return (jnp.sum(jnp.where(active, v, 0.0)) - 1.0) / jnp.maximum(jnp.sum(active), 1)
 
-    theta, _ = jax.lax.scan(step, theta, None, length=iterations)
+    def body(carry):
+        k, theta, _ = carry
+        new = theta_of(theta)
+        return k + 1, new, new > theta
+
+    theta0 = (jnp.sum(v) - 1.0) / n
+    _, theta, _ = jax.lax.while_loop(lambda c: c[2] & (c[0] < n), body, (0, theta0, True))
     return jnp.maximum(v - theta, 0.0)
 
 
-def mmd_worst_case(g, w_hat, M, delta, bisection: int = 20, fista: int = 100, lipschitz=None):
+def mmd_worst_case(g, w_hat, M, delta, bisection: int = 16, fista: int = 100, lipschitz=None):
     """min_w w.g over the simplex with (w - w_hat)' M (w - w_hat) <= delta^2 (Kirschner et al.'s DRO).
 
     If the best vertex is feasible, its value; otherwise bisection (in log lambda) on the multiplier of
