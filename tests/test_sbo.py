@@ -221,8 +221,10 @@ def _sort_projection(v):
 def test_simplex_projection():
     for scale, n in [(1e-3, 256), (1.0, 256), (30.0, 100), (1.0, 1296)]:
         for v in scale * RNG.standard_cauchy(size=(4, n)):
-            np.testing.assert_allclose(np.asarray(sbo.simplex_projection(jnp.asarray(v))), _sort_projection(v),
+            np.testing.assert_allclose(np.asarray(sbo.simplex_projection(jnp.asarray(v), n)), _sort_projection(v),
                                        atol=1e-12)
+            fast = np.asarray(sbo.simplex_projection(jnp.asarray(v)))  # default 10 steps: always on the simplex
+            assert np.isclose(fast.sum(), 1) and fast.min() >= 0
     for v in RNG.normal(size=(5, 7)):
         p = np.asarray(sbo.simplex_projection(jnp.asarray(v)))
         assert np.isclose(p.sum(), 1) and np.all(p >= 0)
