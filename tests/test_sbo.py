@@ -231,3 +231,16 @@ def test_simplex_projection():
         r = sopt.minimize(lambda w: np.sum((w - v) ** 2), np.full(7, 1 / 7), bounds=[(0, 1)] * 7, method="SLSQP",
                           constraints=[{"type": "eq", "fun": lambda w: w.sum() - 1}], options={"ftol": 1e-14})
         np.testing.assert_allclose(p, r.x, atol=1e-5)
+
+
+def test_largest_eigenvalue_bound():
+    grid = sbo.context_grid(100, 1)
+    for ls in (0.05, 0.2, 0.8):
+        M = jbo.kernels.gram("matern52", jbo.kernels.KernelParams(jnp.array([ls]), 2.0), grid, grid)
+        top = np.linalg.eigvalsh(np.asarray(M))[-1]
+        est = float(sbo.largest_eigenvalue(M))
+        assert top <= est <= 1.03 * top
+    A = RNG.normal(size=(30, 30))
+    P = jnp.asarray(A @ A.T)
+    top = np.linalg.eigvalsh(np.asarray(P))[-1]
+    assert top * 0.999 <= float(sbo.largest_eigenvalue(P, 200)) <= 1.03 * top
