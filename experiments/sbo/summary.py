@@ -1,0 +1,59 @@
+"""Summarise the Fig 1 / Fig 2 CSVs: the final value of each problem's metric per method (mean and
+standard error over seeds) and the methods' order, as a Markdown table for the README.
+
+    python experiments/sbo/summary.py
+
+Metric as in the paper (spec 7.1): cumulative regret (lower is better); Complicated Hartmann:
+cumulative observed reward, Portfolio: cumulative expected reward (higher is better).
+Writes experiments/results/sbo/fig1_summary.csv.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from common import OUT
+
+HIGHER = {"complicated_hartmann": "cumulative_reward", "portfolio_uniform": "cumulative_expected",
+          "portfolio_normal": "cumulative_expected"}
+ORDER = ["ackley", "modified_branin", "hartmann", "complicated_hartmann", "newsvendor", "portfolio_uniform",
+         "portfolio_normal", "ackley_4c"]
+
+
+def main():
+    rows = []
+    for problem in ORDER:
+        stem = "fig2" if problem == "ackley_4c" else "fig1"
+        path = OUT / f"{stem}_{problem}.csv"
+        if not path.exists():
+            continue
+        t = pd.read_csv(path)
+        metric = HIGHER.get(problem, "cumulative_regret")
+        last = t[t.step == t.step.max()]
+        agg = last.groupby("method")[metric].agg(["mean", "sem", "count"]).reset_index()
+        agg = agg.sort_values("mean", ascending=problem not in HIGHER)
+        agg["rank"] = range(1, len(agg) + 1)
+        agg.insert(0, "problem", problem)
+        agg.insert(1, "metric", metric)
+        agg["final_step"] = int(t.step.max())
+        rows.append(agg)
+    table = pd.concat(rows)
+    table.to_csv(OUT / "fig1_summary.csv", index=False)
+    methods = ["SBO-KDE", "DRBO-KDE", "GP-UCB", "StableOpt", "DRBO-MMD", "DRBO-MMD-MinimaxApprox"]
+    print("| problem (metric, better) | " + " | ".join(methods) + " |")
+    print("|---|" + "---:|" * len(methods))
+    for problem, g in table.groupby("problem", sort=False):
+        g = g.set_index("method")
+        better = "higher" if problem in HIGHER else "lower"
+        cells = []
+        for m in methods:
+            if m in g.index:
+                r = g.loc[m]
+                cell = f"{r['mean']:.4g} ± {r['sem']:.2g} ({int(r['rank'])})"
+                cells.append(f"**{cell}**" if r["rank"] == 1 else cell)
+            else:
+                cells.append("—")
+        print(f"| {problem} ({g.metric.iloc[0].replace('_', ' ')}, {better}) | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
