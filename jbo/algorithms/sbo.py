@@ -206,16 +206,16 @@ class PairedUCB(NamedTuple):
     post: gp.Posterior
     contexts: jax.Array  # (M, dc)
     r2_c: jax.Array  # (M, N)
+    lengthscale: jax.Array  # (dx + dc,)
 
     @classmethod
     def build(cls, post: gp.Posterior, contexts, dx: int):
         ls = jnp.broadcast_to(post.params.kernel_params().lengthscale, (post.x.shape[1],))
-        return cls(post, contexts, kernels.sqdist_matrix(contexts, post.x[:, dx:], ls[dx:]))
+        return cls(post, contexts, kernels.sqdist_matrix(contexts, post.x[:, dx:], ls[dx:]), ls)
 
     def __call__(self, x, sqrt_beta):
         dx = x.shape[0]
-        ls = jnp.broadcast_to(self.post.params.kernel_params().lengthscale, (self.post.x.shape[1],))
-        r2 = self.r2_c + kernels.sqdist_to_rows(x, self.post.x[:, :dx], ls[:dx])[None]
+        r2 = self.r2_c + kernels.sqdist_to_rows(x, self.post.x[:, :dx], self.lengthscale[:dx])[None]
         m, v = gp.predict_sqdist(self.post, r2)
         return m + sqrt_beta * jnp.sqrt(v)
 
