@@ -80,11 +80,10 @@ def check_name(name: str) -> str:
 
 def kernel(name: str) -> Callable[[KernelParams, jax.Array, jax.Array], jax.Array]:
     """Return k(params, x1, x2) -> scalar for the named kernel."""
-    profile = _PROFILES[check_name(name)]
+    check_name(name)
 
     def k(params: KernelParams, x1, x2):
-        r2 = scaled_sqdist(x1, x2, params.lengthscale)
-        return params.outputscale * profile(r2, params.alpha)
+        return from_sqdist(name, params, scaled_sqdist(x1, x2, params.lengthscale))
 
     return k
 
@@ -108,8 +107,7 @@ def gram(name: str, params: KernelParams, X1: jax.Array, X2: jax.Array) -> jax.A
 
 def cross(name: str, params: KernelParams, x: jax.Array, X: jax.Array) -> jax.Array:
     """k(x, X[i]) for one point x (d,) against rows of X (n, d) -> (n,)."""
-    profile = _PROFILES[check_name(name)]
-    return params.outputscale * profile(sqdist_to_rows(x, X, params.lengthscale), params.alpha)
+    return from_sqdist(name, params, sqdist_to_rows(x, X, params.lengthscale))
 
 
 # ---------------------------------------------------------------- random Fourier features

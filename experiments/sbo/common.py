@@ -33,6 +33,22 @@ def method(name: str, problem, num_samples: int, num_raw: int | None, opt_steps:
                    oracle=contextual.context_sampler(problem.dists) if name == "sbo_oracle" else None)
 
 
+def add_method_args(ap) -> None:
+    """The command-line options that set the methods' configuration (shared by fig1.py and table1.py)."""
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--samples", type=int, default=1024, help="M (KDE samples) and the inner Sobol points")
+    ap.add_argument("--opt-steps", type=int, default=50)
+    ap.add_argument("--raw", type=int, default=None, help="cap on raw screening points (paper: 1024, 32 for DRBO-*)")
+    ap.add_argument("--max-grid", type=int, default=None, help="cap on the MMD grid sizes (paper: 100 and 1024)")
+
+
+def method_from_args(name: str, problem, args):
+    """method() configured by add_method_args' options (--quick: M = 32, 32 raw points, 5 Adam steps, grids <= 32)."""
+    if args.quick:
+        return method(name, problem, 32, 32, 5, max_grid=32)
+    return method(name, problem, args.samples, args.raw, args.opt_steps, max_grid=args.max_grid)
+
+
 def out_path(name: str, quick: bool, ext: str) -> Path:
     OUT.mkdir(parents=True, exist_ok=True)
     return OUT / f"{name}{'_quick' if quick else ''}.{ext}"

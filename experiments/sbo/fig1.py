@@ -26,7 +26,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from common import LABELS, PAPER_METHODS, header, method, out_path  # noqa: E402
+from common import LABELS, PAPER_METHODS, add_method_args, header, method_from_args, out_path  # noqa: E402
 from jbo import designs, optimize, studies  # noqa: E402
 from jbo.problems import contextual  # noqa: E402
 
@@ -47,14 +47,10 @@ def numerical_optimum(problem):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true")
+    add_method_args(ap)
     ap.add_argument("--problems", nargs="+", default=list(FIG1))
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--budget", type=int, default=350)
-    ap.add_argument("--samples", type=int, default=1024, help="M (KDE samples) and the inner Sobol points")
-    ap.add_argument("--opt-steps", type=int, default=50)
-    ap.add_argument("--raw", type=int, default=None, help="cap on raw screening points (paper: 1024, 32 for DRBO-*)")
-    ap.add_argument("--max-grid", type=int, default=None, help="cap on the MMD grid sizes (paper: 100 and 1024)")
     ap.add_argument("--extras", action="store_true", help="also SBO-Oracle and SBO-Empirical (ours)")
     args = ap.parse_args()
     seeds, T, M = (2, 14, 32) if args.quick else (args.seeds, args.budget, args.samples)
@@ -64,9 +60,7 @@ def main():
     for pname in args.problems:
         problem = contextual.problem(pname)
         f_star = problem.optimal_value if problem.optimal_value is not None else numerical_optimum(problem)[0]
-        methods = {LABELS[m]: method(m, problem, M, 32 if args.quick else args.raw,
-                                     5 if args.quick else args.opt_steps, max_grid=32 if args.quick else args.max_grid)
-                   for m in names}
+        methods = {LABELS[m]: method_from_args(m, problem, args) for m in names}
         table = studies.run_study(methods, {pname: problem}, seeds, T, key=100)
         table["regret_vs_numerical"] = f_star - table["expected_value"]
         table = table.sort_values(["method", "seed", "step"])

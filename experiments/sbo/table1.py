@@ -16,7 +16,7 @@ import jax
 import numpy as np
 import pandas as pd
 
-from common import LABELS, PAPER_METHODS, header, method, out_path
+from common import LABELS, PAPER_METHODS, add_method_args, header, method_from_args, out_path
 from jbo.problems import contextual
 from jbo.studies import compile_seeds
 
@@ -26,12 +26,8 @@ PAPER = {"GP-UCB": 11.35, "DRBO-MMD": 5254.65, "DRBO-MMD-MinimaxApprox": 119.04,
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--samples", type=int, default=1024)
+    add_method_args(ap)
     ap.add_argument("--runs", type=int, default=1)
-    ap.add_argument("--opt-steps", type=int, default=50)
-    ap.add_argument("--raw", type=int, default=None, help="cap on raw screening points (paper: 1024, 32 for DRBO-*)")
-    ap.add_argument("--max-grid", type=int, default=None, help="cap on the MMD grid sizes (paper: 100 and 1024)")
     args = ap.parse_args()
     T, M = (14, 32) if args.quick else (100, args.samples)
     header(f"SBO-KDE Table 1: seconds per {T} evaluations on Ackley, M = {M}, raw cap {args.raw}, MMD grid cap "
@@ -39,8 +35,7 @@ def main():
     problem = contextual.problem("ackley")
     rows = []
     for name in PAPER_METHODS:
-        alg = method(name, problem, M, 32 if args.quick else args.raw, 5 if args.quick else args.opt_steps,
-                     max_grid=32 if args.quick else args.max_grid)
+        alg = method_from_args(name, problem, args)
         keys = jax.random.split(jax.random.key(100), 1)
         fn, compile_s = compile_seeds(alg, problem, keys, T)
         times = []

@@ -292,7 +292,7 @@ class SBO(Algorithm):
         if self.method in ("drbo_mmd", "minimax_approx"):
             grid = context_grid(self.mmd_grid or (100 if self.method == "drbo_mmd" else 1024), dc)
             kp = post.params.kernel_params()
-            M = kernels.gram("matern52", kp._replace(lengthscale=kp.lengthscale[dx:]), grid, grid)
+            M = kernels.gram(post.kernel, kp._replace(lengthscale=kp.lengthscale[dx:]), grid, grid)
             w_hat = snapped_weights(grid, ctx, mask)
             delta = mmd_radius(n, params.mmd_gamma)
             at_grid = PairedUCB.build(post, grid, dx)
