@@ -38,6 +38,21 @@ def test_gradient_finite_at_coincident_points(name):
     assert np.all(np.isfinite(g))
 
 
+def test_self_distances_are_exactly_zero_under_jit():
+    """jit-compiled distances of a set to itself have an exact-zero diagonal, so the lengthscale
+    gradient of a Matern Gram matrix stays finite (an FMA residue there once made it NaN)."""
+    ls = jnp.asarray(LS)
+    x = jnp.asarray(X1)
+    r2 = jax.jit(kernels.sqdist_matrix)(x, x, ls)
+    assert np.all(np.diag(np.asarray(r2)) == 0.0)
+    rows = jax.jit(jax.vmap(kernels.sqdist_to_rows, (0, None, None)))(x, x, ls)
+    assert np.all(np.diag(np.asarray(rows)) == 0.0)
+    f = lambda l: jnp.sum(jnp.linalg.cholesky(kernels.gram("matern52", kernels.KernelParams(l, 1.0), x, x)  # noqa
+                                              + 1e-6 * jnp.eye(x.shape[0])))
+    np.testing.assert_allclose(jax.jit(jax.grad(f))(ls), jax.grad(f)(ls), rtol=1e-9)
+    assert np.all(np.isfinite(jax.jit(jax.grad(f))(ls)))
+
+
 def test_unknown_kernel_is_named():
     with pytest.raises(ValueError, match="unknown kernel 'gauss'"):
         kernels.kernel("gauss")
