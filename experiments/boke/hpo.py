@@ -66,7 +66,7 @@ def main():
         model, dataset = task.split(":")
         bounds, f = hpo.cv_objective(model, dataset)
         d = bounds.shape[1]
-        n0 = args.n0_per_dim * d if args.n0_per_dim else d + 1
+        n0 = d + 1 if args.quick or not args.n0_per_dim else args.n0_per_dim * d  # smoke run: smallest design
         T = n0 + 2 if args.quick else args.budget
         for name, alg in methods(n0, NAMES).items():
             t0 = time.perf_counter()
