@@ -188,9 +188,8 @@ def lml_and_grad(params: GPParams, x: jax.Array, y: jax.Array, mask: jax.Array, 
     to jax.grad(log_marginal_likelihood) to rounding (tested).
     """
     kp = params.kernel_params()
-    inv = 1.0 / kp.lengthscale
-    D = ((x * inv).T[:, :, None] - (x * inv).T[:, None, :]) ** 2  # (d, N, N)
-    r2 = jnp.sum(D, axis=0)
+    D = kernels.coordinate_sqdists(x, x, kp.lengthscale)  # (d, N, N)
+    r2 = sum(D[j] for j in range(D.shape[0]))  # = kernels.sqdist_matrix, exact zeros on the diagonal
     K0, dk_dr2 = jax.jvp(lambda r: kernels.from_sqdist(kernel, kp, r), (r2,), (jnp.ones_like(r2),))
     eye = jnp.eye(x.shape[0])
     both = mask[:, None] & mask[None, :]

@@ -105,6 +105,14 @@ def sqdist_matrix(X1: jax.Array, X2: jax.Array, lengthscale=1.0) -> jax.Array:
     return _coordinate_sum(lambda j: (X1[:, j, None] - X2[None, :, j]) * inv[j], X1.shape[1])
 
 
+def coordinate_sqdists(X1: jax.Array, X2: jax.Array, lengthscale=1.0) -> jax.Array:
+    """The d per-coordinate terms ((X1[i, j] - X2[k, j]) / l_j)^2, shape (d, n1, n2): summed over the
+    first axis they are sqdist_matrix (used where each coordinate's term is needed, e.g. the
+    lengthscale gradient of the marginal likelihood)."""
+    inv = jnp.broadcast_to(1.0 / jnp.asarray(lengthscale), (X1.shape[1],))
+    return jnp.stack([((X1[:, j, None] - X2[None, :, j]) * inv[j]) ** 2 for j in range(X1.shape[1])])
+
+
 def from_sqdist(name: str, params: KernelParams, r2: jax.Array) -> jax.Array:
     """k as a function of the lengthscale-scaled squared distance r2 (any shape). Lets a caller that
     owns part of r2 (a fixed block of coordinates) precompute it: r2 is additive over coordinates."""

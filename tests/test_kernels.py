@@ -47,6 +47,9 @@ def test_self_distances_are_exactly_zero_under_jit():
     assert np.all(np.diag(np.asarray(r2)) == 0.0)
     rows = jax.jit(jax.vmap(kernels.sqdist_to_rows, (0, None, None)))(x, x, ls)
     assert np.all(np.diag(np.asarray(rows)) == 0.0)
+    terms = jax.jit(kernels.coordinate_sqdists)(x, x, ls)
+    assert np.all(np.asarray(terms)[:, np.arange(len(X1)), np.arange(len(X1))] == 0.0)
+    np.testing.assert_allclose(np.sum(terms, 0), ((X1[:, None] - X1[None]) ** 2 / LS**2).sum(-1), rtol=1e-12)
     f = lambda l: jnp.sum(jnp.linalg.cholesky(kernels.gram("matern52", kernels.KernelParams(l, 1.0), x, x)  # noqa
                                               + 1e-6 * jnp.eye(x.shape[0])))
     np.testing.assert_allclose(jax.jit(jax.grad(f))(ls), jax.grad(f)(ls), rtol=1e-9)
