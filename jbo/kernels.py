@@ -36,10 +36,14 @@ def _coordinate_sum(diff, dim: int):
 
     XLA:CPU fuses this into one loop over the output; a (d, ...) broadcast reduced over its d axis
     (or a trailing d axis) was 4-26x slower at d = 2 for (562, 50) blocks (measured: 5.9 ms -> 0.22 ms
-    for 32 such blocks). Above 64 coordinates we reduce instead, to keep the program small."""
-    if dim > 64:
-        return jnp.sum(jnp.stack([diff(j) for j in range(dim)]) ** 2, axis=0)
+    for 32 such blocks)."""
     return sum(diff(j) ** 2 for j in range(dim))
+
+
+def _pairwise_diff(X1: jax.Array, X2: jax.Array, lengthscale):
+    """j -> the (n1, n2) block (X1[i, j] - X2[k, j]) / l_j (difference first; see _coordinate_sum)."""
+    inv = jnp.broadcast_to(1.0 / jnp.asarray(lengthscale), (X1.shape[1],))
+    return lambda j: (X1[:, j, None] - X2[None, :, j]) * inv[j]
 
 
 def sqdist_to_rows(x: jax.Array, X: jax.Array, lengthscale=1.0) -> jax.Array:
@@ -101,16 +105,15 @@ def kernel(name: str) -> Callable[[KernelParams, jax.Array, jax.Array], jax.Arra
 
 def sqdist_matrix(X1: jax.Array, X2: jax.Array, lengthscale=1.0) -> jax.Array:
     """||(X1[i] - X2[j]) / lengthscale||^2, shape (n1, n2) (direct differences; see _coordinate_sum)."""
-    inv = jnp.broadcast_to(1.0 / jnp.asarray(lengthscale), (X1.shape[1],))
-    return _coordinate_sum(lambda j: (X1[:, j, None] - X2[None, :, j]) * inv[j], X1.shape[1])
+    return _coordinate_sum(_pairwise_diff(X1, X2, lengthscale), X1.shape[1])
 
 
 def coordinate_sqdists(X1: jax.Array, X2: jax.Array, lengthscale=1.0) -> jax.Array:
     """The d per-coordinate terms ((X1[i, j] - X2[k, j]) / l_j)^2, shape (d, n1, n2): summed over the
     first axis they are sqdist_matrix (used where each coordinate's term is needed, e.g. the
     lengthscale gradient of the marginal likelihood)."""
-    inv = jnp.broadcast_to(1.0 / jnp.asarray(lengthscale), (X1.shape[1],))
-    return jnp.stack([((X1[:, j, None] - X2[None, :, j]) * inv[j]) ** 2 for j in range(X1.shape[1])])
+    diff = _pairwise_diff(X1, X2, lengthscale)
+    return jnp.stack([diff(j) ** 2 for j in range(X1.shape[1])])
 
 
 def from_sqdist(name: str, params: KernelParams, r2: jax.Array) -> jax.Array:
