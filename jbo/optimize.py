@@ -1,54 +1,213 @@
 """Inner optimiser: maximise a differentiable function on the unit box [0, 1]^d.
 
 Screen raw uniform candidates (plus optional extra candidates), start a local search from the top-k,
-run projected L-BFGS (optax, zoom line search) or projected Adam for a fixed number of iterations,
-and return the best point seen. Fixed shapes and iteration counts: safe under jit, vmap and scan.
+run projected L-BFGS or projected Adam for a fixed number of iterations, and return the best point
+seen. Fixed shapes and iteration counts: safe under jit, vmap and scan.
+
+The L-BFGS here is our own bounded version (:func:`lbfgs_step`): optax's L-BFGS direction
+(``optax.scale_by_lbfgs``) followed by a projected backtracking (Armijo) line search of at most
+``max_linesearch`` trial steps. Every iteration therefore costs at most ``max_linesearch`` function
+and gradient evaluations, under ``vmap`` too (a batched ``while_loop`` stops once every lane's own
+counter has run out). optax's zoom line search has no such bound under ``vmap``: one lane of it
+was seen iterating past 14 000 line-search steps on an ordinary GP fit.
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable, NamedTuple
 
+import chex
 import jax
 import jax.numpy as jnp
 import optax
 
 
-def _clean(v):
+def clean(v):
+    """Non-finite values become -inf (never chosen by a maximiser)."""
     return jnp.where(jnp.isfinite(v), v, -jnp.inf)
+
+
+_clean = clean
 
 
 def box_projection(x):
     return jnp.clip(x, 0.0, 1.0)
 
 
+# ---------------------------------------------------------------- bounded projected L-BFGS (minimisation)
+MAX_LINESEARCH = 20  # trial steps per L-BFGS iteration: 1, 1/2, ..., 2^-19 times the L-BFGS step
+
+
+class LBFGSCarry(NamedTuple):
+    """State of one bounded L-BFGS run (minimisation); a pytree, vmappable."""
+
+    x: Any  # current point (pytree), always feasible
+    value: jax.Array  # f(x)
+    grad: Any  # effective gradient at x: finite, frozen and blocked coordinates zeroed
+    state: Any  # optax.scale_by_lbfgs state
+    num_evals: jax.Array  # int32: value-and-gradient evaluations so far
+    num_steps: jax.Array  # int32: iterations taken
+    failed: jax.Array  # bool: f was not finite at the start (the run never moves; score it as the worst)
+    done: jax.Array  # bool: no further progress possible (failed, zero effective gradient, converged to
+    #                  rounding, or a steepest-descent step found no decrease); later iterations evaluate nothing
+    decrease: jax.Array  # relative decrease of f over the last iteration
+
+
+def _effective_grad(x, g, project, freeze):
+    """The gradient the L-BFGS sees: non-finite entries and frozen coordinates zeroed, and so are
+    coordinates the projection blocks (on a bound with the gradient pointing out of the box)."""
+    g = jax.tree.map(lambda gi: jnp.where(jnp.isfinite(gi), gi, 0.0), g)
+    if freeze is not None:
+        g = jax.tree.map(jnp.multiply, g, freeze)
+    xt = project(jax.tree.map(jnp.subtract, x, g))
+    return jax.tree.map(lambda gi, a, b: jnp.where(a == b, 0.0, gi), g, x, xt)
+
+
+def lbfgs_start(value_and_grad: Callable, x0, project: Callable = box_projection, freeze=None,
+                memory_size: int = 10) -> LBFGSCarry:
+    """Evaluate f at the feasible start x0 (one evaluation) and set up the L-BFGS memory."""
+    v, g = value_and_grad(x0)
+    v = jnp.asarray(v)
+    failed = ~jnp.isfinite(v)
+    g = _effective_grad(x0, g, project, freeze)
+    done = failed | (optax.tree.norm(g) == 0.0)
+    return LBFGSCarry(x0, v, g, optax.scale_by_lbfgs(memory_size).init(x0), jnp.ones((), jnp.int32),
+                      jnp.zeros((), jnp.int32), failed, done, jnp.zeros_like(v))
+
+
+def lbfgs_step(value_and_grad: Callable, carry: LBFGSCarry, project: Callable = box_projection, freeze=None,
+               memory_size: int = 10, max_linesearch: int = MAX_LINESEARCH, c1: float = 1e-4) -> LBFGSCarry:
+    """One projected L-BFGS iteration with at most `max_linesearch` evaluations.
+
+    Direction: optax.scale_by_lbfgs on the effective gradient; the memory is reset (steepest descent
+    with optax's capped first step) when the last curvature pair is not positive or the direction is
+    not a descent direction. Line search: x(t) = project(x - t d) for t = 1, 1/2, ... until
+    f(x(t)) <= f(x) + c1 <g, x(t) - x> with f(x(t)) finite; if no trial passes, x stays and the memory
+    is reset. The run is `done` when a steepest-descent step (the first one, or one after a reset)
+    brings no decrease, or when neither direction promises a decrease above 1e-15 |f| (converged to
+    rounding): a done run evaluates nothing more (under vmap its lane idles). The value never
+    increases and never becomes non-finite."""
+    lbfgs = optax.scale_by_lbfgs(memory_size)
+    x, v, g, state = carry.x, carry.value, carry.grad, carry.state
+    vdot = optax.tree.vdot
+    # 1. drop a curvature pair that would make the inverse-Hessian estimate indefinite
+    s = optax.tree.sub(x, state.params)
+    y = optax.tree.sub(g, state.updates)
+    bad_pair = (state.count > 0) & ~(vdot(s, y) > 1e-10 * optax.tree.norm(s) * optax.tree.norm(y))
+    fresh = lbfgs.init(x)
+    state = jax.tree.map(lambda a, b: jnp.where(bad_pair, a, b), fresh, state)
+    steepest_used = state.count == 0  # first iteration or memory reset: optax's capped gradient step
+    d, state_new = lbfgs.update(g, state, x)
+    keep = jax.tree.map(lambda gi: (gi != 0.0), g)  # frozen and blocked coordinates do not move
+    d = jax.tree.map(lambda di, k: jnp.where(k, di, 0.0), d, keep)
+    gnorm = optax.tree.norm(g)
+    steepest = optax.tree.scale(jnp.minimum(1.0, 1.0 / jnp.maximum(gnorm, 1e-300)), g)
+    descent = jnp.isfinite(optax.tree.norm(d)) & (vdot(g, d) > 0.0)
+    d = jax.tree.map(lambda a, b: jnp.where(descent, a, b), d, steepest)
+    steepest_used = steepest_used | ~descent
+    # the state lbfgs.update(g, fresh, x) leaves (its memory stays empty), without a second two-loop
+    restart_state = fresh._replace(count=jnp.ones_like(fresh.count), params=x, updates=g)
+    state_new = jax.tree.map(lambda a, b: jnp.where(descent, a, b), state_new, restart_state)
+
+    # 2. bounded backtracking
+    def trial(t):
+        xt = project(jax.tree.map(lambda a, b: a - t * b, x, d))
+        vt, gt = value_and_grad(xt)
+        vt = jnp.asarray(vt)
+        ok = jnp.isfinite(vt) & (vt <= v + c1 * vdot(g, optax.tree.sub(xt, x)))
+        return xt, vt, gt, ok
+
+    # converged to rounding: neither this direction nor the steepest one promises a decrease that
+    # float64 can resolve (1e-15 relative, ~5 ulp); lets lanes stop instead of line-searching noise
+    negligible = jnp.maximum(vdot(g, d), vdot(g, steepest)) <= 1e-15 * jnp.abs(v)
+    active = ~carry.done & ~negligible
+
+    def cond(c):
+        i, _, _, _, _, ok = c
+        return active & (i < max_linesearch) & ~ok
+
+    def body(c):
+        i, t, _, _, _, _ = c
+        xt, vt, gt, ok = trial(t)
+        return i + 1, 0.5 * t, xt, vt, gt, ok
+
+    # the carry starts as the current point (a placeholder: rejected unless a trial passes)
+    i, _, xt, vt, gt, ok = jax.lax.while_loop(
+        cond, body, (jnp.zeros((), jnp.int32), jnp.ones_like(v), x, v, g, jnp.zeros((), bool)))
+    ok = ok & active
+    sel = lambda a, b: jax.tree.map(lambda p, q: jnp.where(ok, p, q), a, b)  # noqa: E731
+    x_new = sel(xt, x)
+    v_new = jnp.where(ok, vt, v)
+    g_new = sel(_effective_grad(xt, gt, project, freeze), g)
+    state_new = jax.tree.map(lambda a, b: jnp.where(ok, a, b), state_new, lbfgs.init(x))
+    decrease = jnp.where(ok, (v - v_new) / jnp.maximum(jnp.maximum(jnp.abs(v), jnp.abs(v_new)), 1.0), 0.0)
+    done = carry.done | negligible | (steepest_used & ~(v_new < v)) | (optax.tree.norm(g_new) == 0.0)
+    return LBFGSCarry(x_new, v_new, g_new, state_new, carry.num_evals + i, carry.num_steps + 1, carry.failed, done,
+                      decrease)
+
+
+def lbfgs_minimize(value_and_grad: Callable, x0, num_steps: int, project: Callable = box_projection, freeze=None,
+                   max_linesearch: int = MAX_LINESEARCH, memory_size: int = 10) -> LBFGSCarry:
+    """`num_steps` bounded L-BFGS iterations from x0: at most 1 + num_steps * max_linesearch evaluations,
+    under jit, vmap and scan (fixed trip count; the line search is a while_loop with a hard bound)."""
+    carry = lbfgs_start(value_and_grad, x0, project, freeze, memory_size)
+    step = lambda _, c: lbfgs_step(value_and_grad, c, project, freeze, memory_size, max_linesearch)  # noqa: E731
+    return jax.lax.fori_loop(0, num_steps, step, carry)
+
+
+def lbfgs_minimize_converged(value_and_grad: Callable, x0, max_steps: int = 500, tol: float = 1e-9,
+                             gtol: float = 1e-6, project: Callable = box_projection, freeze=None,
+                             max_linesearch: int = MAX_LINESEARCH, memory_size: int = 10) -> LBFGSCarry:
+    """Bounded L-BFGS until converged: stops when the largest effective-gradient entry is <= gtol, when
+    an iteration decreases f by <= tol relative to max(|f|, 1), when the run is done (see
+    :func:`lbfgs_step`), or after `max_steps` iterations (a hard bound: at most 1 + max_steps * max_linesearch
+    evaluations, also under vmap)."""
+    carry = lbfgs_start(value_and_grad, x0, project, freeze, memory_size)
+
+    def converged(c):
+        gmax = jnp.max(jnp.stack([jnp.max(jnp.abs(leaf)) for leaf in jax.tree.leaves(c.grad)]))
+        small_step = (c.num_steps > 0) & (c.decrease <= tol)
+        return c.done | (gmax <= gtol) | small_step
+
+    def cond(c):
+        return (c.num_steps < max_steps) & ~converged(c)
+
+    step = lambda c: lbfgs_step(value_and_grad, c, project, freeze, memory_size, max_linesearch)  # noqa: E731
+    return jax.lax.while_loop(cond, step, carry)
+
+
+# ---------------------------------------------------------------- the acquisition optimiser
 def local_search(fn: Callable, starts: jax.Array, num_steps: int = 30, method: str = "lbfgs",
-                 learning_rate: float = 0.05, project: Callable = box_projection):
+                 learning_rate: float = 0.05, project: Callable = box_projection,
+                 max_linesearch: int = MAX_LINESEARCH):
     """Projected local ascent from each row of `starts` (k, d); returns (points, values).
 
-    `project` maps a point back onto the feasible set after every step (default: the unit box)."""
+    `project` maps a point back onto the feasible set after every step (default: the unit box).
+    method "lbfgs": the bounded projected L-BFGS above, at most 1 + num_steps * max_linesearch
+    evaluations of fn and its gradient per start (also under vmap); "adam": cosine-decayed projected
+    Adam, num_steps + 2 evaluations. A start where fn is not finite stays put and scores -inf."""
     neg = lambda x: -fn(x)  # noqa: E731
     if method == "lbfgs":
-        opt = optax.lbfgs()
-        value_and_grad = optax.value_and_grad_from_state(neg)
-    elif method == "adam":
-        # Cosine-decayed step: large moves early, precise convergence by the last iteration.
-        opt = optax.adam(optax.cosine_decay_schedule(learning_rate, max(num_steps, 1), alpha=0.01))
-        value_and_grad = lambda x, state: jax.value_and_grad(neg)(x)  # noqa: E731
-    else:
+        vg = jax.value_and_grad(neg)
+
+        def one_lbfgs(x0):
+            c = lbfgs_minimize(vg, x0, num_steps, project, max_linesearch=max_linesearch)
+            return c.x, jnp.where(c.failed, -jnp.inf, clean(-c.value))
+
+        return jax.vmap(one_lbfgs)(starts)
+    if method != "adam":
         raise ValueError(f"unknown local optimiser {method!r}; choose 'lbfgs' or 'adam'")
+    # Cosine-decayed step: large moves early, precise convergence by the last iteration.
+    opt = optax.adam(optax.cosine_decay_schedule(learning_rate, max(num_steps, 1), alpha=0.01))
 
     def one(x0):
         def body(carry, _):
             x, state, best_x, best_v = carry
-            v, g = value_and_grad(x, state=state)
+            v, g = jax.value_and_grad(neg)(x)
             g = jnp.where(jnp.isfinite(g), g, 0.0)
             better = jnp.isfinite(v) & (-v > best_v)
             best_x = jnp.where(better, x, best_x)
             best_v = jnp.where(better, -v, best_v)
-            if method == "lbfgs":
-                upd, state = opt.update(g, state, x, value=v, grad=g, value_fn=neg)
-            else:
-                upd, state = opt.update(g, state, x)
+            upd, state = opt.update(g, state, x)
             x = project(optax.apply_updates(x, upd))
             return (x, state, best_x, best_v), None
 
@@ -68,7 +227,20 @@ def maximize(fn: Callable, key, dim: int, num_raw: int = 512, num_starts: int = 
     `candidates` (m, d) are screened together with `num_raw` uniform points (e.g. the data, or a
     previous optimum); rows where `candidate_mask` is False are ignored. For a smaller feasible set
     (a ball inside the box, ...) pass feasible `candidates`, num_raw=0 and its `project`ion.
+    Both local methods are bounded (see :func:`local_search`): safe under vmap and scan.
     """
+    if method not in ("lbfgs", "adam"):
+        raise ValueError(f"unknown local optimiser {method!r}; choose 'lbfgs' or 'adam'")
+    if num_raw < 0 or num_starts < 1 or num_steps < 0:
+        raise ValueError(f"maximize needs num_raw >= 0, num_starts >= 1, num_steps >= 0; got {num_raw}, "
+                         f"{num_starts}, {num_steps}")
+    if candidates is not None:
+        chex.assert_rank(candidates, 2)
+        chex.assert_axis_dimension(candidates, 1, dim)
+        if candidate_mask is not None:
+            chex.assert_shape(candidate_mask, (candidates.shape[0],))
+    elif num_raw < 1:
+        raise ValueError("maximize needs num_raw >= 1 or candidates")
     raw = jax.random.uniform(key, (num_raw, dim))
     valid = jnp.ones(num_raw, bool)
     if candidates is not None:
