@@ -8,6 +8,9 @@ raw_samples=512) on the same task and prints the seeds-per-second ratio and medi
     python experiments/bench_engine.py [--seeds 1 8 32] [--botorch-seeds 8]
     python experiments/bench_engine.py --fit-restarts 1 --fit-steps 10   # warm-started cheap refit
 
+Every run writes what it measured, and on what machine, to experiments/results/bench_engine_<tag>.json
+(tag: the refit setting, e.g. "refit2x40"; --tag overrides).
+
 Refit options: `--fit-restarts R --fit-steps S` = R Adam starts of S steps each BO step (default
 2 x 40: the previous fit and the default hyper-parameters). With R = 1 only the previous step's fit
 is refined (still a per-step MLE refit, warm-started).
@@ -15,7 +18,10 @@ is refined (still a per-step MLE refit, warm-started).
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 import time
+from pathlib import Path
 
 import jax
 import numpy as np
@@ -33,7 +39,12 @@ def main():
     ap.add_argument("--fit-restarts", type=int, default=2)
     ap.add_argument("--fit-steps", type=int, default=40)
     ap.add_argument("--skip-botorch", action="store_true")
+    ap.add_argument("--tag", default=None)
     args = ap.parse_args()
+    out = Path(__file__).resolve().parent / "results" / f"bench_engine_{args.tag or f'refit{args.fit_restarts}x{args.fit_steps}'}.json"
+    record = {"command": " ".join(["python", "experiments/bench_engine.py"] + sys.argv[1:]), "machine": machine(),
+              "task": f"GP-UCB beta=2 Matern-5/2 ARD, per-step MLE refit {args.fit_restarts} x {args.fit_steps} Adam, "
+                      f"branin, T={args.steps}, {args.num_initial} LHS", "jbo": [], "botorch": None}
     print(f"machine: {machine()}")
     print(f"task: GP-UCB (beta=2, Matern-5/2 ARD, per-step MLE refit: {args.fit_restarts} x {args.fit_steps} Adam "
           f"steps) on branin, T={args.steps}, {args.num_initial} initial LHS points")
@@ -53,13 +64,15 @@ def main():
     print(f"{'seeds':>6} {'compile_s':>10} {'run_s':>8} {'s/seed':>8} {'seeds/s':>8} {'median final regret':>20}")
     for r in rows:
         print(f"{r[0]:>6} {r[1]:>10.2f} {r[2]:>8.2f} {r[3]:>8.3f} {r[4]:>8.2f} {r[5]:>20.3g}")
+        record["jbo"].append(dict(zip(("seeds", "compile_s", "run_s", "s_per_seed", "seeds_per_s", "median_final_regret"),
+                                      r)))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(record, indent=1))
     if args.skip_botorch:
+        print(f"wrote {out}")
         return
     # BoTorch runs in its own process: sharing one with JAX's thread pools slowed it by ~30% (measured)
-    import json
     import subprocess
-    import sys
-    from pathlib import Path
 
     script = Path(__file__).with_name("botorch_loop.py")
     proc = subprocess.run([sys.executable, str(script), "--seeds", str(args.botorch_seeds), "--steps", str(args.steps),
@@ -75,6 +88,11 @@ def main():
     best = rows[-1]
     print(f"ratio at {best[0]} seeds: jbo {best[4]:.2f} seeds/s / botorch {1 / sec:.3f} seeds/s = {best[4] * sec:.1f}x; "
           f"median final regret jbo {best[5]:.3g} vs botorch {np.median(regrets):.3g}")
+    record["botorch"] = {"version": res["version"], "seeds": args.botorch_seeds, "s_per_seed": sec,
+                         "median_final_regret": float(np.median(regrets))}
+    record["ratio_seeds_per_s"] = best[4] * sec
+    out.write_text(json.dumps(record, indent=1))
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

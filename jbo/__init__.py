@@ -8,6 +8,7 @@ jax.config.update("jax_enable_x64", True)
 
 from jbo import (  # noqa: E402
     acquisitions,
+    bandits,
     data,
     designs,
     gp,
@@ -15,13 +16,16 @@ from jbo import (  # noqa: E402
     kernels,
     optimize,
     regression,
+    spaces,
 )
 from jbo.engine import (  # noqa: E402
     Algorithm,
     AskTell,
     Environment,
-    Space,
+    Spec,
+    Step,
     Trace,
+    replace_params,
     run,
     run_seeds,
     run_sweep,
@@ -29,8 +33,8 @@ from jbo.engine import (  # noqa: E402
 from jbo import algorithms, problems, studies  # noqa: E402
 
 __all__ = [
-    "Algorithm", "AskTell", "Environment", "Space", "Trace", "run", "run_seeds", "run_sweep",
-    "acquisitions", "algorithms", "data", "designs", "gp", "kde", "kernels", "optimize",
-    "problems", "regression", "studies",
+    "Algorithm", "AskTell", "Environment", "Spec", "Step", "Trace", "replace_params", "run", "run_seeds", "run_sweep",
+    "acquisitions", "algorithms", "bandits", "data", "designs", "gp", "kde", "kernels", "optimize",
+    "problems", "regression", "spaces", "studies",
 ]
 __version__ = "0.1.0"

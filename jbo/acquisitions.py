@@ -1,18 +1,32 @@
-"""Acquisition functions: closed forms of (mean, std) and pure functions of (Posterior, x).
+"""Acquisition functions: closed forms of (mean, std), pure functions of (Posterior, x), and the
+composable acquisition pieces a GP-BO is built from.
 
 Every `*(post, x, ...)` function takes one point x of shape (d,) and returns a scalar, so it can be
 vmapped over candidates and differentiated with jax.grad.
+
+Convention, the same in every module: **beta is the squared UCB weight**, ucb = mean + sqrt(beta) std
+(Srinivas et al. 2010). A paper that writes the weight itself (sqrt(beta) = 1.5 in the SBO-KDE
+paper) is configured with beta = weight^2.
+
+An :class:`Acquisition` piece has its own Params (``default_params()``, sweepable leaves) and
+``build(key, post, buffer, params, step, dim) -> (x -> value)``: the acquisition of one BO step as a
+function of one decision point. Built-ins: :class:`UCB`, :class:`EI` (and log-EI), :class:`PI`,
+:class:`PosteriorMean`, :class:`PosteriorStd`, :class:`Thompson`; :class:`FromFunction` wraps a
+user's own ``fn(post, x, best) -> value``; contextual pieces (``contextual = True``) live with their
+paper (jbo.algorithms.sbo).
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+import math
+from typing import Callable, ClassVar, NamedTuple
 
+import equinox as eqx
 import jax
 import jax.numpy as jnp
 import jax.scipy.linalg as jsl
 from jax.scipy.special import log_ndtr, ndtr
 
-from jbo import gp, kernels
+from jbo import data, gp, kernels
 
 _LOG_SQRT_2PI = 0.5 * jnp.log(2.0 * jnp.pi)
 
@@ -25,6 +39,10 @@ def ucb_value(mean, std, beta):
 def ei_value(mean, std, best):
     z = (mean - best) / std
     return std * (jnp.exp(-0.5 * z * z - _LOG_SQRT_2PI) + z * ndtr(z))
+
+
+_TAIL_Z = -4.0  # below: the continued fraction; above: phi + z Phi directly (cancellation <= 20x)
+_CF_TERMS = 40  # Laplace's continued fraction of the Mills ratio: exact to rounding for u = -z >= 4 at 40 terms
 
 
 def log_h(z):
@@ -94,7 +112,7 @@ def thompson_sample(key, post: gp.Posterior, num_features: int = 1024) -> Sample
     dim = post.x.shape[1]
     ff, w = kernels.prior_sample_path(kf, post.kernel, post.params.kernel_params(), dim, num_features)
     prior_at_data = kernels.feature_map(ff, post.x) @ w
-    eps = jnp.sqrt(post.params.noise) * jax.random.normal(ke, prior_at_data.shape)
+    eps = jnp.sqrt(post.noise) * jax.random.normal(ke, prior_at_data.shape)
     rhs = jnp.where(post.mask, gp.residuals(post) - prior_at_data - eps, 0.0)
     update = jnp.where(post.mask, jsl.cho_solve((post.chol, True), rhs), 0.0)
     return SamplePath(ff, w, update, post)
@@ -106,3 +124,136 @@ def sample_path_value(path: SamplePath, x):
     kx = jnp.where(post.mask, kernels.cross(post.kernel, post.params.kernel_params(), x, post.x), 0.0)
     f = post.params.mean + kernels.feature_map(path.features, x) @ path.weights + kx @ path.update
     return post.y_mean + post.y_std * f
+
+
+# ---------------------------------------------------------------- composable pieces
+class Acquisition(eqx.Module):
+    """A GP-BO acquisition piece: its Params and the per-step function of a decision point."""
+
+    contextual: ClassVar[bool] = False  # True: the GP is on (x, context) and build() integrates the context out
+
+    def default_params(self):
+        return ()
+
+    def build(self, key, post: gp.Posterior, buffer: data.Buffer, params, step, dim: int) -> Callable:
+        raise NotImplementedError
+
+
+def srinivas_beta(t, dim: int, delta, scale=1.0):
+    """Srinivas et al. (2010) Thm 2 on the unit cube (a = b = r = 1), times `scale`:
+    beta_t = 2 log(2 t^2 pi^2 / (3 delta)) + 2 d log(t^2 d sqrt(log(4 d / delta)))."""
+    t = jnp.maximum(t, 1.0)
+    b = 2 * jnp.log(2 * t**2 * math.pi**2 / (3 * delta)) + 2 * dim * jnp.log(t**2 * dim * jnp.sqrt(jnp.log(4 * dim / delta)))
+    return scale * b
+
+
+class UCBParams(NamedTuple):
+    beta: jax.Array | float = 2.0  # ucb = mean + sqrt(beta) std
+
+
+class SrinivasParams(NamedTuple):
+    delta: jax.Array | float = 0.1  # confidence of the schedule
+    beta_scale: jax.Array | float = 0.2  # Srinivas et al. scale their theoretical beta down by 5
+
+
+class UCB(Acquisition):
+    """mean + sqrt(beta) std; beta constant (UCBParams, default `beta`) or the Srinivas schedule in the
+    number of observations n + 1 (SrinivasParams)."""
+
+    schedule: str = eqx.field(static=True, default="constant")
+    beta: float = eqx.field(static=True, default=2.0)  # the default of UCBParams.beta
+
+    def __check_init__(self):
+        if self.schedule not in ("constant", "srinivas"):
+            raise ValueError(f"unknown beta schedule {self.schedule!r}; choose 'constant' or 'srinivas'")
+
+    def default_params(self):
+        return UCBParams(self.beta) if self.schedule == "constant" else SrinivasParams()
+
+    def build(self, key, post, buffer, params, step, dim):
+        if self.schedule == "constant":
+            beta = params.beta
+        else:
+            beta = srinivas_beta(buffer.count + 1.0, buffer.x.shape[1], params.delta, params.beta_scale)
+        return lambda x: ucb(post, x, beta)
+
+
+class EIParams(NamedTuple):
+    xi: jax.Array | float = 0.0  # improvement margin over the incumbent (best observed y)
+
+
+class EI(Acquisition):
+    """Expected improvement over the best observation + xi; log=True: log-EI (stable far below it)."""
+
+    log: bool = eqx.field(static=True, default=False)
+
+    def default_params(self):
+        return EIParams()
+
+    def build(self, key, post, buffer, params, step, dim):
+        best = data.best(buffer) + params.xi
+        fn = log_ei if self.log else ei
+        return lambda x: fn(post, x, best)
+
+
+class PI(Acquisition):
+    """Probability of improvement over the best observation + xi."""
+
+    def default_params(self):
+        return EIParams()
+
+    def build(self, key, post, buffer, params, step, dim):
+        best = data.best(buffer) + params.xi
+        return lambda x: pi(post, x, best)
+
+
+class PosteriorMean(Acquisition):
+    """Pure exploitation: the posterior mean."""
+
+    def build(self, key, post, buffer, params, step, dim):
+        return lambda x: posterior_mean(post, x)
+
+
+class PosteriorStd(Acquisition):
+    """Pure exploration ("P-greedy"): the posterior standard deviation."""
+
+    def build(self, key, post, buffer, params, step, dim):
+        return lambda x: jnp.sqrt(gp.predict(post, x)[1])
+
+
+class Thompson(Acquisition):
+    """A posterior sample path (pathwise conditioning on `num_features` random Fourier features)."""
+
+    num_features: int = eqx.field(static=True, default=1024)
+
+    def build(self, key, post, buffer, params, step, dim):
+        path = thompson_sample(key, post, self.num_features)
+        return lambda x: sample_path_value(path, x)
+
+
+class FromFunction(Acquisition):
+    """A user's acquisition fn(post, x, best) -> value (best: the largest observation so far)."""
+
+    fn: Callable = eqx.field(static=True)
+
+    def build(self, key, post, buffer, params, step, dim):
+        best = data.best(buffer)
+        return lambda x: self.fn(post, x, best)
+
+
+BUILT_IN = {"ucb": UCB, "ei": EI, "log_ei": lambda: EI(log=True), "pi": PI, "ts": Thompson, "mean": PosteriorMean,
+            "std": PosteriorStd}
+
+
+def as_acquisition(acq) -> Acquisition:
+    """An Acquisition piece from a piece, a built-in name, or a user function fn(post, x, best)."""
+    if isinstance(acq, Acquisition):
+        return acq
+    if isinstance(acq, str):
+        if acq not in BUILT_IN:
+            raise ValueError(f"unknown acquisition {acq!r}; choose one of {tuple(BUILT_IN)}, an Acquisition, or a "
+                             f"function fn(post, x, best)")
+        return BUILT_IN[acq]()
+    if callable(acq):
+        return FromFunction(acq)
+    raise TypeError(f"an acquisition is a name, a jbo.acquisitions.Acquisition or a function, got {acq!r}")

@@ -25,11 +25,22 @@ def demo(args) -> int:
     out = Path(args.out)
     jbo.studies.save(table, out / "demo.csv")
     jbo.studies.plot(table, out / "demo_regret.png")
+    import json
+
     import pandas as pd
 
+    summ = jbo.studies.summary(table, "simple_regret")
+    summ.to_csv(out / "demo_summary.csv", index=False)
+    total = time.perf_counter() - t0
+    meta = {"command": "jbo demo " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["demo"] else "jbo demo",
+            "machine": jbo.studies.machine_info(), "seeds": args.seeds, "seed": args.seed,
+            "num_initial": args.num_initial, "steps": steps, "total_seconds": total,
+            "rows": summ.to_dict(orient="records")}
+    (out / "demo_summary.json").write_text(json.dumps(meta, indent=1))
     with pd.option_context("display.width", 160, "display.max_columns", 20):
-        print(jbo.studies.summary(table).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
-    print(f"wrote {out / 'demo.csv'} and {out / 'demo_regret.png'} in {time.perf_counter() - t0:.1f} s total")
+        print(summ.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    print(f"wrote {out / 'demo.csv'}, {out / 'demo_summary.csv'} (.json) and {out / 'demo_regret.png'} "
+          f"in {total:.1f} s total")
     return 0
 
 

@@ -1,48 +1,100 @@
-"""Fixed-capacity observation buffers: rows >= count are padding and are masked out everywhere."""
+"""Fixed-capacity observation buffers with an explicit validity mask.
+
+A :class:`Buffer` holds ``capacity`` rows; ``mask`` says which are data. Every consumer (GP, KDE,
+kernel regression) reads only ``mask``, so any subset works: the first n rows (a growing design),
+the last W writes of a ring buffer (a sliding window), or a mask the algorithm sets itself
+(:func:`restrict`, e.g. "only this batch" or "only observations younger than W steps").
+
+The capacity is the caller's choice (an algorithm may hold a window, a restart interval or the
+whole run). What happens when a non-ring buffer is full is defined, not silent: the row is dropped,
+``count`` stops, and :func:`overflowed` reports it; a ring buffer (``wrap=True``) overwrites the
+oldest row.
+"""
 from __future__ import annotations
 
 from typing import NamedTuple
 
+import chex
 import jax
 import jax.numpy as jnp
 
 
 class Buffer(NamedTuple):
-    x: jax.Array  # (N, d) inputs in the unit cube; padding rows hold `fill`
-    y: jax.Array  # (N,) observations; padding rows hold 0
-    count: jax.Array  # int32 scalar: number of valid rows
+    x: jax.Array  # (N, d) inputs in the unit cube; invalid rows hold `fill`
+    y: jax.Array  # (N,) observations; invalid rows hold 0
+    mask: jax.Array  # (N,) bool: which rows are data
+    count: jax.Array  # int32 scalar: rows written so far (a ring buffer keeps counting past N)
 
     @property
     def capacity(self) -> int:
         return self.x.shape[0]
 
-    @property
-    def mask(self) -> jax.Array:
-        return jnp.arange(self.x.shape[0]) < self.count
-
 
 def empty(capacity: int, dim: int, fill: float = 0.5) -> Buffer:
-    return Buffer(jnp.full((capacity, dim), fill), jnp.zeros((capacity,)), jnp.zeros((), jnp.int32))
+    if capacity < 1 or dim < 1:
+        raise ValueError(f"a buffer needs capacity >= 1 and dim >= 1, got capacity={capacity}, dim={dim}")
+    return Buffer(jnp.full((capacity, dim), fill), jnp.zeros((capacity,)), jnp.zeros((capacity,), bool),
+                  jnp.zeros((), jnp.int32))
 
 
 def from_arrays(x: jax.Array, y: jax.Array, capacity: int, fill: float = 0.5) -> Buffer:
-    """A buffer of the given capacity holding the rows of (x, y)."""
+    """A buffer of the given capacity holding the rows of (x, y) first."""
+    chex.assert_rank(x, 2)
+    chex.assert_shape(y, (x.shape[0],))
     n, d = x.shape
     if n > capacity:
         raise ValueError(f"{n} observations do not fit a buffer of capacity {capacity}")
     buf = empty(capacity, d, fill)
-    return Buffer(buf.x.at[:n].set(x), buf.y.at[:n].set(y), jnp.asarray(n, jnp.int32))
+    return Buffer(buf.x.at[:n].set(x), buf.y.at[:n].set(y), jnp.arange(capacity) < n, jnp.asarray(n, jnp.int32))
 
 
-def append(buf: Buffer, x: jax.Array, y: jax.Array, active=True) -> Buffer:
-    """Write (x, y) at row `count` (when `active`); a full buffer is left unchanged."""
-    ok = jnp.logical_and(active, buf.count < buf.capacity)
-    i = jnp.minimum(buf.count, buf.capacity - 1)
+def append(buf: Buffer, x: jax.Array, y: jax.Array, active=True, wrap: bool = False) -> Buffer:
+    """Write (x, y) as the next row when `active`.
+
+    wrap=False: row `count`; once the buffer is full the write is dropped and `count` stays at the
+    capacity (see :func:`overflowed`). wrap=True (a ring buffer, for sliding windows): row
+    `count % capacity`, overwriting the oldest row once full.
+    """
+    n = buf.capacity
+    if wrap:
+        ok = jnp.asarray(active)
+        i = buf.count % n
+    else:
+        ok = jnp.logical_and(active, buf.count < n)
+        i = jnp.minimum(buf.count, n - 1)
     return Buffer(
         buf.x.at[i].set(jnp.where(ok, x, buf.x[i])),
         buf.y.at[i].set(jnp.where(ok, y, buf.y[i])),
+        buf.mask.at[i].set(buf.mask[i] | ok),
         buf.count + ok.astype(jnp.int32),
     )
+
+
+def overflowed(buf: Buffer) -> jax.Array:
+    """True when a non-ring buffer is full, so a further append would be dropped."""
+    return buf.count >= buf.capacity
+
+
+def restrict(buf: Buffer, keep: jax.Array) -> Buffer:
+    """The same rows with the validity mask `mask & keep` (arbitrary subsets: windows, batches)."""
+    return buf._replace(mask=buf.mask & keep)
+
+
+def order(buf: Buffer) -> jax.Array:
+    """Write index of every row (0 = first written); for a ring buffer, ages are count - 1 - order."""
+    n = buf.capacity
+    slot = jnp.arange(n)
+    wraps = buf.count // n
+    return jnp.where(slot < buf.count % n, wraps * n + slot, (wraps - 1) * n + slot)
+
+
+def window(buf: Buffer, width) -> Buffer:
+    """Restrict a (ring) buffer to its `width` most recent writes (a sliding window; width may be traced)."""
+    return restrict(buf, order(buf) >= buf.count - width)
+
+
+def num_valid(buf: Buffer) -> jax.Array:
+    return jnp.sum(buf.mask)
 
 
 def masked_mean_std(y: jax.Array, mask: jax.Array, min_std: float = 1e-9):

@@ -1,45 +1,87 @@
 """The engine: Algorithm and Environment protocols, the scan runner, seeds/sweeps by vmap, ask/tell.
 
-One run is a single ``lax.scan`` over ``num_steps`` evaluations:
+One run is a single ``lax.scan`` over ``num_steps`` steps; with ``step = Step(t, t < num_initial)``:
 
-    step t < num_initial : action = the shared initial design[t]
-    step t >= num_initial: action, state = algorithm.ask(key_t, state, params)
-    env_state, observation, metrics = environment.step(noise_key_t, env_state, action)
-    state = algorithm.tell(key_t', state, params, action, observation)
+    t < num_initial : action = the shared initial design[t]
+    otherwise       : action, state = algorithm.ask(key_t, state, params, step)
+    env_state, observation, metrics = environment.step(noise_key_t, env_state, action, step)
+    state = algorithm.tell(key_t', state, params, action, observation, step)
+    info  = algorithm.info(state, params)                  # per-step diagnostics, recorded
+
+``t`` is never batched (seeds and sweeps are vmapped *around* the scan), so ``lax.cond`` on the step
+index (initial design, batch schedules, restarts, phases) stays a real branch under ``vmap``.
+
+**Spaces and side information.** The environment describes its action space (a box, a finite arm
+set, control sets; :mod:`jbo.spaces`), its context dimension, and what the learner is told
+(``side_info``: a known noise law, a variation budget, an RKHS bound; per seed where it depends on
+the reset) in the :class:`Spec` handed to ``init`` and ``initial_actions``.
+
+**One metric vocabulary.** An environment's ``step`` reports ``value`` (the true, or expected, value
+of the action), and where known ``optimal_value`` (this step's optimum, so a drifting objective gives
+dynamic regret) and ``cost``; anything else it reports is kept. The runner derives the rest, the same
+for every environment: ``best_value``, ``regret`` (instantaneous), ``simple_regret`` (f* - best value for a fixed
+optimum; the smallest instantaneous regret so far for a per-step one), ``cumulative_regret``, ``cost``
+(charged to the budget: 1 per evaluation unless the environment reports one; 0 for free initial
+steps), ``cumulative_cost`` and ``active``.
+
+**Budgets.** With ``budget=C`` a step is active while the cost spent before it is below C; once the
+budget is spent the remaining steps are inactive: the algorithm's and environment's states are
+frozen, the metrics are held, ``active`` is False. The scan keeps its fixed length.
 
 Common random numbers: a seed's key is split into an *environment* stream (initial design, reset,
 observation noise) and an *algorithm* stream. Methods that share ``num_initial`` therefore see the
 same initial design and the same noise draws, and differ only by their decisions.
-
-Actions are in the unit cube; environments map them to their own coordinates.
 """
 from __future__ import annotations
 
 import abc
 from typing import Any, Callable, NamedTuple
 
+import chex
 import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jbo import designs
+from jbo import spaces
+from jbo.spaces import Box, ControlAction, ControlObservation, ControlSets, FiniteArms
 
 PyTree = Any
 
 
-class Spec(NamedTuple):
-    """What an algorithm may know about the problem before it starts (static)."""
+class Spec(eqx.Module):
+    """What an algorithm may know about the problem before it starts.
 
-    dim: int
-    num_steps: int
-    context_dim: int = 0
+    space: the action space (jbo.spaces). num_steps, context_dim: static. info: side information
+    (a dict of arrays; per seed when the environment's reset draws it)."""
+
+    space: Any
+    num_steps: int = eqx.field(static=True)
+    context_dim: int = eqx.field(static=True, default=0)
+    info: dict = eqx.field(default_factory=dict)
+
+    @property
+    def dim(self) -> int:
+        return self.space.dim
+
+
+def box_spec(dim: int, num_steps: int, context_dim: int = 0, info=None) -> Spec:
+    """A Spec for the unit box [0, 1]^dim (tests, notebooks)."""
+    return Spec(Box(dim=dim), num_steps, context_dim, {} if info is None else info)
+
+
+class Step(NamedTuple):
+    """Where a run is: the step index t (int32, unbatched in a scan) and whether it is an initial-design step."""
+
+    t: jax.Array
+    initial: jax.Array
 
 
 class Trace(NamedTuple):
     actions: PyTree  # leading axis: step
     observations: PyTree
     metrics: dict  # name -> (num_steps,) arrays
+    info: dict  # the algorithm's per-step diagnostics
     final_state: PyTree
 
 
@@ -52,20 +94,24 @@ class Algorithm(eqx.Module):
         return None
 
     def initial_actions(self, key, spec: Spec) -> PyTree:
-        """The shared initial design (leading axis num_initial); Latin hypercube by default."""
-        return designs.latin_hypercube(key, self.num_initial, spec.dim)
+        """The shared initial design (leading axis num_initial): the space's (a Latin hypercube on a box)."""
+        return spec.space.initial_design(key, self.num_initial)
 
     @abc.abstractmethod
     def init(self, key, params, spec: Spec) -> PyTree:
-        """Empty state for a run of spec.num_steps evaluations."""
+        """Empty state for a run of spec.num_steps steps."""
 
     @abc.abstractmethod
-    def ask(self, key, state, params) -> tuple[PyTree, PyTree]:
+    def ask(self, key, state, params, step: Step) -> tuple[PyTree, PyTree]:
         """Return (action, state): the next action and any state it updated (fitted models, ...)."""
 
     @abc.abstractmethod
-    def tell(self, key, state, params, action, observation) -> PyTree:
+    def tell(self, key, state, params, action, observation, step: Step) -> PyTree:
         """Return the state after observing `observation` at `action`."""
+
+    def info(self, state, params) -> dict:
+        """Per-step diagnostics recorded in Trace.info (chosen arm, probabilities, phase, hyper-parameters)."""
+        return {}
 
 
 class Environment(eqx.Module):
@@ -73,23 +119,68 @@ class Environment(eqx.Module):
 
     @property
     @abc.abstractmethod
-    def dim(self) -> int:
-        """Dimension of the action (unit-cube coordinates)."""
+    def space(self):
+        """The action space (jbo.spaces.Box, FiniteArms or ControlSets)."""
 
-    def spec(self, num_steps: int) -> Spec:
-        return Spec(self.dim, num_steps, getattr(self, "context_dim", 0))
+    @property
+    def dim(self) -> int:
+        return self.space.dim
+
+    def side_info(self, env_state) -> dict:
+        """What the learner is told about the instance (a dict of arrays); nothing by default."""
+        return {}
+
+    def spec(self, num_steps: int, env_state=None) -> Spec:
+        info = {} if env_state is None else self.side_info(env_state)
+        return Spec(self.space, num_steps, getattr(self, "context_dim", 0), info)
 
     @abc.abstractmethod
     def reset(self, key) -> PyTree:
         """Initial environment state."""
 
     @abc.abstractmethod
-    def step(self, key, env_state, action) -> tuple[PyTree, PyTree, dict]:
-        """Return (env_state, observation, metrics) for one action."""
+    def step(self, key, env_state, action, step: Step) -> tuple[PyTree, PyTree, dict]:
+        """Return (env_state, observation, metrics) for one action; metrics hold at least "value"."""
+
+
+# ---------------------------------------------------------------- the metric vocabulary
+class _Tally(NamedTuple):
+    best_value: jax.Array
+    simple_regret: jax.Array
+    cumulative_regret: jax.Array
+    cumulative_cost: jax.Array
+
+
+def _tally_init():
+    inf = jnp.asarray(jnp.inf)
+    return _Tally(-inf, inf, jnp.zeros(()), jnp.zeros(()))
+
+
+def _derive(raw: dict, tally: _Tally, charged):
+    """The shared metric vocabulary from an environment's raw step metrics."""
+    if "value" not in raw:
+        raise ValueError(f"an environment's step must report 'value'; it reported {sorted(raw)}")
+    value = jnp.asarray(raw["value"], jnp.float64)
+    best = jnp.maximum(tally.best_value, value)
+    cum_cost = tally.cumulative_cost + charged
+    metrics = {k: v for k, v in raw.items() if k != "optimal_value"}
+    metrics.update(value=value, best_value=best, cost=charged, cumulative_cost=cum_cost)
+    simple, cum_regret = tally.simple_regret, tally.cumulative_regret
+    if "optimal_value" in raw:
+        opt = raw["optimal_value"]
+        regret = opt - value
+        # A fixed optimum (a number): f* - best value. A per-step optimum (an array, a drifting
+        # objective): the smallest instantaneous regret so far. Equal in exact arithmetic for a fixed
+        # f*; the first form keeps the rounding of every earlier result (XLA may fuse f(x) into each
+        # consumer separately, so opt - value and the reported value can differ in the last ulp).
+        simple = opt - best if isinstance(opt, (int, float)) else jnp.minimum(simple, regret)
+        cum_regret = cum_regret + regret
+        metrics.update(regret=regret, simple_regret=simple, cumulative_regret=cum_regret)
+    return metrics, _Tally(best, simple, cum_regret, cum_cost)
 
 
 # ---------------------------------------------------------------- the runner
-def _check_run(algorithm, environment, num_steps):
+def _check_run(algorithm, environment, num_steps, budget=None):
     if not isinstance(algorithm, Algorithm):
         raise TypeError(f"algorithm must be a jbo.Algorithm, got {type(algorithm).__name__}")
     if not isinstance(environment, Environment):
@@ -99,6 +190,8 @@ def _check_run(algorithm, environment, num_steps):
     if num_steps < algorithm.num_initial:
         raise ValueError(
             f"num_steps={num_steps} is smaller than the initial design (num_initial={algorithm.num_initial})")
+    if budget is not None and not (np.isfinite(budget) and budget > 0):
+        raise ValueError(f"budget must be a positive finite cost, got {budget!r}")
 
 
 def _split_seed(key):
@@ -108,49 +201,85 @@ def _split_seed(key):
     return design_key, reset_key, noise_key, init_key, step_key
 
 
-def _run(algorithm: Algorithm, environment: Environment, key, num_steps: int, params) -> Trace:
-    spec = environment.spec(num_steps)
+def _select(keep_new, new, old):
+    return jax.tree.map(lambda a, b: jnp.where(keep_new, a, b), new, old)
+
+
+def _run(algorithm: Algorithm, environment: Environment, key, num_steps: int, params, budget=None,
+         free_initial: bool = False) -> Trace:
     n0 = algorithm.num_initial
     design_key, reset_key, noise_key, init_key, step_key = _split_seed(key)
-    design = algorithm.initial_actions(design_key, spec)
-    state = algorithm.init(init_key, params, spec)
     env_state = environment.reset(reset_key)
+    spec = environment.spec(num_steps, env_state)
+    design = algorithm.initial_actions(design_key, spec)
+    if n0 > 0:  # a clear error for a custom algorithm whose design does not have num_initial rows
+        chex.assert_tree_shape_prefix(design, (n0,), custom_message=f"{type(algorithm).__name__}.initial_actions")
+    state = algorithm.init(init_key, params, spec)
 
-    def step(carry, t):
-        state, env_state = carry
+    def one(state, env_state, tally, t):
+        step = Step(t.astype(jnp.int32), t < n0)
         k_ask, k_tell = jax.random.split(jax.random.fold_in(step_key, t))
 
         def from_design(state):
             return jax.tree.map(lambda a: a[jnp.minimum(t, n0 - 1)], design), state
 
         def from_ask(state):
-            return algorithm.ask(k_ask, state, params)
+            return algorithm.ask(k_ask, state, params, step)
 
         if n0 > 0:  # t is not batched under vmap over seeds/params, so this cond stays a branch
             action, state = jax.lax.cond(t < n0, from_design, from_ask, state)
         else:
             action, state = from_ask(state)
-        env_state, obs, metrics = environment.step(jax.random.fold_in(noise_key, t), env_state, action)
-        state = algorithm.tell(k_tell, state, params, action, obs)
-        return (state, env_state), (action, obs, metrics)
+        env_state, obs, raw = environment.step(jax.random.fold_in(noise_key, t), env_state, action, step)
+        state = algorithm.tell(k_tell, state, params, action, obs, step)
+        cost = jnp.asarray(raw.pop("cost", 1.0), jnp.float64) if "cost" in raw else jnp.ones(())
+        charged = jnp.where(step.initial, 0.0, cost) if free_initial else cost
+        metrics, tally = _derive(raw, tally, charged)
+        return state, env_state, tally, action, obs, metrics
 
-    (state, env_state), (actions, obs, metrics) = jax.lax.scan(step, (state, env_state), jnp.arange(num_steps))
-    return Trace(actions, obs, metrics, state)
+    def scan_step(carry, t):
+        if budget is None:
+            state, env_state, tally = carry
+            state, env_state, tally, action, obs, metrics = one(state, env_state, tally, t)
+            metrics["active"] = jnp.asarray(True)
+            return (state, env_state, tally), (action, obs, metrics, algorithm.info(state, params))
+        state, env_state, tally, held = carry
+        active = tally.cumulative_cost < budget  # cost spent before this step
+        new = one(state, env_state, tally, t)
+        state, env_state, tally = _select(active, new[:3], (state, env_state, tally))
+        action, obs, metrics = new[3:]
+        metrics = _select(active, metrics, held)
+        metrics["active"] = active
+        held = {k: v for k, v in metrics.items() if k != "active"}
+        return (state, env_state, tally, held), (action, obs, metrics, algorithm.info(state, params))
+
+    carry = (state, env_state, _tally_init())
+    if budget is not None:  # the metrics an inactive step holds: the last active step's (step 0 is always active)
+        shapes = jax.eval_shape(lambda c: one(*c, jnp.int32(0))[5], carry)
+        carry = carry + (jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), shapes),)
+    carry, (actions, obs, metrics, info) = jax.lax.scan(scan_step, carry, jnp.arange(num_steps))
+    return Trace(actions, obs, metrics, info, carry[0])
+
+
+def _program(algorithm, environment, num_steps, budget=None, free_initial=False):
+    """keys (S,), params -> Trace with a leading seed axis (the vmapped scan, not yet jitted)."""
+    return lambda keys, params: jax.vmap(
+        lambda k: _run(algorithm, environment, k, num_steps, params, budget, free_initial))(keys)
 
 
 @eqx.filter_jit
-def _run_jit(algorithm, environment, key, num_steps, params):
-    return _run(algorithm, environment, key, num_steps, params)
+def _run_jit(algorithm, environment, key, num_steps, params, budget, free_initial):
+    return _run(algorithm, environment, key, num_steps, params, budget, free_initial)
 
 
 @eqx.filter_jit
-def _run_seeds_jit(algorithm, environment, keys, num_steps, params):
-    return jax.vmap(lambda k: _run(algorithm, environment, k, num_steps, params))(keys)
+def _run_seeds_jit(algorithm, environment, keys, num_steps, params, budget, free_initial):
+    return _program(algorithm, environment, num_steps, budget, free_initial)(keys, params)
 
 
 @eqx.filter_jit
-def _run_sweep_jit(algorithm, environment, keys, num_steps, params):
-    per_params = lambda p: jax.vmap(lambda k: _run(algorithm, environment, k, num_steps, p))(keys)  # noqa: E731
+def _run_sweep_jit(algorithm, environment, keys, num_steps, params, budget, free_initial):
+    per_params = lambda p: _program(algorithm, environment, num_steps, budget, free_initial)(keys, p)  # noqa: E731
     return jax.vmap(per_params)(params)
 
 
@@ -160,35 +289,45 @@ def _keys(key, num_seeds):
     return jax.random.split(key, num_seeds)
 
 
-def run(algorithm: Algorithm, environment: Environment, key, num_steps: int, params=None) -> Trace:
-    """One seed: the whole run as one compiled lax.scan. Metrics have shape (num_steps,)."""
-    _check_run(algorithm, environment, num_steps)
+def _budget(budget):
+    return None if budget is None else float(budget)
+
+
+def run(algorithm: Algorithm, environment: Environment, key, num_steps: int, params=None, budget=None,
+        free_initial: bool = False) -> Trace:
+    """One seed: the whole run as one compiled lax.scan. Metrics have shape (num_steps,).
+
+    budget: stop spending once the cumulative cost reaches it (later steps inactive, see the module
+    docstring); free_initial: initial-design steps cost nothing."""
+    _check_run(algorithm, environment, num_steps, budget)
     params = algorithm.default_params() if params is None else params
-    return _run_jit(algorithm, environment, key, num_steps, params)
+    return _run_jit(algorithm, environment, key, num_steps, params, _budget(budget), free_initial)
 
 
 def run_seeds(algorithm: Algorithm, environment: Environment, key, num_steps: int, num_seeds: int,
-              params=None) -> Trace:
+              params=None, budget=None, free_initial: bool = False) -> Trace:
     """`num_seeds` seeds (keys split from `key`) in one compiled program; leading axis = seed.
 
     Seed i uses jax.random.split(key, num_seeds)[i], so its trace equals run(..., that key, ...).
     """
-    _check_run(algorithm, environment, num_steps)
+    _check_run(algorithm, environment, num_steps, budget)
     params = algorithm.default_params() if params is None else params
-    return _run_seeds_jit(algorithm, environment, _keys(key, num_seeds), num_steps, params)
+    return _run_seeds_jit(algorithm, environment, _keys(key, num_seeds), num_steps, params, _budget(budget),
+                          free_initial)
 
 
 def run_sweep(algorithm: Algorithm, environment: Environment, key, num_steps: int, num_seeds: int,
-              params) -> Trace:
+              params, budget=None, free_initial: bool = False) -> Trace:
     """A hyper-parameter sweep: `params` leaves carry a leading axis P; output axes are (P, seed, step).
 
     Every parameter setting uses the same seeds (common random numbers across the sweep).
     """
-    _check_run(algorithm, environment, num_steps)
+    _check_run(algorithm, environment, num_steps, budget)
     sizes = {np.shape(leaf)[0] if np.ndim(leaf) else None for leaf in jax.tree.leaves(params)}
     if not sizes or None in sizes or len(sizes) != 1:
         raise ValueError("run_sweep needs every leaf of `params` to share one leading (sweep) axis")
-    return _run_sweep_jit(algorithm, environment, _keys(key, num_seeds), num_steps, params)
+    return _run_sweep_jit(algorithm, environment, _keys(key, num_seeds), num_steps, params, _budget(budget),
+                          free_initial)
 
 
 def stack_params(*params):
@@ -196,130 +335,215 @@ def stack_params(*params):
     return jax.tree.map(lambda *xs: jnp.stack([jnp.asarray(x) for x in xs]), *params)
 
 
+def replace_params(params, **values):
+    """Params with the named fields replaced, wherever they sit in nested NamedTuples (each name must
+    occur exactly once), e.g. replace_params(gp_ucb.default_params(), beta=4.0)."""
+    found = {}
+
+    def walk(p):
+        if not (isinstance(p, tuple) and hasattr(p, "_fields")):
+            return p
+        kw = {}
+        for f in p._fields:
+            v = getattr(p, f)
+            if f in values:
+                found[f] = found.get(f, 0) + 1
+                kw[f] = values[f]
+            else:
+                kw[f] = walk(v)
+        return p._replace(**kw)
+
+    out = walk(params)
+    missing = sorted(set(values) - set(found))
+    if missing:
+        raise ValueError(f"unknown parameter(s) {missing} for {type(params).__name__}")
+    twice = sorted(k for k, n in found.items() if n > 1)
+    if twice:
+        raise ValueError(f"parameter name(s) {twice} occur more than once; replace them on the sub-tuple")
+    return out
+
+
 # ---------------------------------------------------------------- host objectives: ask / tell
-class Space(eqx.Module):
-    """A box in original coordinates, with the maps to and from the unit cube."""
-
-    bounds: jax.Array  # (2, d)
-
-    def __init__(self, bounds):
-        b = np.asarray(bounds, dtype=np.float64)
-        if b.ndim != 2 or b.shape[0] != 2 or b.shape[1] < 1:
-            raise ValueError(f"bounds must have shape (2, d) with d >= 1, got shape {b.shape}")
-        if not np.all(np.isfinite(b)):
-            raise ValueError("bounds must be finite")
-        bad = np.nonzero(b[0] >= b[1])[0]
-        if bad.size:
-            raise ValueError(f"bounds need lo < hi in every dimension; lo >= hi in dimension(s) {bad.tolist()}")
-        self.bounds = jnp.asarray(b)
-
-    @property
-    def dim(self) -> int:
-        return self.bounds.shape[1]
-
-    def from_unit(self, u):
-        return self.bounds[0] + u * (self.bounds[1] - self.bounds[0])
-
-    def to_unit(self, x):
-        return (x - self.bounds[0]) / (self.bounds[1] - self.bounds[0])
+def _observed_y(obs):
+    """The objective value inside an observation: y, (context, y), or a ControlObservation."""
+    if isinstance(obs, ControlObservation):
+        return obs.y
+    if isinstance(obs, tuple):
+        return obs[1]
+    return obs
 
 
 class AskTell:
     """Drive an Algorithm on an objective evaluated on the host (a simulator, a model fit, a lab).
 
     `ask` and `tell` are jitted and vmapped over `num_seeds` independent runs, so a batch of host
-    evaluations can be done in parallel. Points are exchanged in original coordinates::
+    evaluations can be done in parallel. Actions and observations are exchanged in the host's terms,
+    following the space:
+
+    * a box (`space` = bounds (2, d) or jbo.spaces.Box): ask() gives x in original coordinates;
+      tell(x, y);
+    * finite arms (jbo.spaces.FiniteArms): ask() gives the arm index (space.arms / bounds give its
+      point); tell(index, y);
+    * control sets (jbo.spaces.ControlSets): ask() gives (set index, x with the uncontrolled
+      coordinates NaN); tell((set, x), (x_full, y, cost)) with the realised full point;
+    * contextual problems (context_dim > 0): tell(x, (c, y)) with the observed context c in [0, 1]^dc.
 
         opt = AskTell(jbo.algorithms.get("gp_ucb"), bounds, num_steps=30, key=jax.random.key(0))
         for _ in range(30):
             x = opt.ask()            # (d,) numpy array, or (num_seeds, d) with num_seeds
             opt.tell(x, f(x))
+
+    The same keys as run(key) (one seed) or run_seeds(key, num_seeds): identical decisions. A call
+    that raises (bad shape, non-finite value) leaves the optimiser's state untouched.
     """
 
-    def __init__(self, algorithm: Algorithm, bounds, num_steps: int, key, params=None, num_seeds: int | None = None):
+    def __init__(self, algorithm: Algorithm, space, num_steps: int, key, params=None, num_seeds: int | None = None,
+                 context_dim: int = 0, side_info: dict | None = None):
         if not isinstance(algorithm, Algorithm):
             raise TypeError(f"algorithm must be a jbo.Algorithm, got {type(algorithm).__name__}")
-        self.space = Space(bounds)
+        self.space = space if isinstance(space, (Box, FiniteArms, ControlSets)) else Box(space)
         if not isinstance(num_steps, (int, np.integer)) or num_steps < algorithm.num_initial:
             raise ValueError(
                 f"num_steps={num_steps!r} must be an int >= the initial design size {algorithm.num_initial}")
         self.algorithm, self.num_steps, self.num_seeds = algorithm, int(num_steps), num_seeds
+        self.context_dim = int(context_dim)
         self.params = algorithm.default_params() if params is None else params
-        # Same seed keys as run(key) (one seed) or run_seeds(key, num_seeds): identical decisions.
         keys = key[None] if num_seeds is None else _keys(key, num_seeds)
-        spec = Spec(self.space.dim, self.num_steps)
-        parts = jax.vmap(_split_seed)(keys)
-        design_keys, _, _, init_keys, self._step_keys = parts
-        self.design = np.asarray(jax.vmap(lambda k: algorithm.initial_actions(k, spec))(design_keys))
-        self.state = jax.vmap(lambda k: algorithm.init(k, self.params, spec))(init_keys)
+        self.spec = Spec(self.space, self.num_steps, self.context_dim, dict(side_info or {}))
+        design_keys, _, _, init_keys, self._step_keys = jax.vmap(_split_seed)(keys)
+        self.design = jax.vmap(lambda k: algorithm.initial_actions(k, self.spec))(design_keys)
+        self.state = jax.vmap(lambda k: algorithm.init(k, self.params, self.spec))(init_keys)
         self.t = 0
-        self.xs, self.ys = [], []
+        self.actions, self.observations = [], []
+        self._pending = None
 
         @eqx.filter_jit
         def _ask(alg, state, params, step_keys, t):
             ks = jax.vmap(lambda k: jax.random.split(jax.random.fold_in(k, t))[0])(step_keys)
-            return jax.vmap(lambda k, s: alg.ask(k, s, params))(ks, state)
+            step = Step(t, t < alg.num_initial)
+            return jax.vmap(lambda k, s: alg.ask(k, s, params, step))(ks, state)
 
         @eqx.filter_jit
-        def _tell(alg, state, params, step_keys, t, u, y):
+        def _tell(alg, state, params, step_keys, t, action, obs):
             ks = jax.vmap(lambda k: jax.random.split(jax.random.fold_in(k, t))[1])(step_keys)
-            return jax.vmap(lambda k, s, a, o: alg.tell(k, s, params, a, o))(ks, state, u, y)
+            step = Step(t, t < alg.num_initial)
+            return jax.vmap(lambda k, s, a, o: alg.tell(k, s, params, a, o, step))(ks, state, action, obs)
 
         self._ask_fn, self._tell_fn = _ask, _tell
 
-    def _out(self, a):
-        a = np.asarray(a)
-        return a[0] if self.num_seeds is None else a
+    @property
+    def _seeds(self) -> int:
+        return 1 if self.num_seeds is None else self.num_seeds
 
-    def ask(self) -> np.ndarray:
+    def _per_seed(self, value, what):
+        """Split a host value into a list over seeds (one seed: [value]); tuples split field-wise."""
+        if self.num_seeds is None:
+            return [value]
+        try:
+            items = list(zip(*value)) if isinstance(value, tuple) else list(value)
+        except TypeError:
+            raise ValueError(f"with num_seeds={self.num_seeds}, the {what} must hold one entry per seed") from None
+        if len(items) != self.num_seeds:
+            raise ValueError(f"the {what} must hold {self.num_seeds} entries (one per seed), got {len(items)}")
+        return items
+
+    def _out(self, actions):
+        host = [self.space.to_host(jax.tree.map(lambda a: a[i], actions)) for i in range(self._seeds)]
+        if self.num_seeds is None:
+            return host[0]
+        if isinstance(self.space, ControlSets):
+            return np.array([h[0] for h in host]), np.stack([h[1] for h in host])
+        return np.stack(host) if isinstance(self.space, Box) else np.array(host)
+
+    def ask(self):
         if self.t >= self.num_steps:
             raise RuntimeError(f"the budget of {self.num_steps} evaluations is spent")
         if self.t < self.algorithm.num_initial:
-            u = jnp.asarray(self.design[:, self.t])
+            actions = jax.tree.map(lambda a: a[:, self.t], self.design)
         else:
             t = jnp.asarray(self.t, jnp.int32)  # traced: a Python int would be static and re-jit every step
-            u, self.state = self._ask_fn(self.algorithm, self.state, self.params, self._step_keys, t)
-        return self._out(self.space.from_unit(u))
+            actions, self._pending = self._ask_fn(self.algorithm, self.state, self.params, self._step_keys, t)
+        return self._out(actions)
 
-    def tell(self, x, y) -> None:
+    def _observation(self, obs):
+        """Host observation -> the engine's form, with the checks that keep a bad value out of the state."""
+        if isinstance(self.space, ControlSets):
+            try:
+                x, y, cost = obs
+            except (TypeError, ValueError):
+                raise ValueError("a control-set observation is (x_full, y, cost)") from None
+            u = Box(self.space.bounds).from_host(x)  # the realised full point, checked against the bounds
+            out = ControlObservation(u, jnp.asarray(float(y)), jnp.asarray(float(cost)))
+            vals = [float(y), float(cost)]
+        elif self.context_dim > 0:
+            try:
+                c, y = obs
+            except (TypeError, ValueError):
+                raise ValueError("a contextual observation is (context, y)") from None
+            c = np.asarray(c, dtype=np.float64).reshape(-1)
+            if c.shape != (self.context_dim,):
+                raise ValueError(f"the context must have shape ({self.context_dim},), got {c.shape}")
+            out, vals = (jnp.asarray(c), jnp.asarray(float(y))), [float(y), *c.tolist()]
+        else:
+            y = np.asarray(obs, dtype=np.float64).reshape(-1)
+            if y.shape != (1,):
+                raise ValueError(f"y must be one number per seed, got shape {np.shape(obs)}")
+            out, vals = jnp.asarray(y[0]), [float(y[0])]
+        if not np.all(np.isfinite(vals)):
+            raise ValueError(f"the objective returned a non-finite value: {vals}")
+        return out
+
+    def tell(self, action, observation) -> None:
         if self.t >= self.num_steps:
             raise RuntimeError(f"the budget of {self.num_steps} evaluations is spent")
-        single = self.num_seeds is None
-        s = 1 if single else self.num_seeds
-        want = (self.space.dim,) if single else (s, self.space.dim)
-        x = np.asarray(x, dtype=np.float64)
-        if x.shape != want:
-            raise ValueError(f"x must have shape {want}, got {x.shape}")
-        x = x.reshape(s, self.space.dim)
-        y = np.asarray(y, dtype=np.float64).reshape(-1)
-        if y.shape != (s,):
-            raise ValueError(f"y must hold {s} value(s), got shape {np.shape(y)}")
-        if not np.all(np.isfinite(y)):
-            raise ValueError(f"the objective returned a non-finite value: {y.tolist()}")
-        u = np.asarray(self.space.to_unit(x))
-        if np.any(u < -1e-9) or np.any(u > 1 + 1e-9):
-            raise ValueError("x lies outside the bounds")
-        self.state = self._tell_fn(self.algorithm, self.state, self.params, self._step_keys, jnp.asarray(self.t, jnp.int32),
-                                   jnp.asarray(np.clip(u, 0, 1)), jnp.asarray(y))
-        self.xs.append(x.copy())
-        self.ys.append(y.copy())
+        if isinstance(self.space, Box) and self.num_seeds is not None:
+            a = np.asarray(action, dtype=np.float64)
+            if a.shape != (self._seeds, self.space.dim):
+                raise ValueError(f"x must have shape {(self._seeds, self.space.dim)}, got {a.shape}")
+        acts = [self.space.from_host(a) for a in self._per_seed(action, "action")]
+        obs_items = self._per_seed(observation, "observation")
+        obs = [self._observation(o) for o in obs_items]  # every check before anything changes
+        actions = jax.tree.map(lambda *a: jnp.stack(a), *acts)
+        observations = jax.tree.map(lambda *o: jnp.stack(o), *obs)
+        state = self.state if self._pending is None else self._pending
+        self.state = self._tell_fn(self.algorithm, state, self.params, self._step_keys,
+                                   jnp.asarray(self.t, jnp.int32), actions, observations)
+        self._pending = None
+        self.actions.append(action)
+        self.observations.append(observations)
         self.t += 1
 
-    def optimize(self, fn: Callable[[np.ndarray], float], num_evaluations: int | None = None):
-        """Loop ask -> fn(x) -> tell; returns (best_x, best_y) (arrays over seeds with num_seeds)."""
+    def optimize(self, fn: Callable, num_evaluations: int | None = None):
+        """Loop ask -> fn(action) -> tell (fn returns the observation); returns best() ."""
         for _ in range(self.num_steps - self.t if num_evaluations is None else num_evaluations):
-            x = self.ask()
+            a = self.ask()
             if self.num_seeds is None:
-                y = fn(x)
+                obs = fn(a)
+            elif isinstance(self.space, ControlSets):
+                obs = tuple(zip(*[fn((i, x)) for i, x in zip(*a)]))
             else:
-                y = np.array([fn(xi) for xi in x])
-            self.tell(x, y)
+                obs = [fn(ai) for ai in a]
+                if not isinstance(obs[0], tuple):
+                    obs = np.array(obs)
+                else:
+                    obs = tuple(zip(*obs))
+            self.tell(a, obs)
         return self.best()
 
     def best(self):
-        if not self.ys:
+        """(best action, best observed y): per seed with num_seeds."""
+        if not self.observations:
             raise RuntimeError("nothing has been evaluated yet")
-        ys, xs = np.stack(self.ys), np.stack(self.xs)  # (t, S), (t, S, d)
+        ys = np.stack([np.asarray(_observed_y(o)) for o in self.observations])  # (t, S)
         i = np.argmax(ys, 0)
-        bx, by = xs[i, np.arange(ys.shape[1])], ys[i, np.arange(ys.shape[1])]
-        return (bx[0], by[0]) if self.num_seeds is None else (bx, by)
+        acts = [self._per_seed(a, "action") for a in self.actions]  # (t, S)
+        best = [(acts[i[s]][s], ys[i[s], s]) for s in range(ys.shape[1])]
+        if self.num_seeds is None:
+            return best[0]
+        bx, by = [b[0] for b in best], np.array([b[1] for b in best])
+        return (np.stack(bx) if isinstance(self.space, Box) else bx), by
+
+    @property
+    def xs(self):
+        """Host actions told so far (backward-compatible name)."""
+        return [np.asarray(a) if isinstance(self.space, Box) else a for a in self.actions]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
+import chex
 import jax
 import jax.numpy as jnp
 
@@ -87,14 +88,19 @@ _PROFILES: dict[str, Callable] = {
 }
 
 
-def check_name(name: str) -> str:
+def check_name(name) -> str | Callable:
+    """A built-in kernel name, or a user's stationary profile: a callable r2 -> k(r2) / outputscale
+    (r2 the lengthscale-scaled squared distance, any shape; k(0) should be 1). A profile works
+    everywhere a name does (GP fits, posteriors, acquisitions) except random Fourier features."""
+    if callable(name):
+        return name
     if name not in _PROFILES:
-        raise ValueError(f"unknown kernel {name!r}; choose one of {NAMES}")
+        raise ValueError(f"unknown kernel {name!r}; choose one of {NAMES} or pass a profile r2 -> k(r2)")
     return name
 
 
-def kernel(name: str) -> Callable[[KernelParams, jax.Array, jax.Array], jax.Array]:
-    """Return k(params, x1, x2) -> scalar for the named kernel."""
+def kernel(name) -> Callable[[KernelParams, jax.Array, jax.Array], jax.Array]:
+    """Return k(params, x1, x2) -> scalar for the named kernel (or a user profile, see check_name)."""
     check_name(name)
 
     def k(params: KernelParams, x1, x2):
@@ -119,11 +125,15 @@ def coordinate_sqdists(X1: jax.Array, X2: jax.Array, lengthscale=1.0) -> jax.Arr
 def from_sqdist(name: str, params: KernelParams, r2: jax.Array) -> jax.Array:
     """k as a function of the lengthscale-scaled squared distance r2 (any shape). Lets a caller that
     owns part of r2 (a fixed block of coordinates) precompute it: r2 is additive over coordinates."""
+    if callable(name):
+        return params.outputscale * name(r2)
     return params.outputscale * _PROFILES[check_name(name)](r2, params.alpha)
 
 
 def gram(name: str, params: KernelParams, X1: jax.Array, X2: jax.Array) -> jax.Array:
     """Cross-covariance matrix K[i, j] = k(X1[i], X2[j]), shape (n1, n2)."""
+    chex.assert_rank([X1, X2], 2)
+    chex.assert_equal_shape_suffix([X1, X2], 1)
     return from_sqdist(name, params, sqdist_matrix(X1, X2, params.lengthscale))
 
 
@@ -150,7 +160,7 @@ def fourier_features(key, name: str, params: KernelParams, dim: int, num_feature
     SE: omega ~ N(0, I). Matern-nu: omega is multivariate Student-t with 2 nu degrees of freedom,
     omega = z * sqrt(nu / g), g ~ Gamma(nu, 1). Frequencies are divided by the lengthscales.
     """
-    if name not in ("se",) + tuple(_MATERN_NU):
+    if callable(name) or name not in ("se",) + tuple(_MATERN_NU):
         raise ValueError(f"random Fourier features exist for SE and Matern kernels, not {name!r}")
     kz, kg, kb = jax.random.split(key, 3)
     z = jax.random.normal(kz, (num_features, dim))

@@ -3,6 +3,13 @@
 Each (method, problem) pair is one compiled program (vmap over seeds of the scan); compile and run
 seconds are measured separately (ahead-of-time lowering + compilation, then execution). All methods
 use the same seed keys, so they share initial designs and noise (common random numbers).
+
+Every table has the engine's metric vocabulary (value, best_value, cost, cumulative_cost, active,
+and regret, simple_regret, cumulative_regret where the optimum is known). Runs that spend
+differently are compared on a **cost axis**: :func:`on_cost_grid` interpolates each run's metric
+onto a common grid of cumulative cost (a step function: the value after the last step whose
+cumulative cost is <= the grid point; before the first step, the first value), and
+:func:`summary` reports the end of each run or the value at a given budget.
 """
 from __future__ import annotations
 
@@ -19,7 +26,7 @@ import pandas as pd
 
 from jbo import algorithms as _algorithms
 from jbo import problems as _problems
-from jbo.engine import Algorithm, Environment, _check_run, _run
+from jbo.engine import Algorithm, Environment, _check_run, _program
 
 
 def _as_dict(items, getter, kind):
@@ -35,24 +42,27 @@ def _as_dict(items, getter, kind):
     return out
 
 
-def compile_seeds(algorithm: Algorithm, environment: Environment, keys, num_steps: int, params=None):
-    """Ahead-of-time compile the vmapped run for these keys; returns (compiled_fn, compile_seconds)."""
-    _check_run(algorithm, environment, num_steps)
+def compile_seeds(algorithm: Algorithm, environment: Environment, keys, num_steps: int, params=None, budget=None,
+                  free_initial: bool = False):
+    """Ahead-of-time compile the vmapped run for these keys; returns (compiled_fn, compile_seconds).
+    compiled_fn(keys) equals jbo.run_seeds on the same keys (tested)."""
+    _check_run(algorithm, environment, num_steps, budget)
     params = algorithm.default_params() if params is None else params
-    fn = jax.jit(lambda ks, p: jax.vmap(lambda k: _run(algorithm, environment, k, num_steps, p))(ks))
+    fn = jax.jit(_program(algorithm, environment, num_steps, None if budget is None else float(budget), free_initial))
     t0 = time.perf_counter()
     compiled = fn.lower(keys, params).compile()
     seconds = time.perf_counter() - t0
     return (lambda ks: compiled(ks, params)), seconds
 
 
-def run_study(methods, problems, num_seeds: int, num_steps, key=0, progress: bool = True, params=None) -> pd.DataFrame:
+def run_study(methods, problems, num_seeds: int, num_steps, key=0, progress: bool = True, params=None,
+              budget=None, free_initial: bool = False) -> pd.DataFrame:
     """Run every method on every problem for `num_seeds` seeds.
 
     methods: {label: Algorithm or registered name} or a list of names; problems likewise.
-    num_steps: an int, or {problem label: int}. Returns a tidy DataFrame with one row per
-    (method, problem, seed, step): value, best_value, regret, simple_regret (when the optimum is
-    known), compile_s and run_s of that (method, problem) program.
+    num_steps: an int, or {problem label: int}. budget: None, a cost, or {problem label: cost}.
+    Returns a tidy DataFrame with one row per (method, problem, seed, step): the engine's metrics
+    (scalar ones), compile_s and run_s of that (method, problem) program.
     params: None (each algorithm's defaults) or a function (method label, problem label) -> Params.
     """
     methods = _as_dict(methods, _algorithms.get, Algorithm)
@@ -67,13 +77,15 @@ def run_study(methods, problems, num_seeds: int, num_steps, key=0, progress: boo
             if progress:
                 print(f"[{i}/{total}] {mname} on {pname}: {num_seeds} seeds x {steps} steps ...", end="",
                       file=sys.stderr, flush=True)
-            fn, compile_s = compile_seeds(alg, problem, keys, steps, None if params is None else params(mname, pname))
+            b = budget.get(pname) if isinstance(budget, Mapping) else budget
+            fn, compile_s = compile_seeds(alg, problem, keys, steps, None if params is None else params(mname, pname),
+                                          b, free_initial)
             t0 = time.perf_counter()
             trace = jax.block_until_ready(fn(keys))
             run_s = time.perf_counter() - t0
             if progress:
                 print(f" compile {compile_s:.1f} s, run {run_s:.1f} s", file=sys.stderr, flush=True)
-            metrics = {k: np.asarray(v) for k, v in trace.metrics.items()}
+            metrics = {k: np.asarray(v) for k, v in trace.metrics.items() if np.ndim(v) == 2}
             seed, step = np.meshgrid(np.arange(num_seeds), np.arange(steps), indexing="ij")
             frame = pd.DataFrame({"method": mname, "problem": pname, "seed": seed.ravel(), "step": step.ravel() + 1,
                                   **{k: v.ravel() for k, v in metrics.items()}})
@@ -95,18 +107,53 @@ def load(path) -> pd.DataFrame:
     return pd.read_pickle(path) if path.suffix == ".pkl" else pd.read_csv(path)
 
 
-def summary(table: pd.DataFrame, metric: str = "simple_regret") -> pd.DataFrame:
-    """Final-step mean, standard error and median of `metric` per (problem, method), with timings."""
+def default_metric(table: pd.DataFrame) -> str:
+    """simple_regret where the optimum is known, else best_value."""
+    return "simple_regret" if "simple_regret" in table and table["simple_regret"].notna().all() else "best_value"
+
+
+def on_cost_grid(table: pd.DataFrame, grid, metric: str | None = None) -> pd.DataFrame:
+    """Each (problem, method, seed) run's `metric` as a step function of cumulative cost, read at the
+    points of `grid`: the value after the last step with cumulative_cost <= c (the first value
+    before any). Returns columns problem, method, seed, cost, metric."""
+    metric = metric or default_metric(table)
+    grid = np.asarray(grid, dtype=np.float64)
+    rows = []
+    for (prob, meth, seed), g in table.sort_values("step").groupby(["problem", "method", "seed"], sort=False):
+        spent, vals = g["cumulative_cost"].to_numpy(), g[metric].to_numpy()
+        i = np.searchsorted(spent, grid, side="right") - 1
+        rows.append(pd.DataFrame({"problem": prob, "method": meth, "seed": seed, "cost": grid,
+                                  metric: vals[np.maximum(i, 0)]}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def summary(table: pd.DataFrame, metric: str | None = None, at_step: int | None = None,
+            at_cost: float | None = None) -> pd.DataFrame:
+    """Mean, standard error and median of `metric` per (problem, method), with timings: at each
+    run's last step (default), at step `at_step`, or at cumulative cost `at_cost` (cost axis).
+    metric: default simple_regret where the optimum is known, else best_value."""
+    metric = metric or default_metric(table)
+    if metric not in table:
+        raise ValueError(f"the table has no column {metric!r}; it has {sorted(table.columns)}")
+    if at_cost is not None:
+        at = on_cost_grid(table, [at_cost], metric)
+    elif at_step is not None:
+        at = table[table["step"] == at_step]
+        if at.empty:
+            raise ValueError(f"no run reaches step {at_step}")
+    else:
+        at = table[table["step"] == table.groupby(["problem", "method"])["step"].transform("max")]
+    g = at.groupby(["problem", "method"], sort=False)
     last = table[table["step"] == table.groupby(["problem", "method"])["step"].transform("max")]
-    g = last.groupby(["problem", "method"], sort=False)
+    gl = last.groupby(["problem", "method"], sort=False)
     out = pd.DataFrame({
         "seeds": g["seed"].nunique(),
-        "steps": g["step"].max(),
+        "steps": gl["step"].max(),
         f"mean_{metric}": g[metric].mean(),
         "stderr": g[metric].std(ddof=1) / np.sqrt(g["seed"].nunique()),
         f"median_{metric}": g[metric].median(),
-        "compile_s": g["compile_s"].first(),
-        "run_s": g["run_s"].first(),
+        "compile_s": gl["compile_s"].first(),
+        "run_s": gl["run_s"].first(),
     })
     return out.reset_index()
 
@@ -118,13 +165,17 @@ def machine_info() -> str:
             f"({dev.device_kind})")
 
 
-def plot(table: pd.DataFrame, path=None, metric: str = "simple_regret", log: bool = True, floor: float = 1e-12,
-         initial=None, ncols: int | None = None, titles=None):
-    """Mean +- standard error of `metric` against step, one panel per problem; returns the figure.
+def plot(table: pd.DataFrame, path=None, metric: str | None = None, log: bool = True, floor: float = 1e-12,
+         initial=None, ncols: int | None = None, titles=None, cost_grid=None):
+    """Mean +- standard error of `metric` against step (or against cumulative cost on `cost_grid`),
+    one panel per problem; returns the figure.
 
     initial: a dashed grey line after the initial design (an int, or {problem: int});
     ncols: panels per row; titles: {problem: panel title}.
     """
+    metric = metric or default_metric(table)
+    if cost_grid is not None:
+        table = on_cost_grid(table, cost_grid, metric).rename(columns={"cost": "step"})
     import matplotlib
 
     matplotlib.use("Agg")
@@ -144,14 +195,14 @@ def plot(table: pd.DataFrame, path=None, metric: str = "simple_regret", log: boo
                 v = np.maximum(v, floor)
             mean = v.mean(0)
             se = v.std(0, ddof=1) / np.sqrt(v.shape[0]) if v.shape[0] > 1 else np.zeros_like(mean)
-            steps = np.arange(1, v.shape[1] + 1)
+            steps = np.asarray(cost_grid) if cost_grid is not None else np.arange(1, v.shape[1] + 1)
             ax.plot(steps, mean, label=method)
             ax.fill_between(steps, np.maximum(mean - se, floor) if log else mean - se, mean + se, alpha=0.25)
         n0 = initial.get(prob) if isinstance(initial, Mapping) else initial
         if n0:
             ax.axvline(n0 + 0.5, color="grey", ls="--", lw=1)
         ax.set_title((titles or {}).get(prob, prob))
-        ax.set_xlabel("evaluations")
+        ax.set_xlabel("cumulative cost" if cost_grid is not None else "evaluations")
         ax.set_ylabel(metric.replace("_", " "))
         if log:
             ax.set_yscale("log")

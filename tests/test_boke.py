@@ -128,11 +128,11 @@ PROBLEM = jbo.problems.get("branin")
 
 def test_boke_plus_with_p_one_equals_boke():
     key = jax.random.key(3)
-    a = jbo.run(boke.BOKE(num_initial=4, **SMALL), PROBLEM, key, 12, boke.BOKEParams(p=1.0))
-    b = jbo.run(boke.BOKE(num_initial=4, plus=True, **SMALL), PROBLEM, key, 12, boke.BOKEParams(p=1.0))
+    a = jbo.run(boke.BOKE(num_initial=4, **SMALL), PROBLEM, key, 12, boke.BOKEParams())
+    b = jbo.run(boke.BOKE(num_initial=4, plus=True, **SMALL), PROBLEM, key, 12, boke.BOKEPlusParams(p=1.0))
     np.testing.assert_array_equal(np.asarray(a.actions), np.asarray(b.actions))
     assert int(b.final_state.exploit_steps) == 0
-    c = jbo.run(boke.BOKE(num_initial=4, plus=True, **SMALL), PROBLEM, key, 12, boke.BOKEParams(p=0.0))
+    c = jbo.run(boke.BOKE(num_initial=4, plus=True, **SMALL), PROBLEM, key, 12, boke.BOKEPlusParams(p=0.0))
     assert int(c.final_state.exploit_steps) == 8
 
 
@@ -148,7 +148,7 @@ def test_boke_without_exploration_exploits_the_best_point():
     """No exploration term (BOKE+ with p = 0, i.e. beta = 0) and a small bandwidth: the chosen point's
     KR mean is ~ max_i y_i (spec 10.7.5)."""
     alg = boke.BOKE(num_initial=8, plus=True, **SMALL)
-    params = boke.BOKEParams(p=0.0, bandwidth_scale=0.02)
+    params = boke.BOKEPlusParams(p=0.0, bandwidth_scale=0.02)
     tr = jbo.run(alg, PROBLEM, jax.random.key(1), 9, params)
     buf = data.from_arrays(tr.actions[:8], tr.observations[:8], 8)
     h = boke.bandwidth(buf, 0.02)
@@ -160,26 +160,51 @@ def test_kr_ucb_widening_limits():
     """alpha -> 0: never widens, only re-samples design points; alpha = 1: widens every step."""
     alg = boke.KRUCB(num_initial=5, **SMALL)
     key = jax.random.key(2)
-    never = jbo.run(alg, PROBLEM, key, 13, boke.BOKEParams(alpha=1e-9))
+    never = jbo.run(alg, PROBLEM, key, 13, boke.KRUCBParams(alpha=1e-9))
     assert int(never.final_state.exploit_steps) == 8
     design = np.asarray(never.actions[:5])
     for a in np.asarray(never.actions[5:]):
         assert np.any(np.all(design == a, axis=1))
-    always = jbo.run(alg, PROBLEM, key, 13, boke.BOKEParams(alpha=1.0))
+    always = jbo.run(alg, PROBLEM, key, 13, boke.KRUCBParams(alpha=1.0))
     assert int(always.final_state.exploit_steps) == 0
     assert len(np.unique(np.asarray(always.actions), axis=0)) == 13
 
 
-def test_density_exploration_fills_space_at_rate_one_over_d():
-    """DE's fill distance decays roughly like t^(-1/d): log-log slope near -1/2 for d = 2."""
+def test_density_exploration_fill_distance_tracks_the_bandwidth():
+    """DE's fill distance at d = 2 decays between the bandwidth rate t^(-1/(d+4)) and the covering rate t^(-1/d).
+
+    Tracker defect "the test wants a slope in (-0.8, -0.3), the Fig 3 log measures -0.289": the log is right
+    and the old test's claim (spec 10.7 item 6: "slope ~ -1/d") was wrong; the two differed only in the fit
+    window. The old test fitted t in {8, 16, 32, 64} of one seed: -0.36 (key 0); the committed 100-seed means
+    give -0.425 over t in [8, 49] but -0.289 over the script's window t in [10, 200] (-0.227 over [34, 200]).
+    Rerunning this test's own computation (101^2 grid, SMALL optimiser) over the script's window gives the
+    log's number: -0.283 (mean of 8 seeds; -0.289 with the script's optimiser settings), so neither the probe
+    set, the optimiser budget nor the seeds explain the gap. The local slope flattens as t grows because DE
+    only sees the design through W_t, a kernel sum at the Scott bandwidth h_t = c_h t^(-1/(d+4)): holes
+    narrower than ~h_t barely lower W_t, so the fill distance settles at the order of h_t (Thm 4.4(a) /
+    Cor 4.8: every x ends up within O(h) of the queries). In the committed CSV, fill / h_t is ~0.78 for all
+    t in [12, 200] at d = 1 (slope -0.181 vs -1/5) and falls 1.67 -> 1.14 over t in [12, 200] at d = 2. So
+    the asymptotic slope is -1/(d+4) = -1/6, not -1/d = -1/2 (the paper claims t^(-1/d) only for GP
+    exploration; no design can beat the covering rate t^(-1/d)). Over the script's window the slope lies
+    strictly between the two rates.
+    """
+    d, T = 2, 200
     alg = boke.DensityExploration(**SMALL)
     prob = jbo.problems.from_function(lambda x: jnp.sum(x), [[0.0, 0.0], [1.0, 1.0]])
-    pts = np.asarray(jbo.run(alg, prob, jax.random.key(0), 64).actions)
-    grid = np.stack(np.meshgrid(np.linspace(0, 1, 101), np.linspace(0, 1, 101)), -1).reshape(-1, 2)
-    ts = np.array([8, 16, 32, 64])
-    fill = [np.sqrt(((grid[:, None] - pts[None, :t]) ** 2).sum(-1)).min(1).max() for t in ts]
-    slope = np.polyfit(np.log(ts), np.log(fill), 1)[0]
-    assert -0.8 < slope < -0.3, slope
+    pts = np.asarray(jbo.run(alg, prob, jax.random.key(0), T).actions)
+    grid = np.stack(np.meshgrid(np.linspace(0, 1, 101), np.linspace(0, 1, 101)), -1).reshape(-1, 2)  # incl. corners
+    fill = np.minimum.accumulate(np.sqrt(((grid[:, None] - pts[None]) ** 2).sum(-1)), axis=1).max(0)  # h(X_t), t=1..T
+    ts = np.unique(np.round(np.geomspace(1, T, 16)).astype(int))  # the script's t grid ...
+    ts = ts[ts >= 10]  # ... and its fit window [10, T]: 12, 17, ..., 200
+    f = fill[ts - 1]
+    slope = np.polyfit(np.log(ts), np.log(f), 1)[0]  # key 0: -0.264; keys 0-7: -0.255..-0.298; Fig 3 log: -0.289
+    assert -1.0 / d < slope < -1.0 / (d + 4), slope
+    # fill / h_t; key 0: 1.52 (t = 12) -> 1.07 (t = 200); keys 0-7 in [1.07, 1.76]
+    ratio = f / (boke.SCOTT_UNIFORM * ts ** (-1.0 / (d + 4)))
+    assert np.all((0.8 < ratio) & (ratio < 2.0)), ratio
+    early = np.polyfit(np.log(ts[ts <= 49]), np.log(f[ts <= 49]), 1)[0]  # key 0: -0.34 (keys 0-7: -0.31..-0.46)
+    late = np.polyfit(np.log(ts[ts >= 49]), np.log(f[ts >= 49]), 1)[0]  # key 0: -0.24 (keys 0-7: -0.15..-0.24)
+    assert early < late, (early, late)  # the slope flattens towards -1/(d+4): why the fit window matters
 
 
 def test_paper_gp_matches_direct_solve():
@@ -187,14 +212,15 @@ def test_paper_gp_matches_direct_solve():
     n, noise_std = 6, 0.3
     alg = boke.PaperGP(num_initial=2)
     buf = _buffer(n)
-    state = alg.init(None, alg.default_params(), jbo.engine.Spec(2, 12))._replace(buffer=buf)
-    hyp = alg.fitted(None, state, boke.PaperGPParams(noise_std=noise_std))
+    state = alg.init(None, alg.default_params(), jbo.engine.box_spec(2, 12))._replace(buffer=buf)
+    params = jbo.replace_params(alg.default_params(), noise_std=noise_std)
+    hyp = alg.fitted(None, state, params)
     post = jbo.gp.condition(buf, hyp, "se")
     x = np.array([0.2, 0.7])
     mu, sd = Y8[:n].mean(), Y8[:n].std(ddof=1)
     ls = 0.5 * math.sqrt(2 / 6)
     k = lambda a, b: np.exp(-0.5 * np.sum((a[:, None] - b[None]) ** 2, -1) / ls**2)  # noqa: E731
-    K = k(X8[:n], X8[:n]) + ((noise_std / sd) ** 2 + jbo.gp.NOISE_FLOOR) * np.eye(n)
+    K = k(X8[:n], X8[:n]) + ((noise_std / sd) ** 2 + alg.model.noise_floor) * np.eye(n)
     kx = k(x[None], X8[:n])[0]
     mean = mu + sd * kx @ np.linalg.solve(K, (Y8[:n] - mu) / sd)
     var = sd**2 * (1 - kx @ np.linalg.solve(K, kx))

@@ -52,11 +52,11 @@ def test_metrics_are_consistent(ucb_seeds):
 
 def test_sweep_equals_separate_runs():
     betas = jnp.array([0.5, 4.0])
-    params = jbo.engine.stack_params(*[UCB.default_params()._replace(beta=b) for b in [0.5, 4.0]])
+    params = jbo.engine.stack_params(*[jbo.replace_params(UCB.default_params(), beta=b) for b in [0.5, 4.0]])
     swept = jbo.run_sweep(UCB, PROBLEM, KEY, T, 2, params)
     assert swept.actions.shape == (2, 2, T, 2)
     for i, b in enumerate(betas):
-        one = jbo.run_seeds(UCB, PROBLEM, KEY, T, 2, UCB.default_params()._replace(beta=float(b)))
+        one = jbo.run_seeds(UCB, PROBLEM, KEY, T, 2, jbo.replace_params(UCB.default_params(), beta=float(b)))
         np.testing.assert_allclose(swept.actions[i], one.actions, rtol=1e-9, atol=1e-12)
 
 
@@ -67,7 +67,7 @@ def test_ask_tell_on_host_reproduces_the_scan():
     opt = jbo.AskTell(UCB, problem.bounds, T, KEY)
     f = lambda x: float(problem.objective(jnp.asarray(x)))  # noqa: E731  (a plain host function)
     best_x, best_y = opt.optimize(f)
-    xs = np.stack(opt.xs)[:, 0]
+    xs = np.stack(opt.xs)
     np.testing.assert_allclose(problem.space.to_unit(xs), scan.actions, rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(best_y, scan.metrics["best_value"][-1], rtol=1e-9)
     with pytest.raises(RuntimeError, match="budget"):
@@ -105,6 +105,8 @@ def test_error_unknown_names():
         jbo.algorithms.get("gp_ucbb")
     with pytest.raises(ValueError, match="unknown acquisition"):
         jbo.algorithms.GPBO(acquisition="foo")
+    with pytest.raises(ValueError, match="unknown parameter"):
+        jbo.replace_params(UCB.default_params(), betta=1.0)
     with pytest.raises(ValueError, match="bad options"):
         jbo.problems.get("branin", dim=3)
 
@@ -116,7 +118,7 @@ def test_error_unknown_names():
 ])
 def test_error_bad_bounds(bounds, msg):
     with pytest.raises(ValueError, match=msg):
-        jbo.Space(bounds)
+        jbo.spaces.Box(bounds)
     with pytest.raises(ValueError, match=msg):
         jbo.problems.from_function(lambda x: x.sum(), bounds)
 

@@ -17,7 +17,7 @@ PARAMS = gp.GPParams(jnp.log(jnp.array([0.3, 0.5])), jnp.log(1.4), jnp.log(0.05)
 
 
 def numpy_posterior(name, x, y, xq, p):
-    ls, s, noise, m = np.exp(np.asarray(p.log_lengthscale)), float(np.exp(p.log_outputscale)), float(p.noise), float(p.mean)
+    ls, s, noise, m = np.exp(np.asarray(p.log_lengthscale)), float(np.exp(p.log_outputscale)), float(gp.GPModel().noise(p)), float(p.mean)
     mu, sd = y.mean(), y.std(ddof=1)
     z = (y - mu) / sd - m
     K = numpy_kernel(name, x, x, ls, s) + noise * np.eye(len(x))
@@ -48,7 +48,7 @@ def test_padded_equals_unpadded():
 
 def test_log_marginal_likelihood_matches_scipy():
     buf = data.from_arrays(jnp.asarray(X), jnp.asarray(Y), CAP)
-    ls, s, noise = np.exp(np.asarray(PARAMS.log_lengthscale)), float(np.exp(PARAMS.log_outputscale)), float(PARAMS.noise)
+    ls, s, noise = np.exp(np.asarray(PARAMS.log_lengthscale)), float(np.exp(PARAMS.log_outputscale)), float(gp.GPModel().noise(PARAMS))
     K = numpy_kernel("matern52", X, X, ls, s) + noise * np.eye(N)
     ref = multivariate_normal(mean=np.full(N, float(PARAMS.mean)), cov=K).logpdf(Y)
     val = gp.log_marginal_likelihood(PARAMS, buf.x, buf.y, buf.mask)
@@ -100,20 +100,21 @@ def test_fit_reaches_scipy_optimum(prior):
     """Adam restarts (fixed iterations) reach the optimum an independent L-BFGS-B finds."""
     from scipy.optimize import minimize
 
+    model = gp.GPModel(prior=prior)
     buf = data.from_arrays(jnp.asarray(X), jnp.asarray(Y), CAP)
     ym, ys = data.masked_mean_std(buf.y, buf.mask)
     yz = jnp.where(buf.mask, (buf.y - ym) / ys, 0.0)
 
     def obj(p):
-        return gp.log_marginal_likelihood(p, buf.x, yz, buf.mask) + (0 if prior is None else prior.log_prob(p))
+        return gp.log_marginal_likelihood(p, buf.x, yz, buf.mask) + model.log_prior(p)
 
     unpack = lambda v: gp.GPParams(v[:2], v[2], v[3], v[4])  # noqa: E731
     f = jax.jit(jax.value_and_grad(lambda v: -obj(unpack(v))))
-    lo = [float(gp.LOG_LS_BOUNDS[0])] * 2 + [float(gp.LOG_SCALE_BOUNDS[0]), float(gp.LOG_NOISE_BOUNDS[0]), -5]
-    hi = [float(gp.LOG_LS_BOUNDS[1])] * 2 + [float(gp.LOG_SCALE_BOUNDS[1]), float(gp.LOG_NOISE_BOUNDS[1]), 5]
+    b = [np.log(model.lengthscale_bounds)] * 2 + [np.log(model.outputscale_bounds), np.log(model.noise_bounds)]
+    lo, hi = [v[0] for v in b] + [-5], [v[1] for v in b] + [5]
     best = min((minimize(lambda v: [np.asarray(a, float) for a in f(jnp.asarray(v))], v0, jac=True, method="L-BFGS-B",
                          bounds=list(zip(lo, hi))) for v0 in rng.uniform(-2, 0, size=(6, 5))), key=lambda r: r.fun)
-    fitted = jax.jit(lambda k: gp.fit(k, buf, prior=prior, num_restarts=4, num_steps=200))(jax.random.key(0))
+    fitted = jax.jit(lambda k: gp.fit(k, buf, model, num_restarts=4, num_steps=200))(jax.random.key(0))
     assert float(obj(fitted)) > -best.fun - 0.05
     assert float(obj(fitted)) > float(obj(gp.default_params(D)))
 

@@ -35,12 +35,14 @@ def methods(num_initial: int, names=METHODS) -> dict:
 def params_for(method: str, varsigma: float, noise_std: float):
     """varsigma enters beta_t (BOKE, BOKE+) and C = sqrt(2) varsigma (KR-UCB); the GP gets sigma_eps."""
     if method == "GP-UCB":
-        return boke.PaperGPParams(noise_std=noise_std)
+        return jbo.replace_params(boke.PaperGP().default_params(), noise_std=noise_std)
     if method == "Random":
         return None
     if method == KRUCB_08:
-        return boke.BOKEParams(varsigma=varsigma, alpha=0.8)
-    return boke.BOKEParams(varsigma=varsigma)
+        return boke.KRUCBParams(varsigma=varsigma, alpha=0.8)
+    if method == "KR-UCB":
+        return boke.KRUCBParams(varsigma=varsigma)
+    return boke.BOKEPlusParams(varsigma=varsigma) if method == "BOKE+" else boke.BOKEParams(varsigma=varsigma)
 
 
 def out_path(name: str, quick: bool, ext: str) -> Path:

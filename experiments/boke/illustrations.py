@@ -125,7 +125,7 @@ def fig4(key):
 
 def fig5(key, steps):
     problem = toy().with_noise(NOISE)
-    params = boke.BOKEParams(varsigma=NOISE)
+    params = boke.BOKEPlusParams(varsigma=NOISE)  # BOKE reads the fields it needs; BOKE+ also p
     fig, axes = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
     counts = {}
     for ax, (label, alg) in zip(axes, (("BOKE", boke.BOKE(num_initial=5)), ("BOKE+", boke.BOKE(num_initial=5, plus=True)))):

@@ -33,16 +33,16 @@ import jbo  # noqa: E402
 from common import header, out_path  # noqa: E402
 from jbo import data  # noqa: E402
 from jbo.algorithms import boke  # noqa: E402
-from jbo.engine import Spec  # noqa: E402
+from jbo.engine import Step, box_spec  # noqa: E402
 from jbo.studies import compile_seeds  # noqa: E402
 
-ask = eqx.filter_jit(lambda alg, key, state, params: alg.ask(key, state, params)[0])
+ask = eqx.filter_jit(lambda alg, key, state, params: alg.ask(key, state, params, Step(state.buffer.count, False))[0])
 
 
 def time_step(alg, params, problem, t, repeats):
     x = jax.random.uniform(jax.random.key(t), (t, problem.dim))
     y = jax.vmap(problem.objective_unit)(x)
-    state = alg.init(jax.random.key(0), params, Spec(problem.dim, t))
+    state = alg.init(jax.random.key(0), params, box_spec(problem.dim, t))
     state = state._replace(buffer=data.from_arrays(x, y, t))
     jax.block_until_ready(ask(alg, jax.random.key(0), state, params))  # compile for this size
     times = []
@@ -65,9 +65,9 @@ def main():
     gp_refit = jbo.algorithms.GPBO(kernel="se", fit="mle", num_raw_per_dim=1024, opt_steps=50)
     methods = {  # name: (algorithm, params, t grid)
         "BOKE": (boke.BOKE(), boke.BOKEParams(varsigma=0.1), big),
-        "BOKE+": (boke.BOKE(plus=True), boke.BOKEParams(varsigma=0.1), big),
-        "KR-UCB": (boke.KRUCB(), boke.BOKEParams(varsigma=0.1), big),
-        "GP-UCB (fixed)": (boke.PaperGP(), boke.PaperGPParams(), big[:5]),
+        "BOKE+": (boke.BOKE(plus=True), boke.BOKEPlusParams(varsigma=0.1), big),
+        "KR-UCB": (boke.KRUCB(), boke.KRUCBParams(varsigma=0.1), big),
+        "GP-UCB (fixed)": (boke.PaperGP(), boke.PaperGP().default_params(), big[:5]),
         "GP-UCB (MLE refit)": (gp_refit, jbo.algorithms.GPBOParams(beta=4.0, lengthscale=0.35), big[:4]),
     }
     if args.part in ("all", "table"):

@@ -62,12 +62,12 @@ def main():
         f_star = problem.optimal_value if problem.optimal_value is not None else numerical_optimum(problem)[0]
         methods = {LABELS[m]: method_from_args(m, problem, args) for m in names}
         table = studies.run_study(methods, {pname: problem}, seeds, T, key=100)
-        table["regret_vs_numerical"] = f_star - table["expected_value"]
+        table["regret_vs_numerical"] = f_star - table["value"]
         table = table.sort_values(["method", "seed", "step"])
         grp = table.groupby(["method", "seed"], sort=False)
         table["cumulative_regret"] = grp.regret_vs_numerical.cumsum()
         table["cumulative_reward"] = grp.reward.cumsum()
-        table["cumulative_expected"] = grp.expected_value.cumsum()
+        table["cumulative_expected"] = grp.value.cumsum()
         stem = "fig2" if pname == "ackley_4c" else "fig1"
         table.to_csv(out_path(f"{stem}_{pname}", args.quick, "csv"), index=False)
         metric = {"complicated_hartmann": "cumulative_reward", "portfolio_uniform": "cumulative_expected",

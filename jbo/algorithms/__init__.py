@@ -7,17 +7,22 @@ from __future__ import annotations
 from typing import Callable
 
 from jbo.algorithms import boke, sbo
-from jbo.algorithms.gp_bo import GPBO, GPBOParams, GPBOState, RandomSearch, srinivas_beta
+from jbo.algorithms.gp_bo import GPBO, GPBOParams, GPBOState, Hypers, HypersParams, RandomSearch, srinivas_beta
+
+
+def _gp(acquisition):
+    return lambda **o: GPBO(acquisition=o.pop("acquisition", acquisition), **o)
+
 
 _REGISTRY: dict[str, Callable] = {
     "random_search": RandomSearch,
-    "gp_ucb": lambda **o: GPBO(acquisition="ucb", **o),
-    "gp_ei": lambda **o: GPBO(acquisition="ei", **o),
-    "gp_log_ei": lambda **o: GPBO(acquisition="log_ei", **o),
-    "gp_pi": lambda **o: GPBO(acquisition="pi", **o),
-    "gp_ts": lambda **o: GPBO(acquisition="ts", **o),
-    "gp_mean": lambda **o: GPBO(acquisition="mean", **o),
-    "gp_std": lambda **o: GPBO(acquisition="std", **o),
+    "gp_ucb": _gp("ucb"),
+    "gp_ei": _gp("ei"),
+    "gp_log_ei": _gp("log_ei"),
+    "gp_pi": _gp("pi"),
+    "gp_ts": _gp("ts"),
+    "gp_mean": _gp("mean"),
+    "gp_std": _gp("std"),
     # BOKE paper (jbo.algorithms.boke)
     "boke": boke.BOKE,
     "boke_plus": lambda **o: boke.BOKE(plus=True, **o),
@@ -25,7 +30,7 @@ _REGISTRY: dict[str, Callable] = {
     "density_exploration": boke.DensityExploration,
     "boke_gp_ucb": boke.PaperGP,
     "boke_gp_std": lambda **o: boke.PaperGP(acquisition="std", **o),
-    # SBO-KDE paper (jbo.algorithms.sbo): contextual environments only
+    # SBO-KDE paper (jbo.algorithms.sbo): GP-BOs with contextual acquisitions (contextual environments)
     **{f"sbo:{m}": (lambda m: lambda **o: sbo.SBO(method=m, **o))(m) for m in sbo.METHODS},
 }
 
@@ -48,4 +53,5 @@ def get(name: str, **options):
         raise ValueError(f"bad options {options} for algorithm {name!r}: {e}") from None
 
 
-__all__ = ["boke", "sbo", "GPBO", "GPBOParams", "GPBOState", "RandomSearch", "get", "names", "register", "srinivas_beta"]
+__all__ = ["boke", "sbo", "GPBO", "GPBOParams", "GPBOState", "Hypers", "HypersParams", "RandomSearch", "get", "names",
+           "register", "srinivas_beta"]

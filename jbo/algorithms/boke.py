@@ -21,15 +21,15 @@ Decisions where the paper is silent (spec section 9; also in the README "BOKE" s
     only on the shared design (D3). delta = 0.1. Raw y, no standardisation.
   * BOKE+ p = 0.5 (D8). KR-UCB: C = sqrt(2) varsigma, tau = e^(-1/2) (rho = h_t), alpha = 0.5 (D10).
   * Inner optimiser (D9): 1024 d uniform candidates + the data, top 10 starts, 50 iterations. The
-    paper used L-BFGS-B; we default to projected Adam with a cosine-decayed step, because optax's
-    L-BFGS line search is a while_loop that runs every lane to the slowest under vmap
-    (opt_method="lbfgs" is available). Adam's steps do not scale with the gradient, so the huge
-    gradients of W^(-1/2) in empty corners are harmless.
+    paper used L-BFGS-B; we default to projected Adam with a cosine-decayed step (every committed
+    result uses it; jbo's bounded projected L-BFGS is opt_method="lbfgs"). Adam's steps do not scale
+    with the gradient, so the huge gradients of W^(-1/2) in empty corners are harmless.
   * log W^(-1/2) is capped at LOG_CAP = 300; where a compact kernel covers nothing (W = 0) it is
     LOG_CAP + d(x, X_t), so ties break towards the point farthest from the data (D19).
 
 Also here: the paper's GP-UCB baseline (App. A.1: RBF kernel, FIXED lengthscale and beta) and GP
-pure exploration (argmax of the GP std, Fig. 3), both built on jbo.algorithms.gp_bo.GPBO.
+pure exploration (argmax of the GP std, Fig. 3): a jbo.algorithms.gp_bo.GPBO composed with the SE
+kernel, a zero prior mean and the paper's fixed-hyper-parameter rule (PaperHypers).
 """
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ import jax
 import jax.numpy as jnp
 from jax.scipy.special import logsumexp
 
-from jbo import data, gp, kde, optimize, regression
+from jbo import acquisitions, data, gp, kde, optimize, regression
 from jbo.algorithms.gp_bo import GPBO
 from jbo.engine import Algorithm, Spec
 
@@ -50,15 +50,36 @@ SCOTT_UNIFORM = 1.0 / math.sqrt(12.0)  # std of U[0, 1]
 
 
 class BOKEParams(NamedTuple):
-    """Traced (sweepable) numbers shared by BOKE, BOKE+, KR-UCB and DE."""
+    """BOKE's traced (sweepable) numbers."""
 
     bandwidth_scale: jax.Array | float = SCOTT_UNIFORM  # c_h in h_t = c_h t^(-1/(d+4))
     varsigma: jax.Array | float = 0.0  # sub-Gaussian noise level in beta_t; <= 0: 0.1 std(y_design)
     delta: jax.Array | float = 0.1  # confidence level in beta_t
-    p: jax.Array | float = 0.5  # BOKE+: probability of an IKR-UCB step
-    C: jax.Array | float = 0.0  # KR-UCB exploration weight; <= 0: sqrt(2) varsigma
-    tau: jax.Array | float = math.exp(-0.5)  # KR-UCB kernel-neighbourhood level k(x, x~) > tau
-    alpha: jax.Array | float = 0.5  # KR-UCB progressive-widening exponent
+
+
+class BOKEPlusParams(NamedTuple):
+    """BOKE+'s: BOKE's and the coin."""
+
+    bandwidth_scale: jax.Array | float = SCOTT_UNIFORM
+    varsigma: jax.Array | float = 0.0
+    delta: jax.Array | float = 0.1
+    p: jax.Array | float = 0.5  # probability of an IKR-UCB step
+
+
+class KRUCBParams(NamedTuple):
+    """KR-UCB's."""
+
+    bandwidth_scale: jax.Array | float = SCOTT_UNIFORM
+    varsigma: jax.Array | float = 0.0  # enters C = sqrt(2) varsigma when C <= 0
+    C: jax.Array | float = 0.0  # exploration weight; <= 0: sqrt(2) varsigma
+    tau: jax.Array | float = math.exp(-0.5)  # kernel-neighbourhood level k(x, x~) > tau
+    alpha: jax.Array | float = 0.5  # progressive-widening exponent
+
+
+class DEParams(NamedTuple):
+    """Density exploration's: only the bandwidth."""
+
+    bandwidth_scale: jax.Array | float = SCOTT_UNIFORM
 
 
 class KRState(NamedTuple):
@@ -135,13 +156,10 @@ class _KernelBO(Algorithm):
     def __check_init__(self):
         _check_common(self.kernel, self.bandwidth_rule, self.num_initial, self.opt_method)
 
-    def default_params(self) -> BOKEParams:
-        return BOKEParams()
-
     def init(self, key, params, spec: Spec) -> KRState:
         return KRState(data.empty(spec.num_steps, spec.dim), jnp.zeros((), jnp.int32))
 
-    def tell(self, key, state: KRState, params, action, observation) -> KRState:
+    def tell(self, key, state: KRState, params, action, observation, step) -> KRState:
         return state._replace(buffer=data.append(state.buffer, action, observation))
 
     def _maximize(self, fn, key, buffer: data.Buffer, **kw):
@@ -157,7 +175,10 @@ class BOKE(_KernelBO):
 
     plus: bool = eqx.field(static=True, default=False)
 
-    def ask(self, key, state: KRState, params: BOKEParams):
+    def default_params(self):
+        return BOKEPlusParams() if self.plus else BOKEParams()
+
+    def ask(self, key, state: KRState, params: BOKEParams | BOKEPlusParams, step):
         k_coin, k_opt = jax.random.split(key)
         buf = state.buffer
         h = bandwidth(buf, params.bandwidth_scale, self.bandwidth_rule)
@@ -172,7 +193,10 @@ class DensityExploration(_KernelBO):
 
     num_initial: int = eqx.field(static=True, default=1)
 
-    def ask(self, key, state: KRState, params: BOKEParams):
+    def default_params(self) -> DEParams:
+        return DEParams()
+
+    def ask(self, key, state: KRState, params: DEParams, step):
         buf = state.buffer
         h = bandwidth(buf, params.bandwidth_scale, self.bandwidth_rule)
         return self._maximize(lambda x: log_sigma(x, buf, h, self.kernel), key, buf), state
@@ -216,7 +240,10 @@ def count_distinct(buffer: data.Buffer) -> jax.Array:
 class KRUCB(_KernelBO):
     """KR-UCB with progressive widening (Yee et al. 2016, as in the paper's App. A.2, Alg. 5)."""
 
-    def ask(self, key, state: KRState, params: BOKEParams):
+    def default_params(self) -> KRUCBParams:
+        return KRUCBParams()
+
+    def ask(self, key, state: KRState, params: KRUCBParams, step):
         k_ball, k_opt = jax.random.split(key)
         buf = state.buffer
         n = buf.count.astype(jnp.float64)
@@ -248,36 +275,39 @@ class KRUCB(_KernelBO):
 
 
 # ---------------------------------------------------------------- the paper's GP baselines
-class PaperGPParams(NamedTuple):
-    beta: jax.Array | float = 4.0  # fixed beta (sqrt(beta) = 2)
+class PaperHypersParams(NamedTuple):
     lengthscale: jax.Array | float = 0.0  # <= 0: 0.5 sqrt(d/6) on the unit cube
-    noise_std: jax.Array | float = 0.0  # sigma_eps in y units; 0: jitter 1e-6 (noise-free runs)
+    noise_std: jax.Array | float = 0.0  # sigma_eps in y units; 0: jitter only (noise-free runs)
 
 
-class PaperGP(GPBO):
-    """GP-UCB as in the BOKE paper (App. A.1, spec 3.5): RBF kernel, FIXED lengthscale, fixed beta,
-    zero prior mean on standardised y, noise sigma_eps^2 / std(y)^2 (or jitter 1e-6). With
-    acquisition="std" it is GP pure exploration (argmax sigma_t, the Fig. 3 comparison)."""
+class PaperHypers(eqx.Module):
+    """The BOKE paper's fixed GP hyper-parameters (App. A.1, spec 3.5): lengthscale 0.5 sqrt(d/6)
+    (or the given one), outputscale 1 on standardised y, noise variance sigma_eps^2 / std(y)^2
+    (floored at 1e-12; the model adds its 1e-6 noise floor)."""
 
-    kernel: str = eqx.field(static=True, default="se")
-    fit: str = eqx.field(static=True, default="fixed")
-    num_raw_per_dim: int = eqx.field(static=True, default=1024)
-    opt_steps: int = eqx.field(static=True, default=50)
+    def default_params(self) -> PaperHypersParams:
+        return PaperHypersParams()
 
-    def default_params(self) -> PaperGPParams:
-        return PaperGPParams()
-
-    def init(self, key, params: PaperGPParams, spec: Spec):
-        return super().init(key, GPBO().default_params(), spec)
-
-    def fitted(self, key, state, params: PaperGPParams) -> gp.GPParams:
-        d = state.buffer.x.shape[1]
+    def __call__(self, buffer: data.Buffer, params: PaperHypersParams) -> gp.GPParams:
+        d = buffer.x.shape[1]
         ls = jnp.where(params.lengthscale > 0, params.lengthscale, 0.5 * math.sqrt(d / 6.0))
-        _, y_std = data.masked_mean_std(state.buffer.y, state.buffer.mask)
-        noise = jnp.maximum((params.noise_std / y_std) ** 2, 1e-12)  # + gp.NOISE_FLOOR (1e-6) jitter
+        _, y_std = data.masked_mean_std(buffer.y, buffer.mask)
+        noise = jnp.maximum((params.noise_std / y_std) ** 2, 1e-12)
         return gp.default_params(d, ls, 1.0, noise, 0.0)
 
 
-__all__ = ["BOKE", "BOKEParams", "DensityExploration", "KRState", "KRUCB", "LOG_CAP", "PaperGP", "PaperGPParams",
+def PaperGP(acquisition="ucb", num_initial: int = 5, **options) -> GPBO:  # noqa: N802  (a configured GPBO)
+    """GP-UCB as in the BOKE paper: RBF kernel, FIXED lengthscale, beta = 4 (sqrt(beta) = 2), zero prior
+    mean on standardised y, 1024 d raw candidates and 50 optimiser steps. acquisition="std" is GP
+    pure exploration (argmax sigma_t, the Fig. 3 comparison); any other acquisition works too."""
+    acq = acquisitions.UCB(beta=4.0) if acquisition == "ucb" else acquisition
+    options.setdefault("model", gp.GPModel(kernel="se", mean="zero"))
+    options.setdefault("num_raw_per_dim", 1024)
+    options.setdefault("opt_steps", 50)
+    return GPBO(acquisition=acq, hypers=PaperHypers(), fit="fixed", num_initial=num_initial, **options)
+
+
+__all__ = ["BOKE", "BOKEParams", "BOKEPlusParams", "DEParams", "DensityExploration", "KRUCBParams", "KRState", "KRUCB", "LOG_CAP", "PaperGP", "PaperHypers",
+           "PaperHypersParams",
            "arm_statistics", "ball_box_projection", "bandwidth", "beta_t", "count_distinct", "ikr_ucb",
            "kernel_radius", "log_sigma", "noise_level"]

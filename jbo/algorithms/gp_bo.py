@@ -1,152 +1,221 @@
-"""Standard baselines: random search and GP-based BO (UCB, EI, log-EI, PI, Thompson sampling, and
-pure exploration by the posterior std).
+"""Standard baselines: random search and GP-based BO, built by composition.
 
-Each GP method refits hyper-parameters every step (MLE or MAP, warm-started from the last fit) or
-keeps them fixed, conditions the GP once per step, and maximises the acquisition with the inner
-optimiser (raw screening + top-k projected L-BFGS). All run inside the engine's scan.
+A :class:`GPBO` is three pieces and an optimiser:
+
+    hyper-parameters : the fixed rule (`hypers`, default :class:`Hypers`: constants in Params) or a
+                       refit every step (MLE or MAP of the GPModel, warm-started from the last fit);
+    model            : one jbo.gp.GPModel (kernel, bounds, priors, trained parameters, mean, noise floor);
+    acquisition      : any jbo.acquisitions.Acquisition (UCB, EI, log-EI, PI, Thompson, mean, std, a
+                       user's function, or a contextual piece such as SBO-KDE's);
+
+and it maximises the acquisition with the inner optimiser (raw screening + top-k projected Adam or
+L-BFGS), or scores every arm on a finite arm set. It runs on a box, a finite arm set, control sets
+(the GP sees the realised full points) and contextual problems (a contextual acquisition puts the GP
+on (x, c); any other ignores c). One class serves every paper's GP baseline: the BOKE paper's GP-UCB
+is a GPBO with the SE kernel, zero mean and its fixed-hyper-parameter rule (jbo.algorithms.boke),
+the SBO-KDE paper's methods are GPBOs with contextual acquisitions (jbo.algorithms.sbo).
 """
 from __future__ import annotations
 
-import math
-from typing import NamedTuple
+import dataclasses
+from typing import Any, NamedTuple
 
 import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jbo import acquisitions, data, gp, kernels, optimize
-from jbo.engine import Algorithm, Spec
+from jbo import acquisitions, data, designs, gp, optimize
+from jbo.acquisitions import srinivas_beta  # noqa: F401  (re-exported: jbo.algorithms.srinivas_beta)
+from jbo.engine import Algorithm, Spec, Step
+from jbo.spaces import ControlAction, ControlObservation, ControlSets, FiniteArms
 
-ACQUISITIONS = ("ucb", "ei", "log_ei", "pi", "ts", "mean", "std")
 FITS = ("fixed", "mle", "map")
 
 
 # ---------------------------------------------------------------- random search
 class RandomState(NamedTuple):
-    x: jax.Array  # (d,) a template of the action shape
+    space: Any  # the action space (its sample() draws the next action)
 
 
 class RandomSearch(Algorithm):
-    """Uniform random search (after the shared initial design)."""
+    """Uniform random actions (after the shared initial design), on any space."""
 
     num_initial: int = eqx.field(static=True, default=5)
 
     def init(self, key, params, spec: Spec):
-        return RandomState(jnp.zeros(spec.dim))
+        return RandomState(spec.space)
 
-    def ask(self, key, state, params):
-        return jax.random.uniform(key, state.x.shape), state
+    def ask(self, key, state, params, step):
+        return state.space.sample(key), state
 
-    def tell(self, key, state, params, action, observation):
+    def tell(self, key, state, params, action, observation, step):
         return state
 
 
-# ---------------------------------------------------------------- GP-BO
-class GPBOParams(NamedTuple):
-    """Traced (sweepable) numbers of the GP baselines."""
+# ---------------------------------------------------------------- hyper-parameter rules
+class HypersParams(NamedTuple):
+    """Fixed (fit="fixed") or initial (refits) hyper-parameters: unit cube, model's y scale."""
 
-    beta: jax.Array | float = 2.0  # UCB weight: mean + sqrt(beta) * std ("constant" schedule)
-    delta: jax.Array | float = 0.1  # confidence of the Srinivas schedule
-    beta_scale: jax.Array | float = 0.2  # Srinivas et al. scale their theoretical beta down by 5
-    xi: jax.Array | float = 0.0  # EI/PI improvement margin over the incumbent
-    lengthscale: jax.Array | float = 0.2  # fixed / initial hyper-parameters (unit cube, standardised y)
+    lengthscale: jax.Array | float = 0.2
     outputscale: jax.Array | float = 1.0
     noise: jax.Array | float = 1e-4
+    mean: jax.Array | float = 0.0
+
+
+class Hypers(eqx.Module):
+    """The default rule: hyper-parameters are the constants in HypersParams (defaults from the fields)."""
+
+    lengthscale: float = eqx.field(static=True, default=0.2)
+    outputscale: float = eqx.field(static=True, default=1.0)
+    noise: float = eqx.field(static=True, default=1e-4)
+    mean: float = eqx.field(static=True, default=0.0)
+
+    def default_params(self) -> HypersParams:
+        return HypersParams(self.lengthscale, self.outputscale, self.noise, self.mean)
+
+    def __call__(self, buffer: data.Buffer, params: HypersParams) -> gp.GPParams:
+        return gp.default_params(buffer.x.shape[1], params.lengthscale, params.outputscale, params.noise, params.mean)
+
+
+class GPBOParams(NamedTuple):
+    """Traced (sweepable) numbers: the acquisition's and the hyper-parameter rule's."""
+
+    acquisition: Any = ()
+    hypers: Any = HypersParams()
 
 
 class GPBOState(NamedTuple):
     buffer: data.Buffer
     gp_params: gp.GPParams  # last fitted (or the fixed) hyper-parameters
-
-
-def srinivas_beta(t, dim: int, delta, scale=1.0):
-    """Srinivas et al. (2010) Thm 2 on the unit cube (a = b = r = 1), times `scale`:
-    beta_t = 2 log(2 t^2 pi^2 / (3 delta)) + 2 d log(t^2 d sqrt(log(4 d / delta)))."""
-    t = jnp.maximum(t, 1.0)
-    b = 2 * jnp.log(2 * t**2 * math.pi**2 / (3 * delta)) + 2 * dim * jnp.log(t**2 * dim * jnp.sqrt(jnp.log(4 * dim / delta)))
-    return scale * b
+    space: Any  # the action space (finite arms are scored one by one)
 
 
 class GPBO(Algorithm):
-    """GP-based BO with a Gaussian likelihood. Static configuration only; numbers are in GPBOParams."""
+    """GP-based BO with a Gaussian likelihood. Static configuration only; numbers are in GPBOParams.
 
-    num_initial: int = eqx.field(static=True, default=5)
-    acquisition: str = eqx.field(static=True, default="ucb")
-    beta_schedule: str = eqx.field(static=True, default="constant")  # or "srinivas"
-    fit: str = eqx.field(static=True, default="mle")
-    kernel: str = eqx.field(static=True, default="matern52")
-    prior: gp.HyperPrior | None = eqx.field(static=True, default=None)
-    fit_method: str = eqx.field(static=True, default="adam")
-    num_restarts: int = eqx.field(static=True, default=2)
-    fit_steps: int = eqx.field(static=True, default=40)
-    fit_learning_rate: float = eqx.field(static=True, default=0.1)
-    num_raw: int = eqx.field(static=True, default=512)
-    num_raw_per_dim: int = eqx.field(static=True, default=0)  # > 0: screen num_raw_per_dim * d points instead
-    num_starts: int = eqx.field(static=True, default=10)
-    opt_steps: int = eqx.field(static=True, default=30)
-    opt_method: str = eqx.field(static=True, default="adam")
-    num_features: int = eqx.field(static=True, default=1024)
+    Convenience arguments: `acquisition` may be a name ("ucb", "ei", "log_ei", "pi", "ts", "mean",
+    "std") or a function fn(post, x, best); `kernel` and `prior` build the model when `model` is not
+    given; `beta_schedule` ("constant" / "srinivas") and `num_features` configure a named UCB / TS.
+    """
+
+    acquisition: acquisitions.Acquisition = eqx.field(static=True)
+    model: gp.GPModel = eqx.field(static=True)
+    hypers: Any = eqx.field(static=True)
+    num_initial: int = eqx.field(static=True)
+    fit: str = eqx.field(static=True)
+    fit_method: str = eqx.field(static=True)
+    num_restarts: int = eqx.field(static=True)
+    fit_steps: int = eqx.field(static=True)
+    fit_learning_rate: float = eqx.field(static=True)
+    num_raw: int = eqx.field(static=True)
+    num_raw_per_dim: int = eqx.field(static=True)  # > 0: screen num_raw_per_dim * d points instead
+    num_starts: int = eqx.field(static=True)
+    opt_steps: int = eqx.field(static=True)
+    opt_method: str = eqx.field(static=True)
+    screen_data: bool = eqx.field(static=True)  # also screen the observed points (not for contextual GPs)
+    design: str = eqx.field(static=True)  # initial design on a box: "lhs" or "sobol"
+    capacity: int = eqx.field(static=True)  # buffer rows; 0: the run's num_steps
+
+    def __init__(self, acquisition="ucb", model: gp.GPModel | None = None, hypers=None, num_initial: int = 5,
+                 fit: str = "mle", fit_method: str = "adam", num_restarts: int = 2, fit_steps: int = 40,
+                 fit_learning_rate: float = 0.1, num_raw: int = 512, num_raw_per_dim: int = 0, num_starts: int = 10,
+                 opt_steps: int = 30, opt_method: str = "adam", screen_data: bool = True, design: str = "lhs",
+                 capacity: int = 0, kernel="matern52", prior: gp.HyperPrior | None = None,
+                 beta_schedule: str | None = None, num_features: int | None = None):
+        if isinstance(acquisition, str) and acquisition == "ucb" and beta_schedule is not None:
+            acquisition = acquisitions.UCB(schedule=beta_schedule)
+        elif isinstance(acquisition, str) and acquisition == "ts" and num_features is not None:
+            acquisition = acquisitions.Thompson(num_features=num_features)
+        elif beta_schedule is not None or num_features is not None:
+            raise ValueError("beta_schedule goes with acquisition='ucb' and num_features with 'ts'")
+        self.acquisition = acquisitions.as_acquisition(acquisition)
+        if fit not in FITS:
+            raise ValueError(f"unknown fit {fit!r}; choose one of {FITS}")
+        if model is None:
+            model = gp.GPModel(kernel=kernel, prior=prior)
+        elif prior is not None:
+            raise ValueError("pass the prior inside the GPModel, not next to it")
+        if fit == "map" and model.prior is None:
+            model = dataclasses.replace(model, prior=gp.HyperPrior())
+        if fit == "mle" and model.prior is not None:
+            raise ValueError("a GPModel with a prior is fitted by MAP: use fit='map'")
+        self.model, self.hypers = model, Hypers() if hypers is None else hypers
+        self.num_initial, self.fit, self.fit_method = num_initial, fit, fit_method
+        self.num_restarts, self.fit_steps, self.fit_learning_rate = num_restarts, fit_steps, fit_learning_rate
+        self.num_raw, self.num_raw_per_dim, self.num_starts = num_raw, num_raw_per_dim, num_starts
+        self.opt_steps, self.opt_method, self.screen_data = opt_steps, opt_method, screen_data
+        self.design, self.capacity = design, capacity
 
     def __check_init__(self):
-        if self.acquisition not in ACQUISITIONS:
-            raise ValueError(f"unknown acquisition {self.acquisition!r}; choose one of {ACQUISITIONS}")
-        if self.fit not in FITS:
-            raise ValueError(f"unknown fit {self.fit!r}; choose one of {FITS}")
-        if self.beta_schedule not in ("constant", "srinivas"):
-            raise ValueError(f"unknown beta_schedule {self.beta_schedule!r}; choose 'constant' or 'srinivas'")
-        kernels.check_name(self.kernel)
-        if self.acquisition == "ts" and self.kernel == "rq":
+        if isinstance(self.acquisition, acquisitions.Thompson) and not isinstance(self.model.kernel, str):
+            raise ValueError("Thompson sampling needs random Fourier features: use an SE or Matern kernel")
+        if isinstance(self.acquisition, acquisitions.Thompson) and self.model.kernel == "rq":
             raise ValueError("Thompson sampling needs random Fourier features: use an SE or Matern kernel")
         if self.num_initial < 1:
             raise ValueError("GP-BO needs num_initial >= 1")
+        if self.design not in ("lhs", "sobol"):
+            raise ValueError(f"unknown design {self.design!r}; choose 'lhs' or 'sobol'")
+        if self.fit_method not in ("adam", "lbfgs") or self.opt_method not in ("adam", "lbfgs"):
+            raise ValueError("fit_method and opt_method are 'adam' or 'lbfgs'")
 
     def default_params(self) -> GPBOParams:
-        return GPBOParams()
+        return GPBOParams(self.acquisition.default_params(), self.hypers.default_params())
+
+    def initial_actions(self, key, spec: Spec):
+        if self.design == "sobol" and not isinstance(spec.space, FiniteArms):
+            return designs.sobol(key, self.num_initial, spec.dim)  # Sobol for x only (SBO-KDE spec D7)
+        return super().initial_actions(key, spec)
+
+    def _width(self, spec: Spec) -> int:
+        if self.acquisition.contextual:
+            if spec.context_dim < 1:
+                raise ValueError(f"{type(self.acquisition).__name__} needs a contextual environment (context_dim >= 1)")
+            return spec.dim + spec.context_dim
+        return spec.dim
 
     def init(self, key, params: GPBOParams, spec: Spec) -> GPBOState:
-        hyp = gp.default_params(spec.dim, params.lengthscale, params.outputscale, params.noise)
-        return GPBOState(data.empty(spec.num_steps, spec.dim), hyp)
+        buffer = data.empty(self.capacity or spec.num_steps, self._width(spec))
+        return GPBOState(buffer, self.hypers(buffer, params.hypers), spec.space)
 
     def fitted(self, key, state: GPBOState, params: GPBOParams) -> gp.GPParams:
-        """Hyper-parameters for this step: fixed, or refit (restart 0 warm-starts from the last fit)."""
+        """Hyper-parameters for this step: the fixed rule, or a refit (restart 0 warm-starts from the last fit)."""
+        start = self.hypers(state.buffer, params.hypers)
         if self.fit == "fixed":
-            return state.gp_params
-        dim = state.buffer.x.shape[1]
-        defaults = gp.default_params(dim, params.lengthscale, params.outputscale, params.noise)
-        prior = (self.prior or gp.HyperPrior()) if self.fit == "map" else None
-        return gp.fit(key, state.buffer, self.kernel, init=defaults, warm_start=state.gp_params, prior=prior,
+            return start
+        return gp.fit(key, state.buffer, self.model, init=start, warm_start=state.gp_params,
                       num_restarts=self.num_restarts, num_steps=self.fit_steps, learning_rate=self.fit_learning_rate,
                       method=self.fit_method)
 
-    def acquisition_fn(self, key, post: gp.Posterior, buffer: data.Buffer, params: GPBOParams):
-        """The acquisition of this step as a function of one unit-cube point."""
-        if self.acquisition == "ucb":
-            if self.beta_schedule == "constant":
-                beta = params.beta
-            else:
-                beta = srinivas_beta(buffer.count + 1.0, buffer.x.shape[1], params.delta, params.beta_scale)
-            return lambda x: acquisitions.ucb(post, x, beta)
-        if self.acquisition == "mean":
-            return lambda x: acquisitions.posterior_mean(post, x)
-        if self.acquisition == "std":  # pure exploration ("P-greedy"): argmax of the posterior std
-            return lambda x: jnp.sqrt(gp.predict(post, x)[1])
-        if self.acquisition == "ts":
-            path = acquisitions.thompson_sample(key, post, self.num_features)
-            return lambda x: acquisitions.sample_path_value(path, x)
-        best = data.best(buffer) + params.xi
-        fn = {"ei": acquisitions.ei, "log_ei": acquisitions.log_ei, "pi": acquisitions.pi}[self.acquisition]
-        return lambda x: fn(post, x, best)
-
-    def ask(self, key, state: GPBOState, params: GPBOParams):
+    def ask(self, key, state: GPBOState, params: GPBOParams, step: Step):
         k_fit, k_acq, k_opt = jax.random.split(key, 3)
         hyp = self.fitted(k_fit, state, params)
-        post = gp.condition(state.buffer, hyp, self.kernel)
-        acq = self.acquisition_fn(k_acq, post, state.buffer, params)
-        dim = state.buffer.x.shape[1]
-        num_raw = self.num_raw_per_dim * dim if self.num_raw_per_dim > 0 else self.num_raw
-        x, _ = optimize.maximize(acq, k_opt, dim, num_raw, self.num_starts, self.opt_steps,
-                                 self.opt_method, candidates=state.buffer.x, candidate_mask=state.buffer.mask)
-        return x, state._replace(gp_params=hyp)
+        post = gp.condition(state.buffer, hyp, self.model)
+        dim = state.space.dim
+        acq = self.acquisition.build(k_acq, post, state.buffer, params.acquisition, step, dim)
+        if isinstance(state.space, FiniteArms):
+            action = jnp.argmax(optimize.clean(jax.vmap(acq)(state.space.arms))).astype(jnp.int32)
+        else:
+            num_raw = self.num_raw_per_dim * dim if self.num_raw_per_dim > 0 else self.num_raw
+            screen = self.screen_data and not self.acquisition.contextual
+            action, _ = optimize.maximize(acq, k_opt, dim, num_raw, self.num_starts, self.opt_steps, self.opt_method,
+                                          candidates=state.buffer.x if screen else None,
+                                          candidate_mask=state.buffer.mask if screen else None)
+            if isinstance(state.space, ControlSets):  # one GP on full points; play the largest set
+                action = ControlAction(jnp.argmax(jnp.sum(state.space.masks, 1)).astype(jnp.int32), action)
+        return action, state._replace(gp_params=hyp)
 
-    def tell(self, key, state: GPBOState, params, action, observation):
-        return state._replace(buffer=data.append(state.buffer, action, observation))
+    def tell(self, key, state: GPBOState, params, action, observation, step):
+        if isinstance(observation, ControlObservation):
+            z, y = observation.x, observation.y
+        elif isinstance(observation, tuple):  # contextual: (c, y)
+            c, y = observation
+            x = state.space.point(action)
+            z = jnp.concatenate([x, c]) if self.acquisition.contextual else x
+        else:
+            z, y = state.space.point(action), observation
+        return state._replace(buffer=data.append(state.buffer, z, y))
+
+    def info(self, state: GPBOState, params) -> dict:
+        p = state.gp_params
+        return {"lengthscale": jnp.exp(p.log_lengthscale), "outputscale": jnp.exp(p.log_outputscale),
+                "noise": self.model.noise(p)}

@@ -18,7 +18,11 @@ y standardised with ddof 1) and maximises an acquisition over x built from ucb(z
     SBO-Oracle  (addition) SAA with M samples of the TRUE p
     SBO-Emp.    (addition) SAA over the observed contexts themselves (KDE with h = 0)
 
-Decisions (sbo_kde.md 10): sqrt(beta) = 1.5 for every method; n = observations held; contexts and
+Each method is a contextual acquisition piece (jbo.acquisitions.Acquisition with contextual = True)
+over the one GP-BO (jbo.algorithms.gp_bo.GPBO); :func:`SBO` builds the paper's configuration, and
+GP-UCB is the library's UCB piece with beta = 1.5^2 on a GP of x alone.
+
+Decisions (sbo_kde.md 10): sqrt(beta) = 1.5 for every method (beta = 2.25 in our convention); n = observations held; contexts and
 KDE samples clipped to [0, 1]; intended Sobol mapping lb + u (ub - lb) with one random shift per
 step; the gradient through the TV problem's inf-ucb term is kept. Inner optimiser: our engine's
 raw screening + top-k + projected Adam (fixed iterations) instead of BoTorch's Boltzmann start
@@ -34,22 +38,27 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jbo import data, designs, gp, kde, kernels, optimize
-from jbo.engine import Algorithm, Spec
+from jbo import acquisitions, data, designs, gp, kde, kernels
+from jbo.algorithms.gp_bo import GPBO, Hypers
 
 METHODS = ("sbo_kde", "drbo_kde", "gp_ucb", "stableopt", "drbo_mmd", "minimax_approx", "sbo_oracle", "sbo_empirical")
 
 
+BETA = 2.25  # sqrt(beta) = 1.5, the paper's weight for every method (spec D8)
+
+
 class SBOParams(NamedTuple):
-    sqrt_beta: jax.Array | float = 1.5
-    radius_scale: jax.Array | float = 1.0  # DRBO-KDE: delta_n = radius_scale * n^(-2/(4+dc))
-    mmd_gamma: jax.Array | float = 0.1  # DRBO-MMD / MinimaxApprox: delta_n = (2 + sqrt(2 log(1/gamma))) / sqrt(n)
+    beta: jax.Array | float = BETA  # ucb = mu + sqrt(beta) sigma
 
 
-class SBOState(NamedTuple):
-    buffer: data.Buffer  # joint inputs z = (x, c) for contextual methods, x only for GP-UCB
-    gp_params: gp.GPParams
-    x_template: jax.Array  # (dx,) zeros: its static shape tells the decision dimension
+class DRBOKDEParams(NamedTuple):
+    beta: jax.Array | float = BETA
+    radius_scale: jax.Array | float = 1.0  # delta_n = radius_scale * n^(-2/(4+dc))
+
+
+class MMDParams(NamedTuple):
+    beta: jax.Array | float = BETA
+    mmd_gamma: jax.Array | float = 0.1  # delta_n = (2 + sqrt(2 log(1/gamma))) / sqrt(n)
 
 
 # ---------------------------------------------------------------- pieces (pure functions)
@@ -191,10 +200,10 @@ def snapped_weights(grid, contexts, mask):
     return jnp.sum(onehot, 0) / jnp.maximum(jnp.sum(mask), 1)
 
 
-def ucb(post: gp.Posterior, z, sqrt_beta):
-    """mu + sqrt_beta sigma at the rows of z (B, d)."""
+def ucb(post: gp.Posterior, z, beta):
+    """mu + sqrt(beta) sigma at the rows of z (B, d)."""
     m, v = gp.predict_batch(post, z)
-    return m + sqrt_beta * jnp.sqrt(v)
+    return m + jnp.sqrt(beta) * jnp.sqrt(v)
 
 
 class PairedUCB(NamedTuple):
@@ -213,111 +222,157 @@ class PairedUCB(NamedTuple):
         ls = jnp.broadcast_to(post.params.kernel_params().lengthscale, (post.x.shape[1],))
         return cls(post, contexts, kernels.sqdist_matrix(contexts, post.x[:, dx:], ls[dx:]), ls)
 
-    def __call__(self, x, sqrt_beta):
+    def __call__(self, x, beta):
         dx = x.shape[0]
         r2 = self.r2_c + kernels.sqdist_to_rows(x, self.post.x[:, :dx], self.lengthscale[:dx])[None]
         m, v = gp.predict_sqdist(self.post, r2)
-        return m + sqrt_beta * jnp.sqrt(v)
+        return m + jnp.sqrt(beta) * jnp.sqrt(v)
 
-    def min(self, x, sqrt_beta):
+    def min(self, x, beta):
         """min_m ucb(x, c_m), differentiated through the minimising row only (Danskin; spec 6.2
         "gradient through the argmin point"): the backward pass costs one point, not M."""
-        i = jnp.argmin(jax.lax.stop_gradient(self(x, sqrt_beta)))
-        return ucb(self.post, jnp.concatenate([x, self.contexts[i]])[None], sqrt_beta)[0]
+        i = jnp.argmin(jax.lax.stop_gradient(self(x, beta)))
+        return ucb(self.post, jnp.concatenate([x, self.contexts[i]])[None], beta)[0]
 
 
-# ---------------------------------------------------------------- the algorithm
-class SBO(Algorithm):
-    """All methods of the SBO-KDE paper; `method` picks one (static: one compiled program per method)."""
+# ---------------------------------------------------------------- the methods as acquisition pieces
+class _Contextual(acquisitions.Acquisition):
+    """Shared part of the contextual pieces: the observed contexts are the columns dim: of the GP's rows."""
 
-    method: str = eqx.field(static=True, default="sbo_kde")
-    num_initial: int = eqx.field(static=True, default=10)
-    num_samples: int = eqx.field(static=True, default=1024)  # M (KDE / oracle samples)
-    num_inner: int = eqx.field(static=True, default=1024)  # Sobol points for inf_c ucb (DRBO-KDE, StableOpt)
-    mmd_grid: int = eqx.field(static=True, default=0)  # grid size; 0: 100 (DRBO-MMD) / 1024 (MinimaxApprox)
-    num_raw: int = eqx.field(static=True, default=1024)
-    num_starts: int = eqx.field(static=True, default=10)
-    opt_steps: int = eqx.field(static=True, default=50)
-    fit_steps: int = eqx.field(static=True, default=60)
-    fit_restarts: int = eqx.field(static=True, default=2)
-    oracle: Callable | None = eqx.field(static=True, default=None)  # (key, num) -> true contexts (SBO-Oracle)
+    contextual = True
 
-    def __check_init__(self):
-        if self.method not in METHODS:
-            raise ValueError(f"unknown SBO method {self.method!r}; choose one of {METHODS}")
-        if self.method == "sbo_oracle" and self.oracle is None:
-            raise ValueError("sbo_oracle needs oracle=(key, num) -> contexts, e.g. problem.sample_contexts")
-        if self.num_initial < 2:
-            raise ValueError("SBO methods need num_initial >= 2 (the KDE needs a spread of contexts)")
-
-    def default_params(self) -> SBOParams:
+    def default_params(self):
         return SBOParams()
 
-    def initial_actions(self, key, spec: Spec):
-        return designs.sobol(key, self.num_initial, spec.dim)  # Sobol for x only (D7)
+    @staticmethod
+    def contexts(buf: data.Buffer, dim: int):
+        ctx, mask = buf.x[:, dim:], buf.mask
+        return ctx, mask, jnp.sum(mask).astype(jnp.float64)
 
-    def init(self, key, params, spec: Spec) -> SBOState:
-        if spec.context_dim < 1:
-            raise ValueError("SBO methods need a contextual environment (context_dim >= 1)")
-        width = spec.dim if self.method == "gp_ucb" else spec.dim + spec.context_dim
-        return SBOState(data.empty(spec.num_steps, width), gp.default_params(width, 0.5, 1.0, 2.0), jnp.zeros(spec.dim))
 
-    def tell(self, key, state: SBOState, params, action, observation) -> SBOState:
-        c, y = observation
-        z = action if self.method == "gp_ucb" else jnp.concatenate([action, c])
-        return state._replace(buffer=data.append(state.buffer, z, y))
+class SBOKDE(_Contextual):
+    """SBO-KDE (Alg. 1): mean_m ucb(x, c_m) over M samples of the Silverman KDE of the observed contexts."""
 
-    def ask(self, key, state: SBOState, params: SBOParams):
-        k_fit, k_c, k_opt = jax.random.split(key, 3)
-        buf = state.buffer
-        width = buf.x.shape[1]
-        hyp = gp.fit(k_fit, buf, "matern52", init=gp.default_params(width, 0.5, 1.0, 2.0), prior=gp.HyperPrior(),
-                     warm_start=state.gp_params, num_restarts=self.fit_restarts, num_steps=self.fit_steps,
-                     learning_rate=0.1)
-        post = gp.condition(buf, hyp, "matern52")
-        dx = state.x_template.shape[0]
-        acq = self.acquisition(k_c, post, buf, dx, params)
-        x, _ = optimize.maximize(acq, k_opt, dx, self.num_raw, self.num_starts, self.opt_steps, "adam")
-        return x, state._replace(gp_params=hyp)
+    num_samples: int = eqx.field(static=True, default=1024)
 
-    def acquisition(self, key, post, buf: data.Buffer, dx: int, params: SBOParams) -> Callable:
-        """The acquisition of this step as a function of the decision x (dx,)."""
-        sb = params.sqrt_beta
-        if self.method == "gp_ucb":
-            return lambda x: ucb(post, x[None], sb)[0]
-        ctx, mask = buf.x[:, dx:], buf.mask
-        n = jnp.sum(mask).astype(jnp.float64)
-        dc = ctx.shape[1]
+    def samples(self, key, ctx, mask):
+        return kde_samples(key, ctx, mask, self.num_samples, silverman_bandwidth(ctx, mask))
+
+    def build(self, key, post, buf, params, step, dim):
+        ctx, mask, _ = self.contexts(buf, dim)
+        k_s, _ = jax.random.split(key)
+        at_samples = PairedUCB.build(post, self.samples(k_s, ctx, mask), dim)  # the same M samples for every candidate
+        return lambda x: jnp.mean(at_samples(x, params.beta))
+
+
+class SBOEmpirical(SBOKDE):
+    """(Addition, ours) SAA over the observed contexts themselves: a KDE with h = 0."""
+
+    def samples(self, key, ctx, mask):
+        return kde_samples(key, ctx, mask, self.num_samples, 0.0)
+
+
+class SBOOracle(SBOKDE):
+    """(Addition, ours) SAA with M samples of the TRUE context law: oracle(key, num) -> contexts."""
+
+    oracle: Callable = eqx.field(static=True, default=None)
+
+    def __check_init__(self):
+        if self.oracle is None:
+            raise ValueError("sbo_oracle needs oracle=(key, num) -> contexts, e.g. problem.sample_contexts")
+
+    def samples(self, key, ctx, mask):
+        return self.oracle(key, self.num_samples)
+
+
+class DRBOKDE(_Contextual):
+    """DRBO-KDE (Alg. 2): the TV-ball worst case of E_q ucb(x, c) around the KDE, in closed form."""
+
+    num_samples: int = eqx.field(static=True, default=1024)
+    num_inner: int = eqx.field(static=True, default=1024)  # Sobol points for inf_c ucb
+
+    def default_params(self):
+        return DRBOKDEParams()
+
+    def build(self, key, post, buf, params, step, dim):
+        ctx, mask, n = self.contexts(buf, dim)
         k_s, k_shift = jax.random.split(key)
-        if self.method in ("drbo_mmd", "minimax_approx"):
-            grid = context_grid(self.mmd_grid or (100 if self.method == "drbo_mmd" else 1024), dc)
-            kp = post.params.kernel_params()
-            M = kernels.gram(post.kernel, kp._replace(lengthscale=kp.lengthscale[dx:]), grid, grid)
-            w_hat = snapped_weights(grid, ctx, mask)
-            delta = mmd_radius(n, params.mmd_gamma)
-            at_grid = PairedUCB.build(post, grid, dx)
-            if self.method == "minimax_approx":
-                return lambda x: minimax_approx(at_grid(x, sb), w_hat, M, delta)
-            lip = largest_eigenvalue(M)  # FISTA step size, computed once per step, not per candidate
-            return lambda x: mmd_worst_case(at_grid(x, sb), w_hat, M, delta, lipschitz=lip)
-        if self.method == "sbo_oracle":
-            cs = self.oracle(k_s, self.num_samples)
-        elif self.method == "sbo_empirical":
-            cs = kde_samples(k_s, ctx, mask, self.num_samples, 0.0)
-        else:
-            cs = kde_samples(k_s, ctx, mask, self.num_samples, silverman_bandwidth(ctx, mask))
-        at_samples = PairedUCB.build(post, cs, dx)  # the same M samples for every candidate of the step
-        if self.method in ("sbo_kde", "sbo_oracle", "sbo_empirical"):
-            return lambda x: jnp.mean(at_samples(x, sb))
-        sobol = designs.sobol(k_shift, self.num_inner, dc)
-        if self.method == "drbo_kde":
-            delta = tv_radius(n, dc, params.radius_scale)
-            at_sobol = PairedUCB.build(post, sobol, dx)
-            return lambda x: tv_worst_case(at_samples(x, sb), at_sobol.min(x, sb), delta)
-        # StableOpt: the box mean +- unbiased std of the observed contexts (not clipped, spec D16)
+        dc = ctx.shape[1]
+        cs = kde_samples(k_s, ctx, mask, self.num_samples, silverman_bandwidth(ctx, mask))
+        at_samples = PairedUCB.build(post, cs, dim)
+        at_sobol = PairedUCB.build(post, designs.sobol(k_shift, self.num_inner, dc), dim)
+        delta = tv_radius(n, dc, params.radius_scale)
+        return lambda x: tv_worst_case(at_samples(x, params.beta), at_sobol.min(x, params.beta), delta)
+
+
+class StableOpt(_Contextual):
+    """StableOpt: min of ucb(x, c) over the box mean +- unbiased std of the observed contexts (not
+    clipped, spec D16), on num_inner shifted Sobol points."""
+
+    num_inner: int = eqx.field(static=True, default=1024)
+
+    def build(self, key, post, buf, params, step, dim):
+        ctx, mask, n = self.contexts(buf, dim)
+        _, k_shift = jax.random.split(key)
+        sobol = designs.sobol(k_shift, self.num_inner, ctx.shape[1])
         mean = jnp.sum(jnp.where(mask[:, None], ctx, 0.0), 0) / n
         sd = kde.masked_count_std(ctx, mask, ddof=1)[1]
-        box = (mean - sd) + sobol * (2 * sd)
-        at_box = PairedUCB.build(post, box, dx)
-        return lambda x: at_box.min(x, sb)
+        at_box = PairedUCB.build(post, (mean - sd) + sobol * (2 * sd), dim)
+        return lambda x: at_box.min(x, params.beta)
 
+
+class DRBOMMD(_Contextual):
+    """DRBO-MMD (Kirschner et al. 2020): the MMD-ball worst case over a context grid (bisection x FISTA);
+    approximate=True is Tay et al. (2022)'s MinimaxApprox mid-point formula instead of the solve."""
+
+    grid_size: int = eqx.field(static=True, default=100)
+    approximate: bool = eqx.field(static=True, default=False)
+
+    def default_params(self):
+        return MMDParams()
+
+    def build(self, key, post, buf, params, step, dim):
+        ctx, mask, n = self.contexts(buf, dim)
+        grid = context_grid(self.grid_size, ctx.shape[1])
+        kp = post.params.kernel_params()
+        M = kernels.gram(post.kernel, kp._replace(lengthscale=kp.lengthscale[dim:]), grid, grid)
+        w_hat = snapped_weights(grid, ctx, mask)
+        delta = mmd_radius(n, params.mmd_gamma)
+        at_grid = PairedUCB.build(post, grid, dim)
+        if self.approximate:
+            return lambda x: minimax_approx(at_grid(x, params.beta), w_hat, M, delta)
+        lip = largest_eigenvalue(M)  # FISTA step size, computed once per step, not per candidate
+        return lambda x: mmd_worst_case(at_grid(x, params.beta), w_hat, M, delta, lipschitz=lip)
+
+
+def acquisition(method: str, num_samples: int = 1024, num_inner: int = 1024, mmd_grid: int = 0,
+                oracle: Callable | None = None) -> acquisitions.Acquisition:
+    """The acquisition piece of one of the paper's methods (METHODS)."""
+    if method not in METHODS:
+        raise ValueError(f"unknown SBO method {method!r}; choose one of {METHODS}")
+    return {
+        "sbo_kde": lambda: SBOKDE(num_samples),
+        "sbo_empirical": lambda: SBOEmpirical(num_samples),
+        "sbo_oracle": lambda: SBOOracle(num_samples, oracle),
+        "drbo_kde": lambda: DRBOKDE(num_samples, num_inner),
+        "stableopt": lambda: StableOpt(num_inner),
+        "drbo_mmd": lambda: DRBOMMD(mmd_grid or 100),
+        "minimax_approx": lambda: DRBOMMD(mmd_grid or 1024, approximate=True),
+        "gp_ucb": lambda: acquisitions.UCB(beta=BETA),
+    }[method]()
+
+
+def SBO(method: str = "sbo_kde", num_initial: int = 10, num_samples: int = 1024, num_inner: int = 1024,  # noqa: N802
+        mmd_grid: int = 0, num_raw: int = 1024, num_starts: int = 10, opt_steps: int = 50, fit_steps: int = 60,
+        fit_restarts: int = 2, oracle: Callable | None = None) -> GPBO:
+    """The paper's configuration of `method` as a GPBO: Matern-5/2 ARD with the BoTorch-legacy Gamma
+    priors, learned constant mean, MAP refit every step (fit_restarts x fit_steps Adam, warm-started,
+    from lengthscale 0.5, outputscale 1, noise 2), a Sobol initial design of x, raw screening of
+    num_raw uniform points (not the data: the GP's rows are (x, c)) and num_starts x opt_steps Adam."""
+    if num_initial < 2:
+        raise ValueError("SBO methods need num_initial >= 2 (the KDE needs a spread of contexts)")
+    return GPBO(acquisition(method, num_samples, num_inner, mmd_grid, oracle),
+                model=gp.GPModel(kernel="matern52", prior=gp.HyperPrior()), fit="map",
+                hypers=Hypers(lengthscale=0.5, outputscale=1.0, noise=2.0), num_initial=num_initial, design="sobol",
+                num_restarts=fit_restarts, fit_steps=fit_steps, fit_learning_rate=0.1, num_raw=num_raw,
+                num_starts=num_starts, opt_steps=opt_steps, opt_method="adam", screen_data=False)

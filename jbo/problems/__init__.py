@@ -1,10 +1,16 @@
-"""Benchmark problems and the registry ``jbo.problems.get(name, **options)``."""
+"""Benchmark problems and the one registry ``jbo.problems.get(name, **options)``.
+
+Names are unique across papers: the plain names are box problems; ``sbo:<name>`` are the SBO-KDE
+paper's contextual problems (x chosen, c ~ p drawn by the environment); ``hpo:<model>_<dataset>``
+are the BOKE paper's host-evaluated tuning objectives (need the `hpo` extra); ``drifting_arms`` is
+a piecewise-constant finite-arm problem (dynamic regret).
+"""
 from __future__ import annotations
 
 from typing import Callable
 
 from jbo.problems.base import Problem, ProblemState, from_callback, from_function
-from jbo.problems import boke, sprinkler, synthetic
+from jbo.problems import boke, contextual, control, finite, hpo, sprinkler, synthetic
 
 _REGISTRY: dict[str, Callable[..., Problem]] = {
     "forrester": synthetic.forrester,
@@ -22,6 +28,10 @@ _REGISTRY: dict[str, Callable[..., Problem]] = {
     "gp_sample": synthetic.gp_sample,
     "boke_toy": boke.toy,
     "sprinkler": sprinkler.sprinkler,
+    **{f"sbo:{name}": (lambda name: lambda noise_std=0.0: contextual.problem(name, noise_std))(name)
+       for name in contextual.PROBLEMS},
+    **{f"hpo:{m}_{d}": (lambda m, d: lambda: hpo.problem(m, d))(m, d) for m in hpo.SPACES for d in hpo.SUBSTITUTES},
+    "drifting_arms": finite.FiniteArmProblem,
 }
 
 
@@ -39,6 +49,9 @@ def get(name: str, noise_std: float = 0.0, **options) -> Problem:
     the factory (e.g. get("rosenbrock", dim=4, rescaled=True))."""
     if name not in _REGISTRY:
         raise ValueError(f"unknown problem {name!r}; registered problems: {', '.join(names())}")
+    if name.startswith("sbo:") or name == "drifting_arms":
+        options = {**options, "noise_std": noise_std} if noise_std else options
+        noise_std = 0.0
     try:
         problem = _REGISTRY[name](**options)
     except TypeError as e:
@@ -46,4 +59,5 @@ def get(name: str, noise_std: float = 0.0, **options) -> Problem:
     return problem.with_noise(noise_std) if noise_std else problem
 
 
-__all__ = ["Problem", "ProblemState", "from_callback", "from_function", "get", "names", "register", "boke", "sprinkler", "synthetic"]
+__all__ = ["Problem", "ProblemState", "from_callback", "from_function", "get", "names", "register", "boke", "contextual",
+           "control", "finite", "hpo", "sprinkler", "synthetic"]

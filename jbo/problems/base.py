@@ -8,11 +8,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jbo.engine import Environment, Space
+from jbo.engine import Environment
+from jbo.spaces import Box
 
 
 class ProblemState(NamedTuple):
-    best_value: jax.Array  # best noise-free value so far
+    pass
 
 
 class Problem(Environment):
@@ -20,24 +21,24 @@ class Problem(Environment):
 
     `objective(x)` takes one point of shape (d,) in original coordinates and is vmappable; actions in
     the engine are unit-cube points mapped through the bounds. Observations are f(x) + noise_std * N(0,1);
-    metrics come from the noise-free f: value, best_value and, when the optimum is known,
-    regret = f* - f(x_t) and simple_regret = f* - max_{s<=t} f(x_s).
+    each step reports the noise-free value f(x_t) and, when known, the optimum f*, from which the
+    engine derives the shared metrics (best value, regrets, costs; see jbo.engine).
     """
 
     name: str = eqx.field(static=True)
-    space: Space
+    box: Box
     fn: Callable = eqx.field(static=True)
     optimal_value: float | None = eqx.field(static=True)
     optimizer: jax.Array | None
     noise_std: float = eqx.field(static=True, default=0.0)
 
     @property
-    def bounds(self) -> jax.Array:
-        return self.space.bounds
+    def space(self) -> Box:
+        return self.box
 
     @property
-    def dim(self) -> int:
-        return self.space.dim
+    def bounds(self) -> jax.Array:
+        return self.box.bounds
 
     def _check(self, x, what):
         if jnp.shape(x)[-1:] != (self.dim,):
@@ -57,27 +58,25 @@ class Problem(Environment):
     def with_noise(self, noise_std: float) -> "Problem":
         if not (noise_std >= 0 and np.isfinite(noise_std)):
             raise ValueError(f"noise_std must be finite and >= 0, got {noise_std!r}")
-        return Problem(self.name, self.space, self.fn, self.optimal_value, self.optimizer, float(noise_std))
+        return Problem(self.name, self.box, self.fn, self.optimal_value, self.optimizer, float(noise_std))
 
     def reset(self, key):
-        return ProblemState(jnp.asarray(-jnp.inf))
+        return ProblemState()
 
-    def step(self, key, state, action):
+    def step(self, key, state, action, step=None):
         self._check(action, "action")
         f = self.objective_unit(action)
         y = f + self.noise_std * jax.random.normal(key, jnp.shape(f))
-        best = jnp.maximum(state.best_value, f)
-        metrics = {"value": f, "best_value": best}
+        metrics = {"value": f}
         if self.optimal_value is not None:
-            metrics["regret"] = self.optimal_value - f
-            metrics["simple_regret"] = self.optimal_value - best
-        return ProblemState(best), y, metrics
+            metrics["optimal_value"] = self.optimal_value
+        return state, y, metrics
 
 
 def from_function(fn: Callable, bounds, name: str = "custom", optimal_value: float | None = None,
                   optimizer=None, noise_std: float = 0.0) -> Problem:
     """Wrap a traceable jnp function f(x) (x of shape (d,), original coordinates) as a Problem."""
-    space = Space(bounds)
+    space = Box(bounds)
     opt = None if optimizer is None else jnp.asarray(optimizer, jnp.float64)
     if opt is not None and opt.shape != (space.dim,):
         raise ValueError(f"optimizer must have shape ({space.dim},), got {opt.shape}")

@@ -12,7 +12,7 @@ from typing import Callable, NamedTuple
 
 import jax.numpy as jnp
 
-from jbo.engine import Space
+from jbo.spaces import Box as Space
 from jbo.problems import synthetic
 from jbo.problems.base import Problem
 

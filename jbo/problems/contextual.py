@@ -22,6 +22,7 @@ from jax.scipy.special import ndtr, ndtri
 
 from jbo import designs, kernels
 from jbo.engine import Environment
+from jbo.spaces import Box
 
 # ---------------------------------------------------------------- 1-D context distributions (clipped to [0, 1])
 
@@ -121,15 +122,15 @@ def context_sampler(dists: tuple[Dist1D, ...]) -> Callable:
 
 # ---------------------------------------------------------------- the environment
 class ContextState(NamedTuple):
-    best_expected: jax.Array
+    pass
 
 
 class ContextualProblem(Environment):
     """f(x, c) on [0, 1]^dx x [0, 1]^dc, maximised in expectation over c ~ p (unknown to the learner).
 
-    step(key, state, x) draws c (clipped), observes (c, f(x, c) + noise) and reports metrics from
-    the exact expectation rule: expected_value F(x), regret F* - F(x) (when F* is known), reward
-    f(x, c), and best_expected.
+    step(key, state, x) draws c (clipped), observes (c, f(x, c) + noise) and reports, from the exact
+    expectation rule, value = F(x) and (when known) optimal_value = F*, plus reward = f(x, c); the
+    engine derives best value and regrets from them (jbo.engine).
     """
 
     name: str = eqx.field(static=True)
@@ -144,8 +145,8 @@ class ContextualProblem(Environment):
     noise_std: float = eqx.field(static=True, default=0.0)
 
     @property
-    def dim(self) -> int:
-        return self.decision_dim
+    def space(self) -> Box:
+        return Box(dim=self.decision_dim)
 
     def sample_contexts(self, key, num: int):
         """num i.i.d. contexts from the true p, clipped to [0, 1] (for SBO-Oracle and tests)."""
@@ -157,21 +158,19 @@ class ContextualProblem(Environment):
         return jnp.sum(self.weights * vals)
 
     def reset(self, key):
-        return ContextState(jnp.asarray(-jnp.inf))
+        return ContextState()
 
-    def step(self, key, state, action):
+    def step(self, key, state, action, step=None):
         if jnp.shape(action) != (self.decision_dim,):
             raise ValueError(f"{self.name}: action must have shape ({self.decision_dim},), got {jnp.shape(action)}")
         k_c, k_n = jax.random.split(key)
         c = self.sample_contexts(k_c, 1)[0]
         reward = self.fn(action, c)
         y = reward + self.noise_std * jax.random.normal(k_n)
-        value = self.expected(action)
-        best = jnp.maximum(state.best_expected, value)
-        metrics = {"expected_value": value, "best_expected": best, "reward": reward}
+        metrics = {"value": self.expected(action), "reward": reward}
         if self.optimal_value is not None:
-            metrics["regret"] = self.optimal_value - value
-        return ContextState(best), (c, y), metrics
+            metrics["optimal_value"] = self.optimal_value
+        return state, (c, y), metrics
 
 
 def make(name, dx, fn, dists, optimal_value=None, optimizer=None, noise_std=0.0, num_per_dim=None):

@@ -77,3 +77,13 @@ def cv_objective(model: str, dataset: str) -> tuple[np.ndarray, Callable]:
         return float(np.mean(cross_val_score(make_model(model, decode(space, u)), X, y, cv=folds, scoring="r2")))
 
     return np.stack([np.zeros(len(space)), np.ones(len(space))]), f
+
+
+def problem(model: str, dataset: str):
+    """The tuning objective as a registered Problem (optimum unknown). It runs on the host through
+    jax.pure_callback inside a scan; for real studies drive it with jbo.AskTell instead (the README
+    and experiments/boke/hpo.py do), which keeps the compiled program pure."""
+    from jbo.problems.base import from_callback
+
+    bounds, f = cv_objective(model, dataset)
+    return from_callback(f, bounds, name=f"hpo:{model}_{dataset}")

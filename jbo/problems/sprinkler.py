@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jbo.engine import Space
+from jbo.spaces import Box as Space
 from jbo.problems.base import Problem
 
 BOUNDS = np.array([[0.0, 0.0, 2e-6, 0.1, 0.01, 0.01, 1.0, 5.0],

@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jbo import kernels
-from jbo.engine import Space
+from jbo.spaces import Box as Space
 from jbo.problems.base import Problem
 
 _H3_A = jnp.array([[3.0, 10, 30], [0.1, 10, 35], [3.0, 10, 30], [0.1, 10, 35]])

@@ -1,0 +1,107 @@
+"""Every registered algorithm through the engine (finite curves, vmapped == looped), every GP method
+against random search, and the pieces that had no test: the Srinivas schedule, predictions with
+noise, and the `jbo demo` command."""
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jbo
+from jbo import acquisitions, data, gp
+
+KEY = jax.random.key(11)
+# the smallest shapes that still exercise every code path (compile time dominates these tests)
+GP_SMALL = dict(num_initial=3, fit_steps=3, num_raw=16, num_starts=2, opt_steps=2)
+SMALL = {
+    "random_search": dict(num_initial=3),
+    **{n: GP_SMALL for n in ("gp_ucb", "gp_ei", "gp_log_ei", "gp_pi", "gp_mean", "gp_std")},
+    "gp_ts": dict(GP_SMALL, num_features=64),
+    **{n: dict(num_initial=3, candidates_per_dim=8, num_starts=2, opt_steps=2)
+       for n in ("boke", "boke_plus", "kr_ucb", "density_exploration")},
+    **{n: dict(num_initial=3, num_raw_per_dim=8, opt_steps=2) for n in ("boke_gp_ucb", "boke_gp_std")},
+}
+SBO_SMALL = dict(num_initial=3, num_samples=8, num_inner=8, num_raw=8, num_starts=1, opt_steps=1, fit_steps=2,
+                 mmd_grid=9)
+
+
+def _build(name):
+    if name.startswith("sbo:"):
+        opts = dict(SBO_SMALL)
+        if name == "sbo:sbo_oracle":
+            opts["oracle"] = jbo.problems.contextual.context_sampler(jbo.problems.get("sbo:newsvendor").dists)
+        return jbo.algorithms.get(name, **opts), jbo.problems.get("sbo:newsvendor", noise_std=0.1)
+    return jbo.algorithms.get(name, **SMALL[name]), jbo.problems.get("branin", noise_std=0.5)
+
+
+def test_every_registered_algorithm_has_a_test():
+    assert set(jbo.algorithms.names()) == set(SMALL) | {f"sbo:{m}" for m in jbo.algorithms.sbo.METHODS}
+
+
+@pytest.mark.parametrize("name", jbo.algorithms.names())
+def test_registered_algorithm_runs_vmapped_equals_looped(name):
+    alg, prob = _build(name)
+    T = 5
+    seeds = jbo.run_seeds(alg, prob, KEY, T, 2)
+    for k in ("value", "best_value", "cumulative_cost"):
+        assert np.isfinite(np.asarray(seeds.metrics[k])).all(), k
+    one = jbo.run(alg, prob, jax.random.split(KEY, 2)[1], T)
+    np.testing.assert_allclose(seeds.actions[1], one.actions, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(seeds.metrics["value"][1], one.metrics["value"], rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("name", ["gp_ucb", "gp_ei", "gp_log_ei", "gp_pi", "gp_ts", "gp_mean", "boke_gp_ucb"])
+def test_gp_methods_beat_random_search(name):
+    """On a smooth 2-D problem every exploiting GP method ends far below random search (16 seeds).
+    The BOKE paper's GP-UCB explores hard (fixed lengthscale, sqrt(beta) = 2): it needs 30 steps
+    (at 18 its median is 1.58 against random's 1.86; at 30, 0.006 against 1.0)."""
+    prob = jbo.problems.get("branin")
+    opts = dict(num_initial=4, fit_steps=20, num_raw=128, num_starts=4, opt_steps=15)
+    T, S = 18, 16
+    if name == "boke_gp_ucb":
+        opts, T = dict(num_initial=4, num_raw_per_dim=64, opt_steps=15), 30
+    gp_run = jbo.run_seeds(jbo.algorithms.get(name, **opts), prob, KEY, T, S)
+    rnd = jbo.run_seeds(jbo.algorithms.get("random_search", num_initial=4), prob, KEY, T, S)
+    ours, theirs = np.median(gp_run.metrics["simple_regret"][:, -1]), np.median(rnd.metrics["simple_regret"][:, -1])
+    assert ours < 0.25 * theirs, (name, ours, theirs)
+
+
+# ---------------------------------------------------------------- pieces that had no test
+def test_srinivas_schedule_matches_the_formula():
+    d, delta, t = 3, 0.1, 17.0
+    want = 0.2 * (2 * math.log(2 * t**2 * math.pi**2 / (3 * delta))
+                  + 2 * d * math.log(t**2 * d * math.sqrt(math.log(4 * d / delta))))
+    assert np.isclose(float(acquisitions.srinivas_beta(t, d, delta, 0.2)), want, rtol=1e-12)
+    buf = data.from_arrays(jnp.asarray(np.random.default_rng(0).uniform(size=(16, 3))), jnp.zeros(16), 20)
+    post = gp.condition(buf._replace(y=jnp.sin(buf.x.sum(1))), gp.default_params(3), "se")
+    fn = acquisitions.UCB(schedule="srinivas").build(None, post, buf, acquisitions.SrinivasParams(delta, 0.2), None, 3)
+    x = jnp.array([0.2, 0.4, 0.6])
+    m, v = gp.predict(post, x)
+    assert np.isclose(float(fn(x)), float(m + math.sqrt(want) * jnp.sqrt(v)), rtol=1e-12)  # n + 1 = 17
+
+
+def test_prediction_with_noise_adds_the_noise_variance():
+    rng = np.random.default_rng(2)
+    x, y = rng.uniform(size=(8, 2)), rng.normal(size=8)
+    p = gp.default_params(2, 0.3, 1.2, 0.05)
+    post = gp.condition(data.from_arrays(jnp.asarray(x), jnp.asarray(y), 10), p, "matern32")
+    q = jnp.array([0.3, 0.9])
+    _, v = gp.predict(post, q)
+    _, vn = gp.predict(post, q, include_noise=True)
+    assert np.isclose(float(vn - v), float(post.noise_variance), rtol=1e-9)
+    assert np.isclose(float(post.noise_variance), (0.05 + 1e-6) * float(np.std(y, ddof=1)) ** 2, rtol=1e-9)
+
+
+def test_demo_command_writes_its_table(tmp_path, capsys):
+    from jbo import cli
+
+    assert cli.main(["demo", "--seeds", "2", "--steps-branin", "8", "--steps-hartmann6", "8", "--num-initial", "4",
+                     "--out", str(tmp_path)]) == 0
+    import pandas as pd
+
+    table = pd.read_csv(tmp_path / "demo.csv")
+    assert set(table.method) == {"random_search", "gp_ucb", "gp_ei"} and set(table.problem) == {"branin", "hartmann6"}
+    summ = pd.read_csv(tmp_path / "demo_summary.csv")
+    assert len(summ) == 6 and np.isfinite(summ.mean_simple_regret).all()
+    assert (tmp_path / "demo_regret.png").exists() and "simple_regret" in capsys.readouterr().out
