@@ -93,6 +93,9 @@ class GPBOState(NamedTuple):
 class GPBO(Algorithm):
     """GP-based BO with a Gaussian likelihood. Static configuration only; numbers are in GPBOParams.
 
+    Default refit: 1 restart x 5 Adam steps warm-started from the previous step's fit, chosen by
+    measurement (experiments/refit_defaults.py; README "Defaults chosen by measurement").
+
     Convenience arguments: `acquisition` may be a name ("ucb", "ei", "log_ei", "pi", "ts", "mean",
     "std") or a function fn(post, x, best); `kernel` and `prior` build the model when `model` is not
     given; `beta_schedule` ("constant" / "srinivas") and `num_features` configure a named UCB / TS.
@@ -117,7 +120,7 @@ class GPBO(Algorithm):
     capacity: int = eqx.field(static=True)  # buffer rows; 0: the run's num_steps
 
     def __init__(self, acquisition="ucb", model: gp.GPModel | None = None, hypers=None, num_initial: int = 5,
-                 fit: str = "mle", fit_method: str = "adam", num_restarts: int = 2, fit_steps: int = 40,
+                 fit: str = "mle", fit_method: str = "adam", num_restarts: int = 1, fit_steps: int = 5,
                  fit_learning_rate: float = 0.1, num_raw: int = 512, num_raw_per_dim: int = 0, num_starts: int = 10,
                  opt_steps: int = 30, opt_method: str = "adam", screen_data: bool = True, design: str = "lhs",
                  capacity: int = 0, kernel="matern52", prior: gp.HyperPrior | None = None,
