@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -43,6 +44,7 @@ def main():
     args = ap.parse_args()
     out = Path(__file__).resolve().parent / "results" / f"bench_engine_{args.tag or f'refit{args.fit_restarts}x{args.fit_steps}'}.json"
     record = {"command": " ".join(["python", "experiments/bench_engine.py"] + sys.argv[1:]), "machine": machine(),
+              "load_average_at_start": os.getloadavg(),
               "task": f"GP-UCB beta=2 Matern-5/2 ARD, per-step MLE refit {args.fit_restarts} x {args.fit_steps} Adam, "
                       f"branin, T={args.steps}, {args.num_initial} LHS", "jbo": [], "botorch": None}
     print(f"machine: {machine()}")
@@ -91,6 +93,7 @@ def main():
     record["botorch"] = {"version": res["version"], "seeds": args.botorch_seeds, "s_per_seed": sec,
                          "median_final_regret": float(np.median(regrets))}
     record["ratio_seeds_per_s"] = best[4] * sec
+    record["load_average_at_end"] = os.getloadavg()
     out.write_text(json.dumps(record, indent=1))
     print(f"wrote {out}")
 
