@@ -14,3 +14,14 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _release_compiled_programs():
+    """Drop JAX's compiled programs after each test module: the whole suite in one process otherwise
+    holds hundreds of executables (peak RSS 7.8 GB) and crashed late in two full runs this session,
+    while every module passes on its own."""
+    yield
+    import jax
+
+    jax.clear_caches()
