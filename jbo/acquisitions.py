@@ -17,6 +17,7 @@ paper (jbo.algorithms.sbo).
 """
 from __future__ import annotations
 
+import abc
 import math
 from typing import Callable, ClassVar, NamedTuple
 
@@ -135,8 +136,9 @@ class Acquisition(eqx.Module):
     def default_params(self):
         return ()
 
+    @abc.abstractmethod
     def build(self, key, post: gp.Posterior, buffer: data.Buffer, params, step, dim: int) -> Callable:
-        raise NotImplementedError
+        """The acquisition of this step as a function of one decision point."""
 
 
 def srinivas_beta(t, dim: int, delta, scale=1.0):

@@ -130,7 +130,7 @@ def lbfgs_step(value_and_grad: Callable, carry: LBFGSCarry, project: Callable = 
         xt, vt, gt, ok = trial(t)
         return i + 1, 0.5 * t, xt, vt, gt, ok
 
-    # the carry starts as the current point (a placeholder: rejected unless a trial passes)
+    # the carry starts as the current point; it is replaced only by a trial that passes the Armijo test
     i, _, xt, vt, gt, ok = jax.lax.while_loop(
         cond, body, (jnp.zeros((), jnp.int32), jnp.ones_like(v), x, v, g, jnp.zeros((), bool)))
     ok = ok & active
