@@ -190,17 +190,32 @@ class Cholesky(NamedTuple):
     picks: jax.Array  # (N_max,) int32
 
 
+BLOCK = 64  # rows of the incremental Cholesky are stored and read in blocks of this many
+
+
 def cholesky_empty(capacity: int, num_arms: int) -> Cholesky:
-    return Cholesky(jnp.zeros((capacity, num_arms)), jnp.ones((capacity,)), jnp.ones((num_arms,)),
-                    jnp.zeros((capacity,), jnp.int32))
+    """An empty factor for up to `capacity` points (rounded up to a multiple of BLOCK)."""
+    cap = -(-capacity // BLOCK) * BLOCK
+    return Cholesky(jnp.zeros((cap, num_arms)), jnp.ones((cap,)), jnp.ones((num_arms,)), jnp.zeros((cap,), jnp.int32))
+
+
+def _projection(rows, j, m):
+    """sum_{l < m} v_l v_l(x_j) over the arms, reading only the blocks of rows that can be non-zero
+    (rows >= m are zero): the cost of a pick grows with m instead of the capacity."""
+
+    def block(b, acc):
+        blk = jax.lax.dynamic_slice_in_dim(rows, b * BLOCK, BLOCK, 0)
+        return acc + blk.T @ blk[:, j]
+
+    return jax.lax.fori_loop(0, (m + BLOCK - 1) // BLOCK, block, jnp.zeros(rows.shape[1], rows.dtype))
 
 
 def cholesky_add(chol: Cholesky, m, j, column, lam):
     """Add arm j (its kernel column over the arms) as the m-th point: returns (chol, v_m, d_m).
 
-    c = k(., x_j) - sum_l v_l v_l(x_j) (rows >= m are zero, so the full product is exact),
-    d = sqrt(sigma^2(x_j) + lambda), v_m = c / d, sigma^2 <- max(sigma^2 - v_m^2, 0)."""
-    c = column - chol.rows.T @ chol.rows[:, j]
+    c = k(., x_j) - sum_{l<m} v_l v_l(x_j), d = sqrt(sigma^2(x_j) + lambda), v_m = c / d,
+    sigma^2 <- max(sigma^2 - v_m^2, 0)."""
+    c = column - _projection(chol.rows, j, m)
     d = jnp.sqrt(chol.var[j] + lam)
     v = c / d
     return Cholesky(chol.rows.at[m].set(v), chol.pivots.at[m].set(d), jnp.maximum(chol.var - v * v, 0.0),
@@ -219,11 +234,24 @@ def cholesky_mean(chol: Cholesky, y, n):
     return chol.rows.T @ z
 
 
+TIE_TOL = 1e-9  # variances within this of the maximum count as tied (the grid's symmetries make exact ties)
+
+
+def first_argmax(scores, mask=None, tol: float = TIE_TOL):
+    """The first index whose score is within `tol` of the maximum over `mask` (A11: first index on ties).
+
+    A tolerance rather than exact equality: symmetric points of a grid have equal variances in exact
+    arithmetic, and a batched (vmapped) matrix product rounds differently from an unbatched one, so an
+    exact argmax would let vmapped and looped runs pick different members of a tie."""
+    s = scores if mask is None else jnp.where(mask, scores, -jnp.inf)
+    return jnp.argmax(s >= jnp.max(s) - tol).astype(jnp.int32)
+
+
 def max_variance_design(chol: Cholesky, active, n, kernel, lengthscale, arms, lam) -> Cholesky:
     """Alg. 1 lines 6-10: n greedy picks x_m = argmax_{x in active} sigma^2(x; S) (first index on ties)."""
 
     def pick(m, chol):
-        j = jnp.argmax(jnp.where(active, chol.var, -jnp.inf)).astype(jnp.int32)
+        j = first_argmax(chol.var, active)
         return cholesky_add(chol, m, j, kernel_column(kernel, lengthscale, arms, j), lam)[0]
 
     return jax.lax.fori_loop(0, n, pick, chol)
@@ -248,7 +276,7 @@ def greedy_information_gain(arms, kernel: str, lengthscale, lam, num: int):
     chol = cholesky_empty(num, arms.shape[0])
 
     def step(chol, m):
-        j = jnp.argmax(chol.var).astype(jnp.int32)
+        j = first_argmax(chol.var)
         gain = 0.5 * jnp.log1p(chol.var[j] / lam)
         return cholesky_add(chol, m, j, kernel_column(kernel, lengthscale, arms, j), lam)[0], gain
 
@@ -349,14 +377,15 @@ class RPERP(Algorithm):
         arms = _arms(spec, "R-PERP")
         _horizon_check(spec, self.horizon, "R-PERP")
         B, rho = _known(spec, params, self.use_side_info)
-        K, n_max = arms.shape[0], self.schedule.max_batch
+        K = arms.shape[0]
+        chol = cholesky_empty(self.schedule.max_batch, K)
+        cap = chol.picks.shape[0]
         beta = rperp_beta_half(B, params.C, params.lam, rho, params.delta, K, self.horizon, self.restart_interval)
-        return RPERPState(jnp.ones((K,), bool), cholesky_empty(n_max, K), jnp.arange(n_max, dtype=jnp.int32),
-                          jnp.zeros((n_max,)), arms, beta)
+        return RPERPState(jnp.ones((K,), bool), chol, jnp.arange(cap, dtype=jnp.int32), jnp.zeros((cap,)), arms, beta)
 
     def ask(self, key, state: RPERPState, params: RPERPParams, step: Step):
         s, t = self.schedule, step.t
-        n_max, K = s.max_batch, state.arms.shape[0]
+        n_max, K = state.perm.shape[0], state.arms.shape[0]
 
         def new_batch(state):
             active = jnp.where(jnp.asarray(s.interval_start)[t], jnp.ones((K,), bool), state.active)
@@ -509,6 +538,6 @@ class SWGPUCB(Algorithm):
 
 
 __all__ = ["KERNELS", "PRESETS", "RPERP", "RPERPParams", "RPERPState", "RGPUCB", "SWGPUCB", "UCBParams", "Cholesky",
-           "Schedule", "batch_sizes", "cholesky_add", "cholesky_empty", "cholesky_mean", "eliminate",
+           "Schedule", "batch_sizes", "cholesky_add", "cholesky_empty", "cholesky_mean", "eliminate", "first_argmax",
            "greedy_information_gain", "interval_lengths", "kernel_column", "max_variance_design", "query_order",
            "rperp_interval", "rperp_beta_half", "schedule", "ucb_beta_half", "ucb_interval", "union_count"]
