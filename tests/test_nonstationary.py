@@ -292,7 +292,8 @@ def test_linear_drift_variation_is_the_realised_sum_of_step_changes():
     env = pn.kernel_drift(1, "matern52", horizon=300, grid_size=10, drift="linear")
     per_step = np.stack([np.asarray(env.values_at(t)) for t in range(300)])
     assert pn.known(env)["variation"] == pytest.approx(np.abs(np.diff(per_step, axis=0)).max(1).sum(), rel=1e-10)
-    np.testing.assert_allclose(per_step[0], env.anchors[0]) and np.testing.assert_allclose(per_step[-1], env.anchors[-1])
+    np.testing.assert_allclose(per_step[0], env.anchors[0])
+    np.testing.assert_allclose(per_step[-1], env.anchors[-1])
 
 
 def test_run_instances_equals_one_run_per_seed():

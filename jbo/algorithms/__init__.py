@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from jbo.algorithms import boke, sbo
+from jbo.algorithms import boke, nonstationary, sbo
 from jbo.algorithms.gp_bo import GPBO, GPBOParams, GPBOState, Hypers, HypersParams, RandomSearch, srinivas_beta
 
 
@@ -32,6 +32,10 @@ _REGISTRY: dict[str, Callable] = {
     "boke_gp_std": lambda **o: boke.PaperGP(acquisition="std", **o),
     # SBO-KDE paper (jbo.algorithms.sbo): GP-BOs with contextual acquisitions (contextual environments)
     **{f"sbo:{m}": (lambda m: lambda **o: sbo.SBO(method=m, **o))(m) for m in sbo.METHODS},
+    # R-PERP paper (jbo.algorithms.nonstationary): finite arm sets, non-stationary (dynamic regret)
+    "r_perp": nonstationary.RPERP,
+    "r_gp_ucb": nonstationary.RGPUCB,
+    "sw_gp_ucb": nonstationary.SWGPUCB,
 }
 
 
@@ -53,5 +57,6 @@ def get(name: str, **options):
         raise ValueError(f"bad options {options} for algorithm {name!r}: {e}") from None
 
 
-__all__ = ["boke", "sbo", "GPBO", "GPBOParams", "GPBOState", "Hypers", "HypersParams", "RandomSearch", "get", "names",
+__all__ = ["boke", "nonstationary", "sbo",
+           "GPBO", "GPBOParams", "GPBOState", "Hypers", "HypersParams", "RandomSearch", "get", "names",
            "register", "srinivas_beta"]

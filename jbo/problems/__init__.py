@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Callable
 
 from jbo.problems.base import Problem, ProblemState, from_callback, from_function
-from jbo.problems import boke, contextual, control, finite, hpo, sprinkler, synthetic
+from jbo.problems import boke, contextual, control, finite, hpo, nonstationary, sprinkler, synthetic
 
 _REGISTRY: dict[str, Callable[..., Problem]] = {
     "forrester": synthetic.forrester,
@@ -32,6 +32,7 @@ _REGISTRY: dict[str, Callable[..., Problem]] = {
        for name in contextual.PROBLEMS},
     **{f"hpo:{m}_{d}": (lambda m, d: lambda: hpo.problem(m, d))(m, d) for m in hpo.SPACES for d in hpo.SUBSTITUTES},
     "drifting_arms": finite.FiniteArmProblem,
+    "kernel_drift": nonstationary.kernel_drift,
 }
 
 
@@ -49,7 +50,7 @@ def get(name: str, noise_std: float = 0.0, **options) -> Problem:
     the factory (e.g. get("rosenbrock", dim=4, rescaled=True))."""
     if name not in _REGISTRY:
         raise ValueError(f"unknown problem {name!r}; registered problems: {', '.join(names())}")
-    if name.startswith("sbo:") or name == "drifting_arms":
+    if name.startswith("sbo:") or name in ("drifting_arms", "kernel_drift"):
         options = {**options, "noise_std": noise_std} if noise_std else options
         noise_std = 0.0
     try:
@@ -60,4 +61,5 @@ def get(name: str, noise_std: float = 0.0, **options) -> Problem:
 
 
 __all__ = ["Problem", "ProblemState", "from_callback", "from_function", "get", "names", "register", "boke", "contextual",
-           "control", "finite", "hpo", "sprinkler", "synthetic"]
+           "control", "finite", "hpo",
+           "nonstationary", "sprinkler", "synthetic"]
