@@ -114,6 +114,30 @@ def test_incremental_cholesky_equals_dense_solve_with_duplicates(kernel):
     np.testing.assert_allclose(mean, want_mean, atol=1e-8)
 
 
+def test_sliding_window_factor_equals_dense_solve_after_many_removals():
+    rng = np.random.default_rng(5)
+    X = rng.uniform(size=(30, 2))
+    K = pn.kernel_matrix("matern52", 0.5, X, X)
+    idx, y = rng.integers(0, 30, 80), rng.normal(size=80)  # repeats included
+    W, lam = 12, 0.01
+
+    @jax.jit
+    def run(idx, y):
+        def step(f, t):
+            f = jax.lax.cond(t >= W, ns.window_drop_oldest, lambda f: f, f)
+            col = ns.kernel_column("matern52", 0.5, jnp.asarray(X), idx[t])
+            return ns.window_append(f, idx[t], col, y[t], lam), None
+        return jax.lax.scan(step, ns.window_empty(W, 30), jnp.arange(80))[0]
+
+    f = run(jnp.asarray(idx), jnp.asarray(y))
+    R = np.asarray(f.rows)
+    want_mean, want_var = _dense(K, idx[-W:], y[-W:], lam)
+    np.testing.assert_allclose(R[:, :30].T @ R[:, 30], want_mean, atol=1e-8)
+    np.testing.assert_allclose(1 - (R[:, :30] ** 2).sum(0), want_var, atol=1e-8)
+    L = np.asarray(f.lower)
+    np.testing.assert_allclose(L @ L.T, K[np.ix_(idx[-W:], idx[-W:])] + lam * np.eye(W), atol=1e-8)
+
+
 def test_max_variance_design_equals_brute_force_greedy_on_the_active_set():
     X = pn.grid(10)
     K = pn.kernel_matrix("matern52", 0.5, X, X)
@@ -234,16 +258,17 @@ def _replay_ucb(X, kernel, actions, ys, lam, beta_half, visible):
     return np.array(out)
 
 
-@pytest.mark.parametrize("kind, every", [("restart", None), ("restart", 25), ("window", 17)])
+@pytest.mark.parametrize("kind, every", [("restart", None), ("restart", 25), ("window", 17), ("refactor", 17)])
 def test_ucb_baselines_equal_numpy_gp_ucb(kind, every):
-    """R-GP-UCB with H = T is plain GP-UCB; with H = 25 it forgets every 25 steps; SW-GP-UCB sees the last W."""
+    """R-GP-UCB with H = T is plain GP-UCB; with H = 25 it forgets every 25 steps; SW-GP-UCB sees the
+    last W (its Givens-updated factor and the refactorising reference path)."""
     T = 60
     env = pn.kernel_drift(2, "se", horizon=T, grid_size=10, noise_std=0.1)
     if kind == "restart":
         alg = ns.RGPUCB(horizon=T, restart_interval=every or T)
         visible = lambda t: np.arange(t - t % alg.restart_interval, t)  # noqa: E731
     else:
-        alg = ns.SWGPUCB(horizon=T, window=every)
+        alg = ns.SWGPUCB(horizon=T, window=every, refactor=kind == "refactor")
         visible = lambda t: np.arange(max(0, t - every), t)  # noqa: E731
     tr = jbo.run(alg, env, KEY, T)
     a, b = np.asarray(tr.actions), float(tr.info["beta_half"][0])

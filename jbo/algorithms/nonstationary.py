@@ -484,29 +484,80 @@ class RGPUCB(Algorithm):
         return {"beta_half": state.beta_half}
 
 
+class WindowFactor(NamedTuple):
+    """The last W observations as R = L^{-1} [K(S, arms) | y_S], L L^T = K_SS + lambda I, S in age order
+    (oldest first); rows beyond `count` are zero. sigma^2(x) = 1 - sum_m R[m, x]^2 and
+    mu(x) = sum_m R[m, x] R[m, K] over the arms x < K."""
+
+    rows: jax.Array  # (W, K + 1)
+    lower: jax.Array  # (W, W) L
+    count: jax.Array  # int32
+
+
+def window_empty(window: int, num_arms: int) -> WindowFactor:
+    return WindowFactor(jnp.zeros((window, num_arms + 1)), jnp.zeros((window, window)), jnp.zeros((), jnp.int32))
+
+
+def window_append(f: WindowFactor, j, column, y, lam) -> WindowFactor:
+    """Add (arm j, y) as the newest point: l = L^{-1} k_S(x_j) is R's column j, d = sqrt(sigma^2(x_j) + lambda)."""
+    n = f.count
+    l = f.rows[:, j]
+    d = jnp.sqrt(jnp.maximum(1.0 - l @ l, 0.0) + lam)
+    row = (jnp.append(column, y) - f.rows.T @ l) / d
+    return WindowFactor(f.rows.at[n].set(row), f.lower.at[n].set(l.at[n].set(d)), n + 1)
+
+
+def window_drop_oldest(f: WindowFactor) -> WindowFactor:
+    """Remove the oldest point of a full window exactly, with no downdate: for L = [[l11, 0], [l21, L22]]
+    the remaining points have L' L'^T = L22 L22^T + l21 l21^T (a rank-1 *update*), done by Givens
+    rotations [L22 | l21] Q = [L' | 0]; the same rotations map R's rows, R' = (Q^T [R2; r1])[:W-1].
+    O(W (W + K)) per call."""
+
+    def rotate(k, carry):
+        L, w, R, rx = carry
+        a, b = L[k, k], w[k]
+        r = jnp.hypot(a, b)
+        c, s = a / r, b / r
+        col = L[:, k]
+        L, w = L.at[:, k].set(c * col + s * w), -s * col + c * w
+        row = R[k]
+        return L, w, R.at[k].set(c * row + s * rx), -s * row + c * rx
+
+    W = f.lower.shape[0]
+    L, _, R, _ = jax.lax.fori_loop(0, W - 1, rotate, (f.lower[1:, 1:], f.lower[1:, 0], f.rows[1:], f.rows[0]))
+    return WindowFactor(jnp.zeros_like(f.rows).at[:W - 1].set(R), jnp.zeros_like(f.lower).at[:W - 1, :W - 1].set(L),
+                        f.count - 1)
+
+
 class SWGPUCBState(NamedTuple):
-    buffer: data.Buffer  # ring buffer of the last W (arm point, y)
+    memory: Any  # WindowFactor (default) or a ring data.Buffer (refactor=True)
     arms: jax.Array
     beta_half: jax.Array
 
 
 class SWGPUCB(Algorithm):
-    """SW-GP-UCB (Zhou & Shroff 2021): GP-UCB on the last W observations (a ring buffer; the GP is
-    refactorised every step by jbo.gp.condition, no downdating). W = H_ucb's formula, or `window`."""
+    """SW-GP-UCB (Zhou & Shroff 2021): GP-UCB on the last W observations. W = H_ucb's formula, or `window`.
+
+    Default: the window's factor is kept up to date (append the newest point; remove the oldest by a
+    Givens rank-1 update, :func:`window_drop_oldest`): O(W (W + |X|)) per step. refactor=True: a ring
+    buffer refactorised every step by jbo.gp.condition (O(W^3 + W^2 |X|); the reference path, equal
+    to the default in the tests)."""
 
     horizon: int = eqx.field(static=True)
     window: int = eqx.field(static=True)
     kernel: str = eqx.field(static=True)
     use_side_info: bool = eqx.field(static=True)
+    refactor: bool = eqx.field(static=True)
     num_initial: int = eqx.field(static=True)
 
     def __init__(self, horizon: int = 5000, variation: float | None = None, window: int | None = None,
-                 kernel: str = "se", dim: int = 2, use_side_info: bool = True):
+                 kernel: str = "se", dim: int = 2, use_side_info: bool = True, refactor: bool = False):
         self.kernel = _check_kernel(kernel)
         if variation is None and window is None:
             variation = 1.0
         self.window = _resolve_interval(horizon, variation, window, ucb_interval, kernel, dim, "window")
         self.horizon, self.use_side_info, self.num_initial = int(horizon), bool(use_side_info), 0
+        self.refactor = bool(refactor)
 
     def default_params(self) -> UCBParams:
         return UCBParams()
@@ -519,19 +570,27 @@ class SWGPUCB(Algorithm):
         _horizon_check(spec, self.horizon, "SW-GP-UCB")
         B, rho = _known(spec, params, self.use_side_info)
         gamma = _gamma_hat(arms, self.kernel, params, self.window)
-        return SWGPUCBState(data.empty(self.window, arms.shape[1]), arms,
-                            ucb_beta_half(B, gamma, params.lam, rho, params.delta))
+        memory = data.empty(self.window, arms.shape[1]) if self.refactor else window_empty(self.window, arms.shape[0])
+        return SWGPUCBState(memory, arms, ucb_beta_half(B, gamma, params.lam, rho, params.delta))
 
     def ask(self, key, state: SWGPUCBState, params, step: Step):
-        hyp = gp.GPParams(jnp.full((state.arms.shape[1],), jnp.log(params.lengthscale)), jnp.zeros(()),
-                          jnp.log(params.lam), jnp.zeros(()))
-        post = gp.condition(state.buffer, hyp, self._model())
-        mean, var = gp.predict_batch(post, state.arms)
-        # an empty window: predict's variance is exactly k(x, x) = 1 and the mean 0 (ties -> arm 0)
+        if self.refactor:
+            hyp = gp.GPParams(jnp.full((state.arms.shape[1],), jnp.log(params.lengthscale)), jnp.zeros(()),
+                              jnp.log(params.lam), jnp.zeros(()))
+            mean, var = gp.predict_batch(gp.condition(state.memory, hyp, self._model()), state.arms)
+        else:
+            R = state.memory.rows
+            K = state.arms.shape[0]
+            mean, var = R[:, :K].T @ R[:, K], jnp.maximum(1.0 - jnp.sum(R[:, :K] ** 2, axis=0), 0.0)
+        # an empty window: the variance is exactly k(x, x) = 1 and the mean 0 (ties -> arm 0)
         return jnp.argmax(mean + state.beta_half * jnp.sqrt(var)).astype(jnp.int32), state
 
     def tell(self, key, state: SWGPUCBState, params, action, observation, step: Step):
-        return state._replace(buffer=data.append(state.buffer, state.arms[action], observation, wrap=True))
+        if self.refactor:
+            return state._replace(memory=data.append(state.memory, state.arms[action], observation, wrap=True))
+        f = jax.lax.cond(step.t >= self.window, window_drop_oldest, lambda f: f, state.memory)
+        col = kernel_column(self.kernel, params.lengthscale, state.arms, action)
+        return state._replace(memory=window_append(f, action, col, observation, params.lam))
 
     def info(self, state, params) -> dict:
         return {"beta_half": state.beta_half}
@@ -540,4 +599,5 @@ class SWGPUCB(Algorithm):
 __all__ = ["KERNELS", "PRESETS", "RPERP", "RPERPParams", "RPERPState", "RGPUCB", "SWGPUCB", "UCBParams", "Cholesky",
            "Schedule", "batch_sizes", "cholesky_add", "cholesky_empty", "cholesky_mean", "eliminate", "first_argmax",
            "greedy_information_gain", "interval_lengths", "kernel_column", "max_variance_design", "query_order",
-           "rperp_interval", "rperp_beta_half", "schedule", "ucb_beta_half", "ucb_interval", "union_count"]
+           "rperp_interval", "rperp_beta_half", "schedule", "ucb_beta_half", "ucb_interval", "union_count", "WindowFactor", "window_append",
+           "window_drop_oldest", "window_empty"]
