@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from jbo.algorithms import uhe  # noqa: E402,F401  (UHE-BO paper)
 from jbo.algorithms import boke, nonstationary, sbo
 from jbo.algorithms.gp_bo import GPBO, GPBOParams, GPBOState, Hypers, HypersParams, RandomSearch, srinivas_beta
 
@@ -15,6 +16,9 @@ def _gp(acquisition):
 
 
 _REGISTRY: dict[str, Callable] = {
+    # UHE-BO paper (jbo.algorithms.uhe): "uhe_bo" and its baselines / ablations "uhe:<method>"
+    "uhe_bo": lambda **o: uhe.make("uhe_bo", **o),
+    **{f"uhe:{m}": (lambda m: lambda **o: uhe.make(m, **o))(m) for m in uhe.NAMES if m != "uhe_bo"},
     "random_search": RandomSearch,
     "gp_ucb": _gp("ucb"),
     "gp_ei": _gp("ei"),

@@ -10,9 +10,11 @@ from __future__ import annotations
 from typing import Callable
 
 from jbo.problems.base import Problem, ProblemState, from_callback, from_function
+from jbo.problems import uhe  # noqa: E402,F401  (UHE-BO paper's real-world replacements)
 from jbo.problems import boke, contextual, control, finite, hpo, nonstationary, sprinkler, synthetic
 
 _REGISTRY: dict[str, Callable[..., Problem]] = {
+    **uhe.PROBLEMS,  # uhe:lr_vehicle_like, uhe:gb_kc1_like, uhe:lunar
     "forrester": synthetic.forrester,
     "branin": synthetic.branin,
     "goldstein_price": synthetic.goldstein_price,
