@@ -278,3 +278,60 @@ def test_every_uhe_method_runs_vmapped_equals_looped(name):
     assert np.all(np.isfinite(np.asarray(tr.metrics["simple_regret"])))
     one = jbo.run(alg, prob, jax.random.split(jax.random.key(1), 2)[0], 10)
     np.testing.assert_allclose(np.asarray(tr.actions[0]), np.asarray(one.actions), rtol=1e-7, atol=1e-9)
+
+
+# ---------------------------------------------------------------- real-world replacements (spec 5.3)
+def test_lr_objective_equals_a_numpy_replay_of_the_same_sgd():
+    from jbo.problems import uhe as pu
+
+    x_tr, y_tr, x_te, y_te = pu._vehicle_split()
+    alpha, eta = 10.0**-3, 10.0**-1
+    W, b = np.zeros((18, 4)), np.zeros(4)
+    Y = np.eye(4)[y_tr]
+
+    def loss_grad(W, b, xs, ys):
+        z = xs @ W + b
+        z = z - z.max(1, keepdims=True)
+        p = np.exp(z) / np.exp(z).sum(1, keepdims=True)
+        loss = -np.mean(np.sum(ys * np.log(p), 1)) + 0.5 * alpha * np.sum(W * W)
+        return loss, xs.T @ (p - ys) / len(xs) + alpha * W, (p - ys).mean(0)
+
+    best, stale, step = np.inf, 0, eta
+    for _ in range(20):
+        for i in range(len(y_tr) // 47):
+            sl = slice(47 * i, 47 * (i + 1))
+            _, gW, gb = loss_grad(W, b, x_tr[sl], Y[sl])
+            W, b = W - step * gW, b - step * gb
+        cur = loss_grad(W, b, x_tr, Y)[0]
+        stale = 0 if cur < best else stale + 1
+        best = min(best, cur)
+        if stale >= 5:
+            step, stale = step / 5, 0
+    want = np.mean(np.argmax(x_te @ W + b, 1) == y_te)
+    got = float(pu.lr_accuracy(jnp.array([-3.0, -1.0])))
+    assert abs(got - want) < 1e-12 and 0.4 < got < 1.0
+    prob = jbo.problems.get("uhe:lr_vehicle_like")
+    assert prob.dim == 2 and np.allclose(np.asarray(prob.bounds), [[-5, -5], [0, 0]])
+
+
+def test_lunar_heuristic_controller_by_hand_and_objective_determinism():
+    from jbo.problems import uhe as pu
+
+    w = np.arange(12) / 10.0
+    s = np.array([0.1, 0.5, -0.2, -0.3, 0.05, 0.02, 0.0, 0.0])
+    angle_targ = min(max(0.1 * 0.0 + -0.2 * 0.1, -0.2), 0.2)
+    hover_targ = 0.3 * 0.1
+    angle_todo = (angle_targ - 0.05) * 0.4 - 0.02 * 0.5
+    hover_todo = (hover_targ - 0.5) * 0.6 - (-0.3) * 0.7
+    want = 2 if hover_todo > abs(angle_todo) and hover_todo > 1.0 else (
+        3 if angle_todo < -1.1 else (1 if angle_todo > 1.1 else 0))
+    assert pu.heuristic_action(s, w) == want
+    legs = s.copy()
+    legs[6] = 1.0  # a leg touches: angle_todo = w8 = 0.8, hover_todo = -s3 * w9 = 0.27 -> 0 (|0.8| > w11 = 1.1? no)
+    assert pu.heuristic_action(legs, w) == 0
+    with pytest.raises(ValueError, match="12 weights"):
+        pu.lunar_objective(np.ones(3))
+    pytest.importorskip("gymnasium")
+    pytest.importorskip("Box2D")
+    a = pu.lunar_objective(np.ones(12), seeds=range(2))
+    assert a == pu.lunar_objective(np.ones(12), seeds=range(2)) and np.isfinite(a)

@@ -1,0 +1,131 @@
+"""Shared set-up of the UHE-BO experiments (spec uhe_bo.md 5): methods, problems, one program per
+(method, problem) over all seeds, tidy CSV rows, mean +- s.e. plots.
+
+Run every script from the repository root: `python experiments/uhe/<script>.py [--quick]`; results
+(PNG + CSV, *_quick for smoke runs) go to experiments/results/uhe/.
+
+XLA's CPU thread pool is switched to one thread before jax is imported: on this 2-core machine,
+shared with other jobs, the multi-threaded pool made a 64-point likelihood evaluation 20-40x slower
+in wall time (measured while the load average was ~14); one thread per process is also fairer.
+"""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
+
+import json  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import jax  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+import jbo  # noqa: E402
+from jbo.algorithms import uhe  # noqa: E402
+from jbo.studies import machine_info  # noqa: E402
+
+OUT = Path(__file__).resolve().parents[1] / "results" / "uhe"
+LABELS = {"uhe_bo": "UHE-BO", "map": "MAP", "mcmc": "MCMC", "a_gp_ucb": "A-GP-UCB", "wdf": "W&dF",
+          "portfolio": "Portfolio", "random": "Random", "ra_bo": "RA-BO", "random_exp3": "Random+EXP3"}
+SEVEN = ("uhe_bo", "map", "mcmc", "a_gp_ucb", "wdf", "portfolio", "random")
+PROBLEMS = {  # name -> (registry name, options)
+    "deceptive2": ("deceptive", {"n": 2}), "deceptive3": ("deceptive", {"n": 3}), "h1": ("h1", {}),
+    "hartmann3": ("hartmann3", {}), "branin": ("branin", {}), "hartmann6": ("hartmann6", {}),
+    # E0 (spec 5.4): Matern-5/2 GP sample paths with a known lengthscale l* = 0.1
+    "gp_d1": ("gp_sample", {"dim": 1, "lengthscale": 0.1, "seed": 0}),
+    "gp_d2": ("gp_sample", {"dim": 2, "lengthscale": 0.1, "seed": 0}),
+}
+QUICK = dict(num_restarts=2, fit_steps=5, num_raw=64, num_starts=2, opt_steps=5, num_warmup=5, num_samples=2,
+             num_leapfrog=3, grid_candidates=16)
+
+
+def problem(name: str):
+    reg, opts = PROBLEMS[name]
+    return jbo.problems.get(reg, **opts)
+
+
+def method(name: str, dim: int, quick: bool = False):
+    """D1: n0 = 3d uniform points (shared across methods under one seed)."""
+    opts = {"num_initial": 3 * dim}
+    if quick and name != "random":
+        opts.update(QUICK)
+    return uhe.make(name, **opts)
+
+
+def run_one(name: str, prob_name: str, budget: int, seeds: int, quick: bool, key=0, log=sys.stderr):
+    """All seeds of one method on one problem as one compiled program; returns (rows, timing)."""
+    prob = problem(prob_name)
+    alg = method(name, prob.dim, quick)
+    T = alg.num_initial + budget
+    keys = jax.random.split(jax.random.key(key), seeds)
+    fn = jax.jit(lambda k: jbo.engine._program(alg, prob, T, None, False)(k, alg.default_params()))
+    t0 = time.perf_counter()
+    compiled = fn.lower(keys).compile()
+    t1 = time.perf_counter()
+    tr = jax.block_until_ready(compiled(keys))
+    t2 = time.perf_counter()
+    timing = dict(method=name, problem=prob_name, seeds=seeds, steps=T, compile_s=t1 - t0, run_s=t2 - t1,
+                  load=os.getloadavg()[0])
+    print(json.dumps(timing), file=log, flush=True)
+    sr = np.asarray(tr.metrics["simple_regret"])
+    best = np.asarray(tr.metrics["best_value"])
+    info = {k: np.asarray(v) for k, v in tr.info.items()}
+    rows = []
+    for s in range(seeds):
+        for t in range(T):
+            row = dict(method=name, problem=prob_name, seed=s, step=t, evaluation=t + 1 - alg.num_initial,
+                       simple_regret=sr[s, t], best_value=best[s, t])
+            ls = info["lengthscale"][s, t] if "lengthscale" in info else np.full(prob.dim, np.nan)
+            for j, v in enumerate(np.atleast_1d(ls)):
+                row[f"lengthscale_{j}"] = v
+            for k in ("p_random", "random", "noise", "outputscale", "scale"):
+                row[k] = info[k][s, t] if k in info else np.nan
+            rows.append(row)
+    return rows, timing, tr
+
+
+def out_path(name: str, quick: bool, ext: str) -> Path:
+    OUT.mkdir(parents=True, exist_ok=True)
+    return OUT / f"{name}{'_quick' if quick else ''}.{ext}"
+
+
+def header(what: str) -> None:
+    print(f"{what}\nmachine: {machine_info()}", file=sys.stderr, flush=True)
+
+
+def plot_curves(df: pd.DataFrame, path: Path, metric: str = "simple_regret", log: bool = True, title=""):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    probs = list(dict.fromkeys(df["problem"]))
+    fig, axes = plt.subplots(1, len(probs), figsize=(4.2 * len(probs), 3.4), squeeze=False)
+    for ax, p in zip(axes[0], probs):
+        sub = df[(df.problem == p) & (df.evaluation >= 0)]
+        for m in dict.fromkeys(sub["method"]):
+            g = sub[sub.method == m].pivot(index="seed", columns="evaluation", values=metric)
+            v = np.log10(np.maximum(g.values, 1e-12)) if log else g.values
+            mu, se = v.mean(0), v.std(0, ddof=1) / np.sqrt(max(v.shape[0], 2) - 0) if v.shape[0] > 1 else (v.mean(0), 0)
+            ax.plot(g.columns, mu, label=LABELS.get(m, m))
+            ax.fill_between(g.columns, mu - se, mu + se, alpha=0.2)
+        ax.set_title(p)
+        ax.set_xlabel("evaluation after D0")
+        ax.set_ylabel(("log10 " if log else "") + metric.replace("_", " "))
+    axes[0][0].legend(fontsize=7)
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def summary(df: pd.DataFrame) -> pd.DataFrame:
+    last = df[df.step == df.groupby(["method", "problem"])["step"].transform("max")]
+    g = last.groupby(["problem", "method"])["simple_regret"]
+    out = pd.DataFrame({"mean": g.mean(), "se": g.std(ddof=1) / np.sqrt(g.count()), "median": g.median(),
+                        "log10_mean": last.assign(l=np.log10(np.maximum(last.simple_regret, 1e-12)))
+                        .groupby(["problem", "method"])["l"].mean(), "seeds": g.count()})
+    return out.reset_index()
