@@ -513,20 +513,24 @@ def window_drop_oldest(f: WindowFactor) -> WindowFactor:
     rotations [L22 | l21] Q = [L' | 0]; the same rotations map R's rows, R' = (Q^T [R2; r1])[:W-1].
     O(W (W + K)) per call."""
 
-    def rotate(k, carry):
-        L, w, R, rx = carry
-        a, b = L[k, k], w[k]
-        r = jnp.hypot(a, b)
-        c, s = a / r, b / r
-        col = L[:, k]
-        L, w = L.at[:, k].set(c * col + s * w), -s * col + c * w
-        row = R[k]
-        return L, w, R.at[k].set(c * row + s * rx), -s * row + c * rx
-
     W = f.lower.shape[0]
-    L, _, R, _ = jax.lax.fori_loop(0, W - 1, rotate, (f.lower[1:, 1:], f.lower[1:, 0], f.rows[1:], f.rows[0]))
-    return WindowFactor(jnp.zeros_like(f.rows).at[:W - 1].set(R), jnp.zeros_like(f.lower).at[:W - 1, :W - 1].set(L),
-                        f.count - 1)
+    L22 = f.lower[1:, 1:]
+
+    def column(w, k_col):  # rotation k mixes column k of L22 (never touched before) with w
+        k, col = k_col
+        r = jnp.hypot(col[k], w[k])
+        c, s = col[k] / r, w[k] / r
+        return -s * col + c * w, (c * col + s * w, c, s)
+
+    _, (cols, c, s) = jax.lax.scan(column, f.lower[1:, 0], (jnp.arange(W - 1), L22.T))
+
+    def row(x, csr):  # the same rotations on R's rows: row k with the running row x (starts at r1)
+        ck, sk, rk = csr
+        return -sk * rk + ck * x, ck * rk + sk * x
+
+    _, R = jax.lax.scan(row, f.rows[0], (c, s, f.rows[1:]))
+    return WindowFactor(jnp.zeros_like(f.rows).at[:W - 1].set(R),
+                        jnp.zeros_like(f.lower).at[:W - 1, :W - 1].set(cols.T), f.count - 1)
 
 
 class SWGPUCBState(NamedTuple):
