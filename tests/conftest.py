@@ -1,6 +1,14 @@
 import pytest
 
-import jbo  # noqa: F401  (enables float64)
+import os
+
+# The suite is compile-bound (hundreds of small programs, each run for a few steps): XLA's optimisation
+# passes cost more than they save here. Turning them off changes no result beyond rounding (every
+# test compares against tolerances) and cut the CPU time of the registry tests by about 30%. Set in the
+# environment so the notebook kernels and CLI subprocesses the tests start inherit it.
+os.environ.setdefault("JAX_DISABLE_MOST_OPTIMIZATIONS", "1")
+
+import jbo  # noqa: E402,F401  (enables float64)
 
 
 def pytest_addoption(parser):
