@@ -1,0 +1,465 @@
+"""uCVS: Bayesian optimisation with unknown cost-varying variable subsets (Hoang, Nguyen & Tran,
+AAAI 2025, arXiv:2412.15863; spec bocvs.md), and its baselines.
+
+At each step the learner picks a control set i (a mask over the d variables) and values x^i for its
+variables; the environment draws the others, X^-i ~ P^-i, observes y = f([x^i, X^-i]) + noise and
+charges a random cost whose mean c_i is unknown. Everything rests on the **expected bounds** over the
+free variables (bocvs.md 1.6), estimated with a fixed Monte-Carlo matrix R of free-variable draws:
+
+    U_t(i, x^i) = E[mu_{t-1}([x^i, X^-i])] + w E[sigma_{t-1}([x^i, X^-i])]     (w = sqrt(beta))
+    L_t(i, x^i) = E[mu] - w_l E[sigma],   gU_t(i) = max_x U_t(i, x),   gL_t = max_{i, x} L_t(i, x)
+
+(:func:`expected_bounds`, :func:`expected_ucb`: pure, differentiable functions of the posterior, the
+set mask and R). A full control set attains both maxima (E u <= max u), so when one exists gL is
+its pointwise LCB maximum and UCB-PSQ plays only it (the [T]/[C] shortcut).
+
+**uCVS** (Algorithm 1, ``method="ucvs"``), explore-then-commit with elimination and no-regret costs:
+
+    exploration  (cost spent <= 0.6 C): play the sets round-robin; x_t = argmax_x U_t(i_t, x);
+                 lcb_bar <- max(lcb_bar, gL_t); ucb_bar_i <- min(ucb_bar_i, gU_t(i)) for the played set
+    exploitation: lcb_bar <- max(lcb_bar, gL_t); ucb_bar <- min(ucb_bar, gU_t)      (intersected bounds)
+                 S1 = {i : ucb_bar_i - f_lo > (1 - alpha_t)(lcb_bar - f_lo)}; if S1 is empty, reset the bounds
+                 c_i^LCB = max(c_hat_i - sqrt(2 log t / T_i), 0);  S3 = argmin_{i in S1} c_i^LCB (all ties)
+                 i_t = argmax_{i in S3} gU_t(i),  x_t = its maximiser
+    every step:  T_i, S_i (plays and cost sums of the played set) updated (the paper's box forgets it)
+
+Presets (bocvs.md 2.3-2.5): ``preset="paper"`` is Algorithm 1 as written with the spec's decisions
+(beta = 2^2 for u and l, alpha_t = 0.1 * 0.5^floor(n_exploit / d) (D3; ``alpha_schedule``
+"halve_once" / "constant"), the f_lo shift (D2), strict ">" (D8), log(max(t, 2)) with t the current
+step (D9), clip at 0 + tie-break by gU (D10), round-robin from set 1 (D25)); ``preset="official"`` is
+what the authors' code does: exploration from set 2, no bound bookkeeping, exploitation with UCB
+weight 1.96, LCB weight 0.3 on the full set (or every set) together with the best observation,
+feasible iff gU(i) >= Lcb_max (alpha = 0), cost LCB c_hat - radius without clip (unplayed: -inf),
+ties to the last index, argmax gU when nothing is feasible. Both presets keep the GP hyper-parameters
+fixed in exploration and refit them in exploitation (10 Adam steps, lr 0.1, on the marginal
+likelihood over mean, output scale and lengthscales, restarted from the initial values every step;
+the noise stays at 1e-4, D16).
+
+**Baselines** (bocvs.md 3): ``ucb_psq`` (play argmax_i gU(i); UCB-PSQ of Hayashi et al.), ``ts_psq``
+(the same with one posterior sample path per step instead of the UCB: random Fourier features +
+pathwise conditioning, :func:`jbo.acquisitions.thompson_sample`), ``etc`` (ETC-50: groups of sets
+each played 50 times by argmax gU inside the group, then UCB-PSQ; groups ``"size"`` = the paper's
+one group per set size in increasing size without the full set (D18), ``"tiers"`` = Tay's cost
+tiers ((1,2,3), (4,5,6)), or explicit 0-based tuples), ``ucb_cvs`` (Tay et al.'s UCB-CVS with KNOWN
+costs, told through the side information: the candidates are the sets whose shifted gU is within a
+factor (1 - eps_t) of the best, eps_t = eps0 max(1 - t / t_cut, 0) [ours: the relative form], and
+the cheapest candidate is played).
+**Additions, not in the paper's figures** (bocvs.md 3.4): ``ucb_naive`` / ``ts_naive`` (argmax_i
+(g_i - f_lo) / c_i with c_i the cost LCB c_hat_i - sqrt(2 log t / T_i) floored at 0.001, the
+environment's smallest cost, and 0.001 for unplayed sets [ours: the floor and the shift keep the
+ratio meaningful]), ``random`` (uniform set and values: a sanity floor). EI-naive is not
+implemented.
+
+Shared protocol: the 5 initial points are free uniform full-domain queries (bocvs.md 2.4; the
+environment reports them as such), after which every step computes, with masks and fixed shapes,
+only what its method needs: the per-set maximisations run one set after another (``lax.map``) under
+a ``lax.switch`` (skip / full set with one Monte-Carlo row / expected), and a step after the budget
+is spent does no work at all. Under ``vmap`` those branches become selects (everything is computed);
+run seeds with ``jbo.engine.run_environments(..., sequential=True)`` to keep them real branches.
+The inner optimiser is jbo's raw screening + top-k projected Adam (D19), warm-started at each set's
+previous maximiser. Defaults are smaller than the spec's GPU-sized suggestions (num_mc 64 rows for the
+acquisitions instead of 256-1500, 64 raw candidates, 2 starts x 15 Adam steps): a 2-core CPU budget.
+"""
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+from jbo import acquisitions, data, gp, optimize
+from jbo.algorithms.gp_bo import HypersParams
+from jbo.engine import Algorithm, Spec, Step
+from jbo.problems.control import truncated_normal_from_uniform
+from jbo.spaces import ControlAction, ControlObservation, ControlSets
+
+METHODS = ("ucvs", "ucb_psq", "ts_psq", "etc", "ucb_cvs", "ucb_naive", "ts_naive", "random")
+PRESETS = ("paper", "official")
+ALPHA_SCHEDULES = ("halve_every", "halve_once", "constant")
+GROUPINGS = {"tiers": ((0, 1, 2), (3, 4, 5)), "official": ((4, 0, 1, 2), (5, 3, 6))}
+
+#: The GP of the paper's code (bocvs.md 2.4, D16): SE-ARD, raw (unstandardised) y, a constant mean,
+#: lengthscales in [0.01, 1e4]; a refit trains mean, output scale and lengthscales, never the noise.
+MODEL = gp.GPModel(kernel="se", standardize=False, mean="trainable", train=("lengthscale", "outputscale"),
+                   lengthscale_bounds=(0.01, 1e4), outputscale_bounds=(1e-6, 1e6), noise_bounds=(1e-8, 10.0))
+
+
+# ---------------------------------------------------------------- the expected bounds (pure functions)
+def compose(mask, xc, R):
+    """The query points [x^i, R_j] (n, d): the set's coordinates from xc (d,), the others from R (n, d)."""
+    return jnp.where(mask, xc, R)
+
+
+def expected_bounds(post: gp.Posterior, xc, mask, R):
+    """(E[mu], E[sigma]) over the rows of R of the GP posterior at [xc^i, R_j] (Monte-Carlo means).
+    The expected UCB is E[mu] + w E[sigma], never E[mu] + w sd(E f) (bocvs.md 7.11)."""
+    mu, var = gp.predict_batch(post, compose(mask, xc, R))
+    return jnp.mean(mu), jnp.mean(jnp.sqrt(var))
+
+
+def expected_ucb(post: gp.Posterior, xc, mask, R, beta):
+    """U(i, xc) = E[mu] + sqrt(beta) E[sigma] over the rows of R; differentiable in xc (only the set's
+    coordinates matter). With a full mask it is the pointwise UCB at xc."""
+    m, s = expected_bounds(post, xc, mask, R)
+    return m + jnp.sqrt(beta) * s
+
+
+def expected_lcb(post: gp.Posterior, xc, mask, R, beta):
+    """L(i, xc) = E[mu] - sqrt(beta) E[sigma]."""
+    m, s = expected_bounds(post, xc, mask, R)
+    return m - jnp.sqrt(beta) * s
+
+
+def expected_sample(path: acquisitions.SamplePath, xc, mask, R):
+    """E over the rows of R of one posterior sample path at [xc^i, R_j] (TS-PSQ's g)."""
+    return jnp.mean(jax.vmap(lambda x: acquisitions.sample_path_value(path, x))(compose(mask, xc, R)))
+
+
+def alpha_at(alpha0, alpha_min, n_exploit, dim: int, schedule: str):
+    """alpha_t: 'halve_every' alpha0 0.5^floor(n/d) (D3 default), 'halve_once' (alpha0/2 after d
+    exploitation steps), 'constant'; never below alpha_min."""
+    if schedule == "halve_every":
+        a = alpha0 * 0.5 ** (n_exploit // dim)
+    elif schedule == "halve_once":
+        a = jnp.where(n_exploit >= dim, 0.5 * alpha0, alpha0)
+    else:
+        a = jnp.asarray(alpha0, jnp.float64)
+    return jnp.maximum(a, alpha_min)
+
+
+def cost_lcb(cost_sum, counts, t, clip: bool):
+    """c_hat_i - sqrt(2 log(max(t, 2)) / T_i): clipped at 0 (paper; unplayed sets 0) or not
+    (official; unplayed sets -inf)."""
+    n = jnp.maximum(counts, 1)
+    lcb = cost_sum / n - jnp.sqrt(2.0 * jnp.log(jnp.maximum(t, 2).astype(jnp.float64)) / n)
+    if clip:
+        return jnp.where(counts > 0, jnp.maximum(lcb, 0.0), 0.0)
+    return jnp.where(counts > 0, lcb, -jnp.inf)
+
+
+def feasible_set(ucb_bar, lcb_bar, alpha, f_lo, strict: bool = True):
+    """S1 = {i : ucb_bar_i - f_lo > (1 - alpha)(lcb_bar - f_lo)} (>= when not strict)."""
+    lhs, rhs = ucb_bar - f_lo, (1.0 - alpha) * (lcb_bar - f_lo)
+    return lhs > rhs if strict else lhs >= rhs
+
+
+def cheapest_then_best(S1, c_lcb, gU):
+    """Paper: among S1 the sets of minimal cost LCB (ties within 1e-12), then the largest gU."""
+    cmin = jnp.min(jnp.where(S1, c_lcb, jnp.inf))
+    S3 = S1 & (c_lcb <= cmin + 1e-12)
+    return jnp.argmax(jnp.where(S3, gU, -jnp.inf)).astype(jnp.int32), S3
+
+
+def cheapest_last_index(S1, c_lcb, gU):
+    """Official: among S1 the minimal cost LCB, ties to the last index; nothing feasible: argmax gU."""
+    m = S1.shape[0]
+    cmin = jnp.min(jnp.where(S1, c_lcb, jnp.inf))
+    S3 = S1 & (c_lcb <= cmin + 1e-12)
+    last = (m - 1 - jnp.argmax(S3[::-1])).astype(jnp.int32)
+    return jnp.where(S1.any(), last, jnp.argmax(gU).astype(jnp.int32)), S3
+
+
+# ---------------------------------------------------------------- params and state
+class CVSParams(NamedTuple):
+    """Sweepable numbers. beta is the squared UCB weight (jbo's convention): the paper's weight 2 is 4."""
+
+    beta: jax.Array | float = 4.0  # U in exploration (all methods' UCB)
+    beta_exploit: jax.Array | float = 4.0  # U in exploitation (official: 1.96^2)
+    beta_lcb: jax.Array | float = 4.0  # L (official: 0.3^2)
+    alpha0: jax.Array | float = 0.1
+    alpha_min: jax.Array | float = 0.0
+    budget: jax.Array | float = 100.0  # C, known to the learner
+    explore_fraction: jax.Array | float = 0.6  # exploration while spent <= fraction * C
+    eps0: jax.Array | float = 0.5  # UCB-CVS
+    eps_cut: jax.Array | float = 100.0  # UCB-CVS: eps reaches 0 after this many plays
+    hypers: Any = HypersParams(0.2, 1.0, 1e-4, 0.0)
+
+
+class CVSState(NamedTuple):
+    buffer: data.Buffer
+    post: gp.Posterior  # the posterior under the initial (fixed) hyper-parameters, extended by rank-1 appends
+    hyp: gp.GPParams  # the hyper-parameters of the last step
+    R: jax.Array  # (num_mc, d) the fixed Monte-Carlo matrix of the free variables
+    masks: jax.Array  # (m, d)
+    f_lo: jax.Array  # the alpha-rule's shift (side information)
+    known_cost: jax.Array  # (m,) mean costs told to UCB-CVS (zeros if the environment does not tell them)
+    counts: jax.Array  # (m,) plays T_i
+    cost_sum: jax.Array  # (m,) S_i
+    spent: jax.Array  # cost spent by BO steps
+    plays: jax.Array  # BO steps taken
+    n_exploit: jax.Array
+    lcb_bar: jax.Array
+    ucb_bar: jax.Array  # (m,)
+    best_x: jax.Array  # (m, d) each set's last maximiser (warm starts)
+    # diagnostics of the last ask
+    explore: jax.Array
+    alpha: jax.Array
+    S1: jax.Array  # (m,)
+    gU: jax.Array  # (m,)
+    gL: jax.Array
+
+
+class CVS(Algorithm):
+    """The uCVS method and its baselines on a control-set space (see the module docstring)."""
+
+    method: str = eqx.field(static=True, default="ucvs")
+    preset: str = eqx.field(static=True, default="paper")
+    alpha_schedule: str = eqx.field(static=True, default="halve_every")
+    groups: Any = eqx.field(static=True, default="size")
+    etc_plays: int = eqx.field(static=True, default=50)
+    num_initial: int = eqx.field(static=True, default=5)
+    num_mc: int = eqx.field(static=True, default=64)
+    num_raw: int = eqx.field(static=True, default=64)
+    num_starts: int = eqx.field(static=True, default=2)
+    opt_steps: int = eqx.field(static=True, default=15)
+    fit_steps: int = eqx.field(static=True, default=10)
+    fit_learning_rate: float = eqx.field(static=True, default=0.1)
+    refit: bool | None = eqx.field(static=True, default=None)  # None: uCVS refits in exploitation, baselines never
+    num_features: int = eqx.field(static=True, default=2048)
+
+    def __check_init__(self):
+        if self.method not in METHODS:
+            raise ValueError(f"unknown uCVS method {self.method!r}; choose one of {METHODS}")
+        if self.preset not in PRESETS:
+            raise ValueError(f"unknown preset {self.preset!r}; choose one of {PRESETS}")
+        if self.alpha_schedule not in ALPHA_SCHEDULES:
+            raise ValueError(f"unknown alpha schedule {self.alpha_schedule!r}; choose one of {ALPHA_SCHEDULES}")
+        if isinstance(self.groups, str) and self.groups not in ("size",) + tuple(GROUPINGS):
+            raise ValueError(f"unknown ETC grouping {self.groups!r}; choose 'size', 'tiers', 'official' or tuples")
+        for name in ("num_mc", "num_raw", "num_starts", "etc_plays", "num_features"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.opt_steps < 0 or self.fit_steps < 0 or self.num_initial < 1:
+            raise ValueError("need opt_steps >= 0, fit_steps >= 0 and num_initial >= 1")
+
+    # -------------------------------------------------------------- protocol
+    def default_params(self) -> CVSParams:
+        if self.preset == "official":
+            return CVSParams(beta=4.0, beta_exploit=1.96**2, beta_lcb=0.3**2, alpha0=0.0)
+        return CVSParams()
+
+    def initial_actions(self, key, spec: Spec):
+        """num_initial uniform points of the whole domain (the environment treats initial steps as
+        full-domain queries; the set recorded is the largest one)."""
+        space = self._space(spec)
+        largest = jnp.argmax(jnp.sum(space.masks, 1)).astype(jnp.int32)
+        return ControlAction(jnp.full((self.num_initial,), largest, jnp.int32),
+                             jax.random.uniform(key, (self.num_initial, space.dim)))
+
+    def _space(self, spec: Spec) -> ControlSets:
+        if not isinstance(spec.space, ControlSets):
+            raise ValueError(f"the uCVS methods need a control-set space, got {type(spec.space).__name__}")
+        return spec.space
+
+    def init(self, key, params: CVSParams, spec: Spec) -> CVSState:
+        space = self._space(spec)
+        m, d = space.masks.shape
+        if "free_scale" not in spec.info:
+            raise ValueError("the uCVS methods need the free-variable scale in the side information ('free_scale')")
+        if self.method == "ucb_cvs" and "cost_mean" not in spec.info:
+            raise ValueError("UCB-CVS needs the known mean costs in the side information ('cost_mean')")
+        if self.method == "etc" and not isinstance(self.groups, str):
+            bad = [i for g in self.groups for i in g if not 0 <= i < m]
+            if bad:
+                raise ValueError(f"ETC groups name set(s) {bad} outside 0..{m - 1}")
+        R = truncated_normal_from_uniform(jax.random.uniform(key, (self.num_mc, d)), spec.info["free_scale"])
+        hyp = self._hyp0(params, d)
+        inf = jnp.asarray(jnp.inf)
+        zeros = jnp.zeros((m,))
+        known = jnp.asarray(spec.info.get("cost_mean", zeros), jnp.float64)
+        buffer = data.empty(spec.num_steps, d)
+        return CVSState(buffer, gp.condition(buffer, hyp, MODEL), hyp, R, space.masks, jnp.asarray(spec.info.get("f_lo", 0.0)),
+                        known, jnp.zeros((m,), jnp.int32), zeros, jnp.zeros(()), jnp.zeros((), jnp.int32),
+                        jnp.zeros((), jnp.int32), -inf, jnp.full((m,), jnp.inf), jnp.full((m, d), 0.5),
+                        jnp.asarray(False), jnp.zeros(()), jnp.zeros((m,), bool), jnp.full((m,), -jnp.inf), -inf)
+
+    def _hyp0(self, params: CVSParams, dim: int) -> gp.GPParams:
+        h = params.hypers
+        return gp.default_params(dim, h.lengthscale, h.outputscale, h.noise, h.mean)
+
+    def tell(self, key, state: CVSState, params, action, observation: ControlObservation, step: Step) -> CVSState:
+        bo = ~step.initial  # initial points are free and are no plays of a set
+        onehot = (jnp.arange(state.counts.shape[0]) == action.set) & bo
+        return state._replace(buffer=data.append(state.buffer, observation.x, observation.y),
+                              post=gp.append(state.post, observation.x, observation.y),
+                              counts=state.counts + onehot.astype(jnp.int32),
+                              cost_sum=state.cost_sum + jnp.where(onehot, observation.cost, 0.0),
+                              spent=state.spent + jnp.where(bo, observation.cost, 0.0),
+                              plays=state.plays + bo.astype(jnp.int32))
+
+    def info(self, state: CVSState, params) -> dict:
+        return {"explore": state.explore, "alpha": state.alpha, "S1": state.S1, "gU": state.gU, "gL": state.gL,
+                "lcb_bar": state.lcb_bar, "ucb_bar": state.ucb_bar,
+                "lengthscale": jnp.exp(state.hyp.log_lengthscale), "outputscale": jnp.exp(state.hyp.log_outputscale)}
+
+    # -------------------------------------------------------------- pieces
+    def _refits(self) -> bool:
+        return self.method == "ucvs" if self.refit is None else self.refit
+
+    def _maximize_sets(self, key, score, state: CVSState, needed):
+        """For every set: (maximiser, max) of score(xc, mask, R) over xc, or (warm start, -inf) where
+        not needed. One set after another; a full set uses one Monte-Carlo row (R drops out)."""
+        masks = state.masks
+        m, d = masks.shape
+        keys = jax.random.split(key, m)
+
+        def one(args):
+            k, mask, warm, need = args
+            full = jnp.all(mask)
+
+            def run(R):
+                return optimize.maximize(lambda x: score(x, mask, R), k, d, self.num_raw, self.num_starts,
+                                         self.opt_steps, "adam", candidates=warm[None])
+
+            branch = jnp.where(need, jnp.where(full, 1, 2), 0)
+            return jax.lax.switch(branch, [lambda: (warm, -jnp.inf * jnp.ones(())),
+                                           lambda: run(state.R[:1]), lambda: run(state.R)])
+
+        return jax.lax.map(one, (keys, masks, state.best_x, needed))
+
+    def _global_lcb(self, key, post, state: CVSState, beta_lcb):
+        """gL = max over sets and values of L: the full set's pointwise LCB maximum when one exists
+        (it attains the maximum), otherwise the best set's expected LCB."""
+        full = jnp.all(state.masks, axis=1)
+        lcb = lambda x, mask, R: expected_lcb(post, x, mask, R, beta_lcb)  # noqa: E731
+        _, vals = self._maximize_sets(key, lcb, state, jnp.where(full.any(), full, True))
+        return jnp.max(vals)
+
+    def _refit(self, key, state: CVSState, params: CVSParams):
+        """(hyper-parameters, posterior) after fit_steps Adam steps from the initial values (restarted
+        every step, as the official code does)."""
+        hyp0 = self._hyp0(params, state.R.shape[1])
+        hyp = gp.fit(key, state.buffer, MODEL, init=hyp0, num_restarts=1, num_steps=self.fit_steps,
+                     learning_rate=self.fit_learning_rate)
+        return hyp, gp.condition(state.buffer, hyp, MODEL)
+
+    # -------------------------------------------------------------- one step
+    def ask(self, key, state: CVSState, params: CVSParams, step: Step):
+        live = state.spent < params.budget  # after the budget nothing is computed (the step is inactive)
+        return jax.lax.cond(live, lambda s: self._ask(key, s, params), lambda s: (self._idle(s), s), state)
+
+    def _idle(self, state):
+        return ControlAction(jnp.zeros((), jnp.int32), state.best_x[0])
+
+    def _ask(self, key, state: CVSState, params: CVSParams):
+        k_fit, k_u, k_l, k_ts, k_r = jax.random.split(key, 5)
+        m, d = state.masks.shape
+        t = state.plays + 1  # the current (1-based) BO step
+        if self.method == "random":
+            ks, kx = jax.random.split(k_r)
+            i = jax.random.randint(ks, (), 0, m, jnp.int32)
+            return ControlAction(i, jax.random.uniform(kx, (d,))), state._replace(explore=jnp.asarray(False))
+
+        explore = (self.method == "ucvs") & (state.spent <= params.explore_fraction * params.budget)
+        hyp0 = self._hyp0(params, d)
+        if self._refits():  # fixed hyper-parameters in exploration, a refit in exploitation
+            hyp, post = jax.lax.cond(explore, lambda: (hyp0, state.post), lambda: self._refit(k_fit, state, params))
+        else:
+            hyp, post = hyp0, state.post
+        beta_u = jnp.where(explore, params.beta, params.beta_exploit)
+        if self.method in ("ts_psq", "ts_naive"):
+            path = acquisitions.thompson_sample(k_ts, post, self.num_features)
+            score = lambda x, mask, R: expected_sample(path, x, mask, R)  # noqa: E731
+        else:
+            score = lambda x, mask, R: expected_ucb(post, x, mask, R, beta_u)  # noqa: E731
+
+        policy = getattr(self, f"_{self.method}" if self.method != "ts_psq" else "_ucb_psq")
+        if self.method == "ts_naive":
+            policy = self._ucb_naive
+        i, xs, gU, state = policy(k_u, k_l, state, params, post, score, explore, t)
+        state = state._replace(best_x=jnp.where(jnp.isfinite(gU)[:, None], xs, state.best_x), hyp=hyp,
+                               explore=explore, gU=gU)
+        return ControlAction(i, xs[i]), state
+
+    # -------------------------------------------------------------- policies: (set, maximisers, gU, state)
+    def _ucvs(self, k_u, k_l, state: CVSState, params: CVSParams, post, score, explore, t):
+        m, d = state.masks.shape
+        official = self.preset == "official"
+        i_rr = ((state.plays + (1 if official else 0)) % m).astype(jnp.int32)
+        onehot = jnp.arange(m) == i_rr
+        xs, gU = self._maximize_sets(k_u, score, state, jnp.where(explore, onehot, True))
+        if official:
+            return self._ucvs_official(k_l, state, params, post, explore, i_rr, xs, gU, t)
+        gL = self._global_lcb(k_l, post, state, params.beta_lcb)
+        alpha = alpha_at(params.alpha0, params.alpha_min, state.n_exploit, d, self.alpha_schedule)
+        lcb_bar = jnp.maximum(state.lcb_bar, gL)
+        ucb_bar = jnp.where(explore & ~onehot, state.ucb_bar, jnp.minimum(state.ucb_bar, gU))
+        S1 = feasible_set(ucb_bar, lcb_bar, alpha, state.f_lo)
+        empty = ~S1.any() & ~explore  # reset the intersected bounds
+        lcb_bar, ucb_bar = jnp.where(empty, gL, lcb_bar), jnp.where(empty, gU, ucb_bar)
+        S1 = jnp.where(empty, feasible_set(ucb_bar, lcb_bar, alpha, state.f_lo), S1)
+        i_exp, _ = cheapest_then_best(S1, cost_lcb(state.cost_sum, state.counts, t, clip=True), gU)
+        i = jnp.where(explore, i_rr, i_exp)
+        state = state._replace(lcb_bar=lcb_bar, ucb_bar=ucb_bar, S1=S1, alpha=alpha, gL=gL,
+                               n_exploit=state.n_exploit + (~explore).astype(jnp.int32))
+        return i, xs, gU, state
+
+    def _ucvs_official(self, k_l, state, params, post, explore, i_rr, xs, gU, t):
+        """Exploit_CVS of the released code: no bookkeeping, Lcb_max = max(max LCB(0.3), max y)."""
+        def exploit_lcb():
+            return jnp.maximum(self._global_lcb(k_l, post, state, params.beta_lcb), data.best(state.buffer))
+
+        gL = jax.lax.cond(explore, lambda: -jnp.inf * jnp.ones(()), exploit_lcb)
+        S1 = gU >= gL
+        i_exp, _ = cheapest_last_index(S1, cost_lcb(state.cost_sum, state.counts, t, clip=False), gU)
+        i = jnp.where(explore, i_rr, i_exp)
+        state = state._replace(S1=jnp.where(explore, False, S1), gL=gL, alpha=jnp.zeros(()),
+                               n_exploit=state.n_exploit + (~explore).astype(jnp.int32))
+        return i, xs, gU, state
+
+    def _ucb_psq(self, k_u, k_l, state: CVSState, params, post, score, explore, t):
+        """argmax_i g_i (a full set dominates: only it is computed when one exists)."""
+        full = jnp.all(state.masks, axis=1)
+        xs, gU = self._maximize_sets(k_u, score, state, jnp.where(full.any(), full, True))
+        return jnp.argmax(gU).astype(jnp.int32), xs, gU, state
+
+    def _etc_groups(self, state: CVSState):
+        """(group of each set (m,) int, -1 = none; number of groups) for the configured grouping."""
+        m, d = state.masks.shape
+        if isinstance(self.groups, str) and self.groups == "size":
+            size = jnp.sum(state.masks, 1)
+            is_full = size == d
+            smaller = (size[None, :] < size[:, None]) & ~is_full[None, :]  # (i, j): set j strictly smaller
+            # rank of set i's size among the distinct sizes of the non-full sets
+            first = jnp.array([jnp.all(~((size[:j] == size[j]) & ~is_full[:j])) for j in range(m)]) & ~is_full
+            rank = jnp.sum(smaller & first[None, :], axis=1)
+            return jnp.where(is_full, -1, rank).astype(jnp.int32), jnp.sum(first)
+        groups = GROUPINGS[self.groups] if isinstance(self.groups, str) else self.groups
+        gid = [-1] * m
+        for g, members in enumerate(groups):
+            for i in members:
+                if i < m and gid[i] == -1:
+                    gid[i] = g
+        return jnp.asarray(gid, jnp.int32), jnp.asarray(len(groups))
+
+    def _etc(self, k_u, k_l, state: CVSState, params, post, score, explore, t):
+        """ETC-n: the first group with fewer than n plays restricts the candidates; afterwards UCB-PSQ.
+        A group's plays are the plays of its sets during the group phase: plays so far minus n per
+        completed group (the phases follow one another)."""
+        gid, num_groups = self._etc_groups(state)
+        current = state.plays // self.etc_plays  # the group being played
+        in_groups = current < num_groups
+        full = jnp.all(state.masks, axis=1)
+        candidates = jnp.where(in_groups, gid == current, jnp.where(full.any(), full, True))
+        xs, gU = self._maximize_sets(k_u, score, state, candidates)
+        return jnp.argmax(jnp.where(candidates, gU, -jnp.inf)).astype(jnp.int32), xs, gU, state
+
+    def _ucb_cvs(self, k_u, k_l, state: CVSState, params, post, score, explore, t):
+        """Known costs: candidates within (1 - eps_t) of the best shifted gU; the cheapest, then the best."""
+        xs, gU = self._maximize_sets(k_u, score, state, jnp.ones(state.masks.shape[0], bool))
+        eps = params.eps0 * jnp.maximum(1.0 - state.plays / params.eps_cut, 0.0)
+        cand = feasible_set(gU, jnp.max(gU), eps, state.f_lo, strict=False)
+        i, S3 = cheapest_then_best(cand, state.known_cost, gU)
+        return i, xs, gU, state._replace(S1=cand, alpha=eps)
+
+    def _ucb_naive(self, k_u, k_l, state: CVSState, params, post, score, explore, t):
+        """argmax_i (g_i - f_lo) / c_i with the estimated cost LCB floored at 0.001 (additions)."""
+        xs, gU = self._maximize_sets(k_u, score, state, jnp.ones(state.masks.shape[0], bool))
+        c = jnp.maximum(cost_lcb(state.cost_sum, state.counts, t, clip=False), 1e-3)
+        return jnp.argmax((gU - state.f_lo) / c).astype(jnp.int32), xs, gU, state
+
+
+__all__ = ["CVS", "CVSParams", "CVSState", "METHODS", "MODEL", "PRESETS", "alpha_at", "cheapest_last_index",
+           "cheapest_then_best", "compose", "cost_lcb", "expected_bounds", "expected_lcb", "expected_sample",
+           "expected_ucb", "feasible_set"]

@@ -1,0 +1,399 @@
+"""uCVS paper (bocvs.md 7.12): the masked GP against NumPy, the expected bounds against direct Monte
+Carlo and finite differences, truncated-normal scales, objectives and reference constants against
+published values, the decision rules against hand computations, round-robin order and the phase
+switch, budget accounting and frozen states, UCB-PSQ on the full set, environments vmapped == looped."""
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from scipy import stats
+
+import jbo
+from jbo import data, engine, gp
+from jbo.algorithms import cvs as A
+from jbo.engine import Spec, Step
+from jbo.problems import control, cvs as P
+from jbo.spaces import ControlAction, ControlObservation, ControlSets
+
+RNG = np.random.default_rng(11)
+TINY = dict(num_mc=8, num_raw=8, num_starts=1, opt_steps=3)  # small inner optimiser: fast compiles
+
+
+def _np_se(A_, B_, ls, s2):
+    return s2 * np.exp(-0.5 * (((A_[:, None, :] - B_[None, :, :]) / ls) ** 2).sum(-1))
+
+
+def _np_posterior(X, y, Q, ls, s2, noise, c):
+    K = _np_se(X, X, ls, s2) + noise * np.eye(len(X))
+    kq = _np_se(Q, X, ls, s2)
+    mu = c + kq @ np.linalg.solve(K, y - c)
+    var = s2 - np.einsum("ij,ji->i", kq, np.linalg.solve(K, kq.T))
+    return mu, np.sqrt(np.maximum(var, 1e-12))
+
+
+def _post(n=9, cap=14, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X, y = rng.uniform(size=(n, d)), rng.normal(size=n)
+    hyp = gp.default_params(d, 0.4, 1.3, 1e-3, 0.2)
+    return gp.condition(data.from_arrays(jnp.asarray(X), jnp.asarray(y), cap), hyp, A.MODEL), X, y
+
+
+# ---------------------------------------------------------------- 1. masked GP == unmasked (NumPy)
+def test_masked_gp_equals_numpy_on_valid_rows():
+    post, X, y = _post()
+    Q = RNG.uniform(size=(6, 4))
+    mu, var = gp.predict_batch(post, jnp.asarray(Q))
+    noise = 1e-3 + A.MODEL.noise_floor
+    mu_np, sd_np = _np_posterior(X, y, Q, 0.4, 1.3, noise, 0.2)
+    np.testing.assert_allclose(mu, mu_np, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(np.sqrt(var), sd_np, rtol=1e-9, atol=1e-9)
+    buf = data.from_arrays(jnp.asarray(X), jnp.asarray(y), 14)
+    lml = gp.log_marginal_likelihood(post.params, buf.x, buf.y, buf.mask, A.MODEL)
+    K = _np_se(X, X, 0.4, 1.3) + noise * np.eye(len(X))
+    ref = stats.multivariate_normal(np.full(len(X), 0.2), K).logpdf(y)
+    assert abs(float(lml) - ref) < 1e-9
+
+
+# ---------------------------------------------------------------- 2. expected bounds
+def test_expected_bounds_equal_direct_monte_carlo_and_full_set_is_pointwise():
+    post, X, y = _post()
+    noise = 1e-3 + A.MODEL.noise_floor
+    R = RNG.uniform(size=(32, 4))
+    xc = RNG.uniform(size=4)
+    mask = np.array([True, False, True, False])
+    em, es = A.expected_bounds(post, jnp.asarray(xc), jnp.asarray(mask), jnp.asarray(R))
+    mu, sd = _np_posterior(X, y, np.where(mask, xc, R), 0.4, 1.3, noise, 0.2)
+    assert abs(float(em) - mu.mean()) < 1e-9 and abs(float(es) - sd.mean()) < 1e-9
+    u = A.expected_ucb(post, jnp.asarray(xc), jnp.asarray(mask), jnp.asarray(R), 4.0)
+    assert abs(float(u) - (mu.mean() + 2.0 * sd.mean())) < 1e-9  # E[mu] + 2 E[sigma], not the sd of E f
+    full = jnp.ones(4, bool)
+    mu1, sd1 = _np_posterior(X, y, xc[None], 0.4, 1.3, noise, 0.2)
+    np.testing.assert_allclose(A.expected_ucb(post, jnp.asarray(xc), full, jnp.asarray(R), 4.0),
+                               mu1[0] + 2 * sd1[0], rtol=1e-10)
+    # gradient: finite differences on the controlled coordinates, zero on the free ones
+    g = jax.grad(lambda x: A.expected_ucb(post, x, jnp.asarray(mask), jnp.asarray(R), 4.0))(jnp.asarray(xc))
+    assert float(g[1]) == 0.0 and float(g[3]) == 0.0
+    for j in (0, 2):
+        e = np.zeros(4); e[j] = 1e-6
+        fd = (A.expected_ucb(post, jnp.asarray(xc + e), jnp.asarray(mask), jnp.asarray(R), 4.0)
+              - A.expected_ucb(post, jnp.asarray(xc - e), jnp.asarray(mask), jnp.asarray(R), 4.0)) / 2e-6
+        assert abs(float(g[j]) - float(fd)) < 1e-6
+
+
+def test_full_set_dominates_every_subset():
+    post, X, y = _post(n=12, d=4, seed=3)
+    masks = jnp.asarray([[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0], [1, 1, 1, 1]], bool)
+    R = jnp.asarray(RNG.uniform(size=(64, 4)))
+    alg = A.CVS(method="ucb_psq", num_mc=64, num_raw=256, num_starts=4, opt_steps=40)
+    state = A.CVSState(*[None] * len(A.CVSState._fields))._replace(
+        masks=masks, R=R, best_x=jnp.full((4, 4), 0.5))
+    score = lambda x, m, r: A.expected_ucb(post, x, m, r, 4.0)  # noqa: E731
+    xs, g = jax.jit(lambda k: alg._maximize_sets(k, score, state, jnp.ones(4, bool)))(jax.random.key(0))
+    assert np.all(np.isfinite(g))
+    assert np.all(g[3] >= g[:3] - 1e-6), g  # max_x u >= max_x E u (optimiser tolerance)
+    # the full set's value is its pointwise UCB at its maximiser; each set's value its expected UCB
+    for i in range(4):
+        assert abs(float(score(xs[i], masks[i], R)) - float(g[i])) < 1e-9
+
+
+# ---------------------------------------------------------------- 3. truncated normal
+@pytest.mark.parametrize("v,s", [(0.01, 0.100001), (0.02, 0.141821), (0.04, 0.213548), (0.08, 0.906099)])
+def test_truncated_normal_scale_reproduces_the_variance(v, s):
+    scale = control.scale_for_variance(v)
+    assert abs(scale - s) < 1e-6  # bocvs.md 4.5
+    tn = stats.truncnorm(-0.5 / scale, 0.5 / scale, loc=0.5, scale=scale)  # SciPy: independent closed form
+    assert abs(tn.var() - v) < 1e-12
+    u = jax.random.uniform(jax.random.key(1), (200_000,))
+    x = np.asarray(control.truncated_normal_from_uniform(u, scale))
+    assert x.min() >= 0 and x.max() <= 1
+    assert abs(x.mean() - 0.5) < 3e-3 and abs(x.var() - v) < 3e-3 * v / 0.02
+    np.testing.assert_allclose(x[:50], tn.ppf(np.asarray(u[:50])), atol=1e-9)
+
+
+def test_scale_for_variance_rejects_impossible_variances():
+    for v in (0.0, -0.1, 1 / 12, 0.2):
+        with pytest.raises(ValueError, match="variance"):
+            control.scale_for_variance(v)
+
+
+# ---------------------------------------------------------------- 4. objectives and reference constants
+def test_objective_optima_and_simulator_check_values():
+    h = np.array([0.20169, 0.150011, 0.476874, 0.275332, 0.311652, 0.6573] + [0.9] * 6)
+    assert abs(float(P.hartmann12(jnp.asarray(h))) - 3.32237) < 1e-5
+    assert abs(float(P.ackley12(jnp.full(12, 0.5)))) < 1e-12
+    assert abs(float(P.levy12(jnp.asarray([0.55] * 6 + [0.1] * 6)))) < 1e-12
+    assert abs(float(P.levy12(jnp.zeros(12))) - (-414.41)) < 0.01  # min at u = 0 (bocvs.md 4.2)
+    d = P.plant_data()
+    lo, hi = d["bounds"]
+    near = jax.vmap(P.plant)(jnp.asarray((d["check_X_near"] - lo) / (hi - lo)))
+    np.testing.assert_allclose(near, d["check_mean_near"], rtol=1e-8, atol=1e-10)  # GPflow's values
+    assert abs(float(P.plant(jnp.asarray(d["argmax_unit"]))) - 2.1941161756) < 1e-9
+    a = P.airfoil_data()
+    np.testing.assert_allclose(jax.vmap(P.airfoil)(jnp.asarray(a["check_U"])), a["check_mean"], rtol=1e-8)
+    np.testing.assert_allclose(a["X"][0], [0.30103, 0, 1, 1, 0.38020], atol=1e-5)  # the first-row transform
+    g = jax.grad(P.airfoil)(jnp.asarray(a["X"][0]))  # at a data point: r = 0 stays differentiable
+    assert np.all(np.isfinite(g))
+
+
+def test_plant_maximum_by_search():
+    """No point of a 20000-point design + the inducing levels beats 2.1941161756 (local search from the best)."""
+    from scipy.optimize import minimize
+
+    fn = jax.jit(jax.vmap(P.plant))
+    U = np.random.default_rng(0).uniform(size=(20000, 5))
+    d = P.plant_data()
+    U = np.concatenate([U, (d["Z"] - d["bounds"][0]) / (d["bounds"][1] - d["bounds"][0])])
+    v = np.asarray(fn(jnp.asarray(U)))
+    vg = jax.jit(jax.value_and_grad(lambda u: -P.plant(u)))
+    best = max(-minimize(lambda u: tuple(np.asarray(a) for a in vg(jnp.asarray(u))), U[i], jac=True,
+                         method="L-BFGS-B", bounds=[(0, 1)] * 5).fun for i in np.argsort(-v)[:5])
+    assert best <= 2.1941161756 + 1e-8 and best > 2.19411
+
+
+# spec tables (bocvs.md 4.2-4.4: the spec author's MC estimates, +-0.01; Levy +-0.1) at v = 0.02
+SPEC_F_STAR = {
+    "hartmann12": (0.955, 1.495, 0.446, 0.446, 3.322, 0.446, 3.322),
+    "ackley12": (-14.29, -14.27, -17.82, -17.82, 0.0, -17.82, 0.0),
+    "levy12": (-7.49, -10.41, -17.90, -17.90, 0.0, -17.90, 0.0),
+    "plant": (0.133, 0.0005, 0.0005, 0.275, 0.111, 0.0014, 2.194),
+    "airfoil": (0.064, 0.372, 0.653, 0.727, 0.724, 0.842, 0.754),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPEC_F_STAR))
+def test_recomputed_reference_constants_agree_with_the_spec(name):
+    ours = np.asarray(P.F_STAR[(name, 0.02)])
+    tol = 0.3 if name == "levy12" else 0.03
+    # our values come from a stronger search on another sample: agree within the MC error, or above
+    # it where the spec's search was weaker
+    np.testing.assert_array_less(np.asarray(SPEC_F_STAR[name]) - tol, ours + 1e-12)
+    np.testing.assert_allclose(ours, SPEC_F_STAR[name], atol=max(tol, 0.05 * np.abs(SPEC_F_STAR[name]).max()))
+
+
+@pytest.mark.parametrize("name,acceptable,cheapest", [
+    ("hartmann12", {5, 7}, {5}), ("ackley12", {5, 7}, {5}), ("levy12", {1, 2, 3, 4, 5, 6, 7}, {1, 2, 3}),
+    ("plant", {7}, {7}), ("airfoil", {3, 4, 5, 6, 7}, {3})])
+def test_acceptable_sets_and_cheapest_set_of_section_4_7(name, acceptable, cheapest):
+    ref = P.reference(name, 0.02, "cheap")
+    assert set(np.nonzero(ref["acceptable"])[0] + 1) == acceptable
+    assert set(np.nonzero(ref["cheapest"])[0] + 1) == cheapest
+    env = P.CVSProblem(name, "cheap", 0.02)
+    assert abs(float(env.f_plus) - max(P.F_STAR[(name, 0.02)])) < 1e-12
+
+
+def test_hartmann_set_value_by_independent_monte_carlo():
+    """F(5, x*) = f(x*) (set 5 controls every active variable) and F(2, x) by NumPy Monte Carlo."""
+    env = P.CVSProblem("hartmann12", "cheap", 0.02)
+    R = env.free_sample(jax.random.key(3), 4096)
+    x = jnp.asarray([0.20169, 0.150011, 0.476874, 0.275332, 0.311652, 0.6573] + [0.5] * 6)
+    assert abs(float(env.expected(4, x, R)) - 3.32237) < 1e-5
+    Rn = np.asarray(R)
+    pts = np.where(np.asarray(env.sets.masks[1]), np.asarray(x), Rn)
+    A6, P6 = np.asarray(jbo.problems.synthetic._H6_A), np.asarray(jbo.problems.synthetic._H6_P)
+    ref = (np.array([1.0, 1.2, 3.0, 3.2]) * np.exp(-(A6 * (pts[:, None, :6] - P6) ** 2).sum(-1))).sum(-1).mean()
+    assert abs(float(env.expected(1, x, R)) - ref) < 1e-10
+
+
+def test_problem_errors_are_clear():
+    with pytest.raises(ValueError, match="unknown uCVS objective"):
+        P.CVSProblem("hartmann6")
+    with pytest.raises(ValueError, match="unknown cost set"):
+        P.CVSProblem("plant", "free")
+    with pytest.raises(ValueError, match="7 positive numbers"):
+        P.CVSProblem("plant", [0.1, 0.2])
+    with pytest.raises(ValueError, match="no reference"):
+        P.CVSProblem("plant", "cheap", 0.03)
+    with pytest.raises(ValueError, match="preset"):
+        P.CVSProblem("plant", preset="mine")
+    with pytest.raises(ValueError, match="unknown problem"):
+        jbo.problems.get("cvs:nope")
+
+
+# ---------------------------------------------------------------- decision rules vs hand computations
+def test_alpha_schedules_cost_lcb_and_feasible_set():
+    assert float(A.alpha_at(0.1, 0.0, 25, 12, "halve_every")) == pytest.approx(0.1 / 4)
+    assert float(A.alpha_at(0.1, 0.0, 11, 12, "halve_every")) == pytest.approx(0.1)
+    assert float(A.alpha_at(0.1, 0.0, 99, 12, "halve_once")) == pytest.approx(0.05)
+    assert float(A.alpha_at(0.1, 0.0, 99, 12, "constant")) == pytest.approx(0.1)
+    assert float(A.alpha_at(0.1, 0.03, 99, 12, "halve_every")) == pytest.approx(0.03)
+    counts, sums = jnp.asarray([4, 0, 9]), jnp.asarray([0.4, 0.0, 9.0])
+    rad = lambda n: math.sqrt(2 * math.log(20) / n)  # noqa: E731
+    np.testing.assert_allclose(A.cost_lcb(sums, counts, 20, clip=False), [0.1 - rad(4), -np.inf, 1 - rad(9)])
+    np.testing.assert_allclose(A.cost_lcb(sums, counts, 20, clip=True), [0.0, 0.0, max(1 - rad(9), 0)])
+    np.testing.assert_allclose(A.cost_lcb(sums, counts, 1, clip=False)[0], 0.1 - math.sqrt(2 * math.log(2) / 4))
+    S1 = A.feasible_set(jnp.asarray([1.0, 0.5, 0.9]), 1.0, 0.1, 0.0)  # > 0.9 strictly
+    assert list(np.asarray(S1)) == [True, False, False]
+    S1 = A.feasible_set(jnp.asarray([-2.0, -9.0]), -1.0, 0.1, -10.0)  # shifted: 8 > 8.1? no; 1 > 8.1? no
+    assert not np.asarray(S1).any()
+    assert list(np.asarray(A.feasible_set(jnp.asarray([-1.8, -9.0]), -1.0, 0.1, -10.0))) == [True, False]  # 8.2 > 8.1
+    i, S3 = A.cheapest_then_best(jnp.asarray([True, True, False, True]), jnp.asarray([0.0, 0.0, 0.0, 0.2]),
+                                 jnp.asarray([1.0, 3.0, 9.0, 5.0]))
+    assert int(i) == 1 and list(np.asarray(S3)) == [True, True, False, False]
+    i, _ = A.cheapest_last_index(jnp.asarray([True, True, False]), jnp.asarray([0.1, 0.1, 0.0]),
+                                 jnp.asarray([5.0, 1.0, 9.0]))
+    assert int(i) == 1
+    i, _ = A.cheapest_last_index(jnp.zeros(3, bool), jnp.zeros(3), jnp.asarray([1.0, 4.0, 2.0]))
+    assert int(i) == 1  # nothing feasible: argmax gU
+
+
+def test_algorithm_errors_are_clear():
+    with pytest.raises(ValueError, match="unknown uCVS method"):
+        A.CVS(method="nope")
+    with pytest.raises(ValueError, match="preset"):
+        A.CVS(preset="nope")
+    with pytest.raises(ValueError, match="alpha schedule"):
+        A.CVS(alpha_schedule="nope")
+    with pytest.raises(ValueError, match="num_mc"):
+        A.CVS(num_mc=0)
+    spec = jbo.engine.box_spec(3, 10)
+    with pytest.raises(ValueError, match="control-set space"):
+        A.CVS().init(jax.random.key(0), A.CVS().default_params(), spec)
+    spec = Spec(ControlSets(np.eye(3, dtype=bool)), 10, 0, {})
+    with pytest.raises(ValueError, match="free_scale"):
+        A.CVS().init(jax.random.key(0), A.CVS().default_params(), spec)
+    spec = Spec(ControlSets(np.eye(3, dtype=bool)), 10, 0, {"free_scale": 0.2})
+    with pytest.raises(ValueError, match="known mean costs"):
+        A.CVS(method="ucb_cvs").init(jax.random.key(0), A.CVS().default_params(), spec)
+    with pytest.raises(ValueError, match="outside"):
+        A.CVS(method="etc", groups=((0, 5),)).init(jax.random.key(0), A.CVS().default_params(), spec)
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        jbo.algorithms.get("cvs:nope")
+
+
+# ---------------------------------------------------------------- runs: round robin, switch, budget, PSQ
+def _budget_run(alg, env, budget, T, key=0):
+    return engine.run_environments(alg, [env], jax.random.key(key), T, 1, params=jbo.replace_params(
+        alg.default_params(), budget=budget), budget=budget, free_initial=True, sequential=True)
+
+
+@pytest.fixture(scope="module")
+def paper_run():
+    env = P.CVSProblem("plant", "moderate", 0.02)
+    alg = A.CVS(method="ucvs", **TINY)
+    return env, _budget_run(alg, env, 12.0, 40)
+
+
+def test_round_robin_order_and_switch_at_the_exploration_budget(paper_run):
+    env, tr = paper_run
+    active = np.asarray(tr.metrics["active"][0, 0])
+    sets = np.asarray(tr.actions.set[0, 0])
+    explore = np.asarray(tr.info["explore"][0, 0])
+    cost = np.asarray(tr.metrics["cost"][0, 0])
+    bo = np.arange(len(sets)) >= 5
+    spent_before = np.concatenate([[0.0], np.cumsum(cost)[:-1]])
+    # a BO step explores iff the cost spent before it is <= 0.6 C (C = 12)
+    np.testing.assert_array_equal(explore[bo & active], spent_before[bo & active] <= 0.6 * 12.0)
+    ex = sets[bo & active & explore]
+    np.testing.assert_array_equal(ex, np.arange(len(ex)) % 7)  # paper: sets 1, 2, ..., 7, 1, ...
+    assert (bo & active & ~explore).sum() >= 3  # the run reached exploitation
+    # budget accounting: what was charged while active stays below C + the largest cost
+    assert cost[active].sum() <= 12.0 + 1.0 + 0.1 and cost[active].sum() >= 12.0
+    assert np.all(cost[:5] == 0)  # the initial design is free
+
+
+def test_no_state_change_after_the_budget(paper_run):
+    env, tr = paper_run
+    active = np.asarray(tr.metrics["active"][0, 0])
+    assert not active[-1]
+    alg = A.CVS(method="ucvs", **TINY)
+    final = jax.tree.map(lambda a: a[0, 0], tr.final_state)
+    # an ask with the budget spent returns the state untouched (no work, no bookkeeping)
+    action, state = jax.jit(lambda s: alg.ask(jax.random.key(5), s, jbo.replace_params(
+        alg.default_params(), budget=12.0), Step(jnp.int32(39), jnp.asarray(False))))(final)
+    for a, b in zip(jax.tree.leaves(state), jax.tree.leaves(final)):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    assert int(final.plays) == (active & (np.arange(40) >= 5)).sum()
+    counts = np.bincount(np.asarray(tr.actions.set[0, 0])[active & (np.arange(40) >= 5)], minlength=7)
+    np.testing.assert_array_equal(final.counts, counts)  # counts updated in both phases
+
+
+def test_official_preset_explores_from_set_two_and_uses_its_rules():
+    masks = jnp.asarray(P.masks(P.SETS_PLANT, 5))
+    spec = Spec(ControlSets(masks), 30, 0, {"free_scale": jnp.asarray(0.14), "f_lo": jnp.asarray(-1.2)})
+    alg = A.CVS(method="ucvs", preset="official", **TINY)
+    p = alg.default_params()
+    assert p.beta_exploit == pytest.approx(1.96**2) and p.beta_lcb == pytest.approx(0.09) and p.alpha0 == 0
+    state = alg.init(jax.random.key(0), p, spec)
+    X = RNG.uniform(size=(6, 5))
+    state = state._replace(buffer=data.from_arrays(jnp.asarray(X), jnp.asarray(RNG.normal(size=6)), 30))
+    ask = jax.jit(lambda s: alg.ask(jax.random.key(1), s, p, Step(jnp.int32(7), jnp.asarray(False))))
+    sets = []
+    for _ in range(3):
+        action, state = ask(state)
+        sets.append(int(action.set))
+        state = state._replace(plays=state.plays + 1)
+    assert sets == [1, 2, 3]  # 0-based t % m with t from 1: set 2 first
+
+
+def test_ucb_psq_always_plays_the_full_set():
+    env = P.CVSProblem("plant", "cheap", 0.04)
+    tr = _budget_run(A.CVS(method="ucb_psq", **TINY), env, 8.0, 16)
+    active = np.asarray(tr.metrics["active"][0, 0])
+    assert np.all(np.asarray(tr.actions.set[0, 0])[5:][active[5:]] == 6)
+
+
+def test_environments_vmapped_equal_looped_and_sequential():
+    envs = [P.CVSProblem("plant", c, v) for c, v in (("cheap", 0.02), ("moderate", 0.04))]
+    alg = A.CVS(method="random")
+    out = {}
+    for seq in (False, True):
+        out[seq] = engine.run_environments(alg, envs, jax.random.key(2), 12, 2, budget=3.0, free_initial=True,
+                                           sequential=seq)
+    for e, env in enumerate(envs):
+        ref = jbo.run_seeds(alg, env, jax.random.key(2), 12, 2, budget=3.0, free_initial=True)
+        for name in ("value", "cost", "active", "quality_regret", "cost_regret"):
+            for seq in (False, True):
+                np.testing.assert_allclose(out[seq].metrics[name][e], ref.metrics[name], rtol=1e-12, atol=1e-12)
+    # the cost-set environments share their random numbers: same realised free variables of set plays
+    assert np.array_equal(np.asarray(out[True].actions.set[0]), np.asarray(out[True].actions.set[1]))
+
+
+def test_stack_environments_errors():
+    with pytest.raises(ValueError, match="non-empty"):
+        engine.stack_environments([])
+    with pytest.raises(ValueError, match="static configuration"):
+        engine.stack_environments([P.CVSProblem("hartmann12"), P.CVSProblem("ackley12")])
+
+
+def test_registry_names():
+    names = jbo.algorithms.names()
+    for n in ("cvs:ucvs", "cvs:ucvs_official", "cvs:ucb_psq", "cvs:ts_psq", "cvs:etc50", "cvs:etc50_tiers",
+              "cvs:ucb_cvs", "cvs:ucb_naive", "cvs:ts_naive", "cvs:random"):
+        assert n in names
+    assert jbo.algorithms.get("cvs:ucvs_official").preset == "official"
+    assert jbo.algorithms.get("cvs:etc50_tiers").groups == "tiers"
+    env = jbo.problems.get("cvs:levy12", cost_set="moderate", variance=0.04, noise_std=0.0)
+    assert float(env.noise_std) == 0.0 and float(env.cost_mean[0]) == 0.1
+
+
+def test_etc_size_groups():
+    alg = A.CVS(method="etc")
+    st = A.CVSState(*[None] * len(A.CVSState._fields))._replace(masks=jnp.asarray(P.masks(P.SETS_12D, 12)))
+    gid, n = alg._etc_groups(st)
+    assert list(np.asarray(gid)) == [0, 0, 0, 0, 1, 1, -1] and int(n) == 2
+    st = st._replace(masks=jnp.asarray(P.masks(P.SETS_AIRFOIL, 5)))
+    gid, n = alg._etc_groups(st)
+    assert list(np.asarray(gid)) == [0] * 7 and int(n) == 1  # airfoil: one group of all sets (D18)
+    gid, n = A.CVS(method="etc", groups="tiers")._etc_groups(st)
+    assert list(np.asarray(gid)) == [0, 0, 0, 1, 1, 1, -1] and int(n) == 2
+
+
+# ---------------------------------------------------------------- 6. expected behaviour (slow)
+@pytest.mark.slow
+def test_noise_free_hartmann_cheap_commits_to_the_valid_subset():
+    """bocvs.md 7.12 item 6: noise-free f, deterministic costs, Hartmann-12D cheap, paper preset:
+    after exploration S1 contains sets 5 and 7, and >= 80% of exploitation plays are on set 5."""
+    env = P.CVSProblem("hartmann12", "cheap", 0.02, noise_std=0.0, cost_std=0.0)
+    alg = A.CVS(method="ucvs", num_mc=32, num_raw=32, num_starts=2, opt_steps=10)
+    tr = engine.run_environments(alg, [env], jax.random.key(0), 800, 1, budget=100.0, free_initial=True,
+                                 sequential=True)
+    active = np.asarray(tr.metrics["active"][0, 0]) & (np.arange(800) >= 5)
+    explore = np.asarray(tr.info["explore"][0, 0])
+    sets = np.asarray(tr.actions.set[0, 0])
+    S1 = np.asarray(tr.info["S1"][0, 0])
+    first = np.nonzero(active & ~explore)[0][0]
+    assert S1[first, 4] and S1[first, 6]
+    exploit = active & ~explore
+    assert (sets[exploit] == 4).mean() >= 0.8
