@@ -330,6 +330,71 @@ def run_sweep(algorithm: Algorithm, environment: Environment, key, num_steps: in
                           free_initial)
 
 
+def stack_environments(environments):
+    """Stack environments that differ only in array values (the same problem with other cost means,
+    variances, noise levels): returns (stacked, axes). A leaf that is equal in every environment is
+    kept once (axis None: shared, e.g. the control-set masks); the others get a leading axis E."""
+    envs = list(environments)
+    if not envs or not all(isinstance(e, Environment) for e in envs):
+        raise ValueError("stack_environments needs a non-empty list of jbo Environments")
+    tree0 = jax.tree.structure(envs[0])
+    for i, e in enumerate(envs[1:], 1):
+        if jax.tree.structure(e) != tree0:
+            raise ValueError(f"environment {i} differs from environment 0 in its static configuration (problem, "
+                             "function or shapes); only array values may differ")
+    columns = list(zip(*[jax.tree.leaves(e) for e in envs]))
+    for i, col in enumerate(columns):
+        if len({np.shape(a) for a in col}) > 1:
+            raise ValueError(f"leaf {i} of the environments has different shapes: {[np.shape(a) for a in col]}")
+    shared = [all(np.array_equal(np.asarray(a), np.asarray(col[0])) for a in col[1:]) for col in columns]
+    stacked = [col[0] if same else jnp.stack([jnp.asarray(a) for a in col]) for col, same in zip(columns, shared)]
+    return jax.tree.unflatten(tree0, stacked), jax.tree.unflatten(tree0, [None if same else 0 for same in shared])
+
+
+def environments_program(algorithm, num_steps, axes, num_envs: int, budget=None, free_initial=False,
+                         sequential=False):
+    """(stacked environments, keys (S,), params) -> Trace with axes (E, S, step) (not yet jitted);
+    `axes` and the stacked environments come from :func:`stack_environments`, E = num_envs.
+
+    sequential=False vmaps environments and seeds; True runs them one after the other (lax.map), so a
+    lax.cond inside the algorithm on a per-run quantity (a phase, the budget) stays a real branch and
+    only the taken branch costs time."""
+    axes_list = jax.tree.leaves(axes, is_leaf=lambda x: x is None)
+
+    def per_env(env, keys, params):
+        one = lambda k: _run(algorithm, env, k, num_steps, params, budget, free_initial)  # noqa: E731
+        return jax.lax.map(one, keys) if sequential else jax.vmap(one)(keys)
+
+    def program(envs, keys, params):
+        leaves, tree = jax.tree.flatten(envs)
+        batched = [a for a, ax in zip(leaves, axes_list) if ax is not None]
+        if not batched:  # every environment equal: run once, repeat along the environment axis
+            return jax.tree.map(lambda a: jnp.broadcast_to(a, (num_envs,) + a.shape), per_env(envs, keys, params))
+        if not sequential:
+            return jax.vmap(per_env, in_axes=(axes, None, None))(envs, keys, params)
+        pick = lambda e: jax.tree.unflatten(tree, [a if ax is None else a[e]  # noqa: E731
+                                                   for a, ax in zip(leaves, axes_list)])
+        return jax.lax.map(lambda e: per_env(pick(e), keys, params), jnp.arange(batched[0].shape[0]))
+
+    return program
+
+
+def run_environments(algorithm: Algorithm, environments, key, num_steps: int, num_seeds: int, params=None,
+                     budget=None, free_initial: bool = False, sequential: bool = False) -> Trace:
+    """Several environments that differ only in array values (see :func:`stack_environments`) and
+    `num_seeds` seeds in one compiled program; output axes (environment, seed, step). Every
+    environment uses the same seed keys: seed i of environment e equals
+    run_seeds(algorithm, environments[e], key, num_steps, num_seeds)[i] (tested).
+    sequential: see :func:`environments_program`."""
+    environments = list(environments)
+    envs, axes = stack_environments(environments)
+    _check_run(algorithm, environments[0], num_steps, budget)
+    params = algorithm.default_params() if params is None else params
+    fn = eqx.filter_jit(environments_program(algorithm, num_steps, axes, len(environments), _budget(budget),
+                                             free_initial, sequential))
+    return fn(envs, _keys(key, num_seeds), params)
+
+
 def stack_params(*params):
     """Stack several Params pytrees along a new leading axis (for run_sweep)."""
     return jax.tree.map(lambda *xs: jnp.stack([jnp.asarray(x) for x in xs]), *params)

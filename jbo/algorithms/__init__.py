@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Callable
 
 from jbo.algorithms import uhe  # noqa: E402,F401  (UHE-BO paper)
-from jbo.algorithms import boke, nonstationary, sbo
+from jbo.algorithms import boke, cvs, nonstationary, sbo
 from jbo.algorithms.gp_bo import GPBO, GPBOParams, GPBOState, Hypers, HypersParams, RandomSearch, srinivas_beta
 
 
@@ -36,6 +36,11 @@ _REGISTRY: dict[str, Callable] = {
     "boke_gp_std": lambda **o: boke.PaperGP(acquisition="std", **o),
     # SBO-KDE paper (jbo.algorithms.sbo): GP-BOs with contextual acquisitions (contextual environments)
     **{f"sbo:{m}": (lambda m: lambda **o: sbo.SBO(method=m, **o))(m) for m in sbo.METHODS},
+    # uCVS paper (jbo.algorithms.cvs): control-set spaces with unknown costs (jbo.problems.cvs)
+    **{f"cvs:{m}": (lambda m: lambda **o: cvs.CVS(method=m, **o))(m) for m in cvs.METHODS if m != "etc"},
+    "cvs:ucvs_official": lambda **o: cvs.CVS(method="ucvs", preset="official", **o),
+    "cvs:etc50": lambda **o: cvs.CVS(method="etc", **o),
+    "cvs:etc50_tiers": lambda **o: cvs.CVS(method="etc", groups="tiers", **o),
     # R-PERP paper (jbo.algorithms.nonstationary): finite arm sets, non-stationary (dynamic regret)
     "r_perp": nonstationary.RPERP,
     "r_gp_ucb": nonstationary.RGPUCB,
@@ -61,6 +66,6 @@ def get(name: str, **options):
         raise ValueError(f"bad options {options} for algorithm {name!r}: {e}") from None
 
 
-__all__ = ["boke", "nonstationary", "sbo",
+__all__ = ["boke", "cvs", "nonstationary", "sbo",
            "GPBO", "GPBOParams", "GPBOState", "Hypers", "HypersParams", "RandomSearch", "get", "names",
            "register", "srinivas_beta"]

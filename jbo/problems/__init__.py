@@ -11,7 +11,7 @@ from typing import Callable
 
 from jbo.problems.base import Problem, ProblemState, from_callback, from_function
 from jbo.problems import uhe  # noqa: E402,F401  (UHE-BO paper's real-world replacements)
-from jbo.problems import boke, contextual, control, finite, hpo, nonstationary, sprinkler, synthetic
+from jbo.problems import boke, contextual, control, cvs, finite, hpo, nonstationary, sprinkler, synthetic
 
 _REGISTRY: dict[str, Callable[..., Problem]] = {
     **uhe.PROBLEMS,  # uhe:lr_vehicle_like, uhe:gb_kc1_like, uhe:lunar
@@ -34,6 +34,7 @@ _REGISTRY: dict[str, Callable[..., Problem]] = {
        for name in contextual.PROBLEMS},
     **{f"hpo:{m}_{d}": (lambda m, d: lambda: hpo.problem(m, d))(m, d) for m in hpo.SPACES for d in hpo.SUBSTITUTES},
     "drifting_arms": finite.FiniteArmProblem,
+    **{f"cvs:{name}": (lambda name: lambda **o: cvs.problem(name, **o))(name) for name in cvs.OBJECTIVES},
     "kernel_drift": nonstationary.kernel_drift,
 }
 
@@ -52,6 +53,8 @@ def get(name: str, noise_std: float = 0.0, **options) -> Problem:
     the factory (e.g. get("rosenbrock", dim=4, rescaled=True))."""
     if name not in _REGISTRY:
         raise ValueError(f"unknown problem {name!r}; registered problems: {', '.join(names())}")
+    if name.startswith("cvs:"):  # uCVS problems take the noise themselves (default here: noise-free)
+        options, noise_std = {**options, "noise_std": noise_std}, 0.0
     if name.startswith("sbo:") or name in ("drifting_arms", "kernel_drift"):
         options = {**options, "noise_std": noise_std} if noise_std else options
         noise_std = 0.0
@@ -63,5 +66,5 @@ def get(name: str, noise_std: float = 0.0, **options) -> Problem:
 
 
 __all__ = ["Problem", "ProblemState", "from_callback", "from_function", "get", "names", "register", "boke", "contextual",
-           "control", "finite", "hpo",
+           "control", "cvs", "finite", "hpo",
            "nonstationary", "sprinkler", "synthetic"]

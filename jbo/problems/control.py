@@ -34,6 +34,44 @@ def free_variables(key, shape, scale):
     return 0.5 + scale * jax.random.truncated_normal(key, -0.5 / scale, 0.5 / scale, shape)
 
 
+def truncated_normal_variance(scale) -> float:
+    """Variance of a normal of scale s centred at 0.5 and truncated to [0, 1] (closed form):
+    s^2 (1 - 2 b phi(b) / (2 Phi(b) - 1)) with b = 0.5 / s."""
+    from scipy.stats import norm
+
+    s = float(scale)
+    if not (s > 0 and np.isfinite(s)):
+        raise ValueError(f"the scale must be positive and finite, got {scale!r}")
+    b = 0.5 / s
+    return s * s * (1.0 - 2.0 * b * norm.pdf(b) / (2.0 * norm.cdf(b) - 1.0))
+
+
+def scale_for_variance(variance: float) -> float:
+    """The scale s whose normal centred at 0.5, truncated to [0, 1], has variance `variance`
+    (bocvs.md 4.5: variances are measured after truncation). Root of the closed form by Brent's method;
+    a variance must lie in (0, 1/12) (1/12: the uniform limit s -> inf)."""
+    from scipy.optimize import brentq
+
+    v = float(variance)
+    if not (0.0 < v < 1.0 / 12.0):
+        raise ValueError(f"a truncated-normal variance on [0, 1] must lie in (0, 1/12), got {variance!r}")
+    hi = 1.0
+    while truncated_normal_variance(hi) < v:
+        hi *= 2.0
+    return float(brentq(lambda s: truncated_normal_variance(s) - v, 1e-6, hi, xtol=1e-14, rtol=1e-14))
+
+
+def truncated_normal_from_uniform(u, scale):
+    """Map uniforms u in (0, 1) to 0.5 + s TN(-0.5/s, 0.5/s) by the inverse CDF (any shape; `scale` may
+    be traced). The same uniforms give every scale's sample: runs with different variances share
+    their random numbers (bocvs.md 7.9)."""
+    from jax.scipy.special import ndtr, ndtri
+
+    s = jnp.asarray(scale)
+    lo, hi = ndtr(-0.5 / s), ndtr(0.5 / s)
+    return jnp.clip(0.5 + s * ndtri(lo + u * (hi - lo)), 0.0, 1.0)
+
+
 class ControlSetProblem(Environment):
     """f on [0, 1]^d (a jnp function of one point, maximised), m control sets, a cost per set."""
 
@@ -93,4 +131,5 @@ class ControlSetProblem(Environment):
         return state, ControlObservation(x, y, cost), metrics
 
 
-__all__ = ["ControlSetProblem", "ControlState", "free_variables"]
+__all__ = ["ControlSetProblem", "ControlState", "free_variables", "scale_for_variance", "truncated_normal_from_uniform",
+           "truncated_normal_variance"]
