@@ -167,7 +167,8 @@ def summarise(table, T):
         if {"R_2000", "R_3000", "R_4000", "R_5000"} <= set(g):  # concavity of the mean curve on [2000, 5000]
             inc = np.diff([g[f"R_{c}"].mean() for c in (2000, 3000, 4000, 5000)])
             rec.update(inc_2000_3000=inc[0], inc_3000_4000=inc[1], inc_4000_5000=inc[2],
-                       concave_2000_5000=bool(inc[0] > inc[1] > inc[2]))
+                       increments_decreasing=bool(inc[0] > inc[1] > inc[2]),
+                       slope_ratio_4000_5000_vs_2000_3000=inc[2] / inc[0])
         if "min_active" in g:
             rec["min_active_mean"] = g["min_active"].mean()
         out.append(rec)
