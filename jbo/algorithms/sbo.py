@@ -126,46 +126,91 @@ def largest_eigenvalue(M, iterations: int = 50):
     return jnp.minimum(1.02 * (v @ M @ v), jnp.max(jnp.sum(jnp.abs(M), axis=1)))
 
 
-def mmd_worst_case(g, w_hat, M, delta, bisection: int = 16, fista: int = 100, lipschitz=None):
+def _mmd_penalised(gn, w_hat, Ms, lam, w, m, iterations: int):
+    """`iterations` SMO steps on min_{w in simplex} gn.w + lam/2 (w - w_hat)' Ms (w - w_hat), from
+    (w, m = Ms (w - w_hat)); returns (w, Ms (w - w_hat)).
+
+    A step moves mass t from the support point i with the largest gradient to the point j that
+    gives the largest decrease along e_j - e_i (exact line search, t clipped to the mass w_i; the
+    second-order working-set choice of LIBSVM, Fan, Chen & Lin 2005): O(N) per step (one row of Ms
+    each for i and j), no projection. The solutions are sparse (a handful of grid points), and a step
+    empties a point or settles a pair of near-identical neighbours at once, where projected gradient
+    (the old FISTA) crawled at a rate set by lambda_max(M) and the first-order pair choice (most
+    violating j) stalled on instances with a wide support of w_hat."""
+    idx = jnp.arange(gn.shape[0])
+    diag = jnp.diag(Ms)
+
+    def body(carry, _):
+        w, m = carry
+        grad = gn + lam * m
+        away = jnp.where(w > 0, grad, -jnp.inf)
+        i = jnp.argmax(away)
+        on_i = idx == i
+        row_i = Ms[i]
+        w_i = jnp.sum(jnp.where(on_i, w, 0.0))
+        slope = jnp.max(away) - grad  # decrease rate towards each j (> 0: descent)
+        curv = lam * jnp.maximum(jnp.sum(jnp.where(on_i, diag, 0.0)) + diag - 2 * row_i, 1e-300)
+        t_all = jnp.clip(slope / curv, 0.0, w_i)
+        j = jnp.argmax(jnp.where(slope > 0, t_all * (slope - 0.5 * curv * t_all), -1.0))
+        on_j = idx == j
+        t = jnp.sum(jnp.where(on_j, t_all, 0.0))
+        # one-hot updates: no scatter under vmap
+        w = jnp.where(on_i, jnp.where(t >= w_i, 0.0, w - t), w) + jnp.where(on_j, t, 0.0)
+        return (w, m + t * (Ms[j] - row_i)), None
+
+    (w, _), _ = jax.lax.scan(body, (w, m), None, length=iterations)
+    return w, Ms @ (w - w_hat)  # refresh: no drift from the incremental updates
+
+
+def mmd_worst_case(g, w_hat, M, delta, bisection: int = 12, inner: int = 150, lipschitz=None):
     """min_w w.g over the simplex with (w - w_hat)' M (w - w_hat) <= delta^2 (Kirschner et al.'s DRO).
 
-    If the best vertex is feasible, its value; otherwise bisection (in log lambda) on the multiplier of
-    min_w g~.w + lambda/2 (w - w_hat)' M (w - w_hat), each solved by fixed-iteration FISTA with simplex
-    projection, keeping the best feasible iterate (w_hat itself is feasible). g~ is g standardised:
-    the same minimiser, and a lambda bracket [1e-4, 1e6] that does not depend on the units of g. The
-    weights are stop_gradient-ed, so jax.grad gives Danskin's gradient w*.dg.
+    If the best vertex is feasible, its value. Otherwise bisection in log lambda on the multiplier of
+    min_w g~.w + lambda/2 (w - w_hat)' M (w - w_hat) over [e^-10, e^14], each penalised problem solved
+    by `inner` SMO steps warm-started from the previous solution (_mmd_penalised), keeping the best
+    feasible iterate; last the point where the chord from it to the last infeasible iterate leaves the
+    ball (a closed-form quadratic): the solution path is piecewise affine in 1/lambda, so this closes
+    the gap the finite bisection leaves. g~ is g standardised and lambda is in units of 1/lambda_max
+    of M on zero-sum vectors (the directions w - w_hat can take): the same minimiser, and a bracket
+    that depends neither on the units of g nor on the kernel's scale (the optimal lambda of every
+    instance we drew lies in [e^-3, e^9]). Fixed iteration counts, no data-dependent loop
+    (vmap-friendly). The defaults (12 x 150 steps) are within 1e-5 of the range of g of the SOCP
+    optimum on ~1000 random instances checked against CVXPY (tests/test_accuracy.py); the old
+    16 bisection x 100 FISTA steps were up to 4.5e-2 off. `lipschitz` is accepted and ignored (SMO
+    needs no step size; the scale is computed here from M, once per call since M is shared by every
+    candidate under vmap). The weights are stop_gradient-ed, so jax.grad gives Danskin's gradient w*.dg.
     """
+    del lipschitz
     n = g.shape[0]
     gs = jax.lax.stop_gradient(g)
     gn = (gs - jnp.mean(gs)) / (jnp.std(gs) + 1e-30)
     a_star = jnp.argmin(gs)
     e = jax.nn.one_hot(a_star, n) - w_hat
     vertex_ok = e @ M @ e <= delta**2
-    L = jnp.maximum(largest_eigenvalue(M) if lipschitz is None else lipschitz, 1e-12)  # pass it: once per step
-
-    def solve(lam):
-        step = 1.0 / (lam * L)
-
-        def body(carry, _):
-            w, z, t = carry
-            w_new = simplex_projection(z - step * (gn + lam * (M @ (z - w_hat))))
-            t_new = 0.5 * (1 + jnp.sqrt(1 + 4 * t * t))
-            return (w_new, w_new + (t - 1) / t_new * (w_new - w), t_new), None
-
-        (w, _, _), _ = jax.lax.scan(body, (w_hat, w_hat, 1.0), None, length=fista)
-        return w
+    rows = jnp.mean(M, axis=1)
+    centred = M - rows[:, None] - rows[None, :] + jnp.mean(rows)  # P M P, P = I - 11'/n (M symmetric)
+    scale = jnp.maximum(largest_eigenvalue(centred), 1e-300)
+    Ms, d2 = M / scale, delta**2 / scale
 
     def bisect(carry, _):
-        lo, hi, best = carry  # log lambda: constraint violated at lo, satisfied at hi
+        lo, hi, best, w_bad, w, m = carry  # log lambda: constraint violated at lo, satisfied at hi
         mid = 0.5 * (lo + hi)
-        w = solve(jnp.exp(mid))
-        ok = (w - w_hat) @ M @ (w - w_hat) <= delta**2
+        w, m = _mmd_penalised(gn, w_hat, Ms, jnp.exp(mid), w, m, inner)
+        ok = (w - w_hat) @ m <= d2
         best = jnp.where(ok & (w @ gn < best @ gn), w, best)
-        return (jnp.where(ok, lo, mid), jnp.where(ok, mid, hi), best), None
+        return (jnp.where(ok, lo, mid), jnp.where(ok, mid, hi), best, jnp.where(ok, w_bad, w), w, m), None
 
-    (_, _, best), _ = jax.lax.scan(bisect, (jnp.log(1e-4), jnp.log(1e6), w_hat), None, length=bisection)
-    w = jax.lax.stop_gradient(jnp.where(vertex_ok, jax.nn.one_hot(a_star, n), best))
-    return w @ g
+    f = gn.dtype
+    init = (jnp.asarray(-10.0, f), jnp.asarray(14.0, f), w_hat, w_hat, w_hat, jnp.zeros_like(gn))
+    (_, _, best, w_bad, _, _), _ = jax.lax.scan(bisect, init, None, length=bisection)
+    # where best + th (w_bad - best) leaves the ball: the larger root th in [0, 1] of a quadratic
+    d, r = w_bad - best, best - w_hat
+    qa, qb, qc = d @ Ms @ d, r @ Ms @ d, r @ Ms @ r - d2
+    th = jnp.clip((-qb + jnp.sqrt(jnp.maximum(qb * qb - qa * qc, 0.0))) / jnp.maximum(qa, 1e-300), 0.0, 1.0)
+    chord = best + th * d
+    chord_ok = ((chord - w_hat) @ Ms @ (chord - w_hat) <= d2 * (1 + 1e-9)) & (chord @ gn < best @ gn)
+    w = jnp.where(vertex_ok, jax.nn.one_hot(a_star, n), jnp.where(chord_ok, chord, best))
+    return jax.lax.stop_gradient(w) @ g
 
 
 def minimax_approx(g, w_hat, M, delta):
