@@ -209,30 +209,6 @@ def test_minimax_approx_limits_and_continuity():
     assert np.max(np.abs(np.diff(v))) < 1e-2  # continuous (no jumps at eps_l, eps_max)
 
 
-def _sort_projection(v):
-    """The textbook sort-based rule (Held et al. 1974), in NumPy."""
-    u = np.sort(v)[::-1]
-    css = np.cumsum(u) - 1
-    k = np.arange(1, len(v) + 1)
-    rho = k[u - css / k > 0][-1]
-    return np.maximum(v - css[rho - 1] / rho, 0)
-
-
-def test_simplex_projection():
-    for scale, n in [(1e-3, 256), (1.0, 256), (30.0, 100), (1.0, 1296)]:
-        for v in scale * RNG.standard_cauchy(size=(4, n)):
-            np.testing.assert_allclose(np.asarray(sbo.simplex_projection(jnp.asarray(v), n)), _sort_projection(v),
-                                       atol=1e-12)
-            fast = np.asarray(sbo.simplex_projection(jnp.asarray(v)))  # default 10 steps: always on the simplex
-            assert np.isclose(fast.sum(), 1) and fast.min() >= 0
-    for v in RNG.normal(size=(5, 7)):
-        p = np.asarray(sbo.simplex_projection(jnp.asarray(v)))
-        assert np.isclose(p.sum(), 1) and np.all(p >= 0)
-        r = sopt.minimize(lambda w: np.sum((w - v) ** 2), np.full(7, 1 / 7), bounds=[(0, 1)] * 7, method="SLSQP",
-                          constraints=[{"type": "eq", "fun": lambda w: w.sum() - 1}], options={"ftol": 1e-14})
-        np.testing.assert_allclose(p, r.x, atol=1e-5)
-
-
 def test_largest_eigenvalue_bound():
     grid = sbo.context_grid(100, 1)
     for ls in (0.05, 0.2, 0.8):
@@ -244,3 +220,8 @@ def test_largest_eigenvalue_bound():
     P = jnp.asarray(A @ A.T)
     top = np.linalg.eigvalsh(np.asarray(P))[-1]
     assert top * 0.999 <= float(sbo.largest_eigenvalue(P, 200)) <= 1.03 * top
+    # mmd_scale: the same bound for M on zero-sum vectors, i.e. for P M P with P = I - 11'/n
+    M = np.asarray(jbo.kernels.gram("matern52", jbo.kernels.KernelParams(jnp.array([0.2]), 2.0), grid, grid))
+    proj = np.eye(len(M)) - 1.0 / len(M)
+    top = np.linalg.eigvalsh(proj @ M @ proj)[-1]
+    assert top <= float(sbo.mmd_scale(jnp.asarray(M))) <= 1.03 * top

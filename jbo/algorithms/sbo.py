@@ -13,7 +13,7 @@ y standardised with ddof 1) and maximises an acquisition over x built from ucb(z
     StableOpt   min of ucb(x, c) over the box mean_c +- std_c (1024 Sobol points)
     DRBO-MMD    min of w.g over the simplex within an MMD ball around the snapped empirical
                 contexts on a grid (Kirschner et al. 2020): bisection on the multiplier with
-                fixed-iteration FISTA inside JAX, Danskin gradient (spec 11.5)
+                warm-started fixed-iteration SMO pair steps inside JAX, Danskin gradient (spec 11.5)
     MinimaxApprox  Tay et al. (2022)'s closed-form mid-point approximation (spec 6.4, corrected)
     SBO-Oracle  (addition) SAA with M samples of the TRUE p
     SBO-Emp.    (addition) SAA over the observed contexts themselves (KDE with h = 0)
@@ -93,31 +93,12 @@ def tv_radius(n, dc: int, scale=1.0):
     return scale * jnp.maximum(n, 1.0) ** (-2.0 / (4 + dc))
 
 
-def simplex_projection(v, iterations: int = 10):
-    """Projection onto the probability simplex by Michelot's fixed-point iteration on the threshold
-    theta (max(v - theta, 0) sums to one). theta starts below its solution and rises monotonically to
-    it; the result is the exact Euclidean projection once the active set stops changing, which takes
-    at most len(v) steps and a handful in practice. We run a fixed number of steps (`iterations`;
-    len(v) guarantees exactness) and renormalise, so the output is always on the simplex. No sort and
-    no data-dependent loop: under vmap inside FISTA a while_loop ran every lane to the slowest one's
-    O(len(v)) steps, and the sort-based rule is ~8x slower on XLA:CPU."""
-    theta = (jnp.sum(v) - 1.0) / v.shape[0]
-
-    def step(theta, _):
-        active = v > theta
-        return (jnp.sum(jnp.where(active, v, 0.0)) - 1.0) / jnp.maximum(jnp.sum(active), 1), None
-
-    theta, _ = jax.lax.scan(step, theta, None, length=iterations)
-    w = jnp.maximum(v - theta, 0.0)
-    return w / jnp.sum(w)
-
-
 def largest_eigenvalue(M, iterations: int = 50):
     """Upper estimate of the largest eigenvalue of a PSD matrix without LAPACK: power iteration
     (Rayleigh quotient + 2%), capped by the Gershgorin bound max_i sum_j |M_ij| >= lambda_max.
     jnp.linalg.eigvalsh under vmap dispatches a batched LAPACK call onto XLA:CPU's thread pool, which
     deadlocked our 5-seed DRBO-MMD runs on this 2-core machine (every thread waiting in
-    ParallelBatchMap); the FISTA step only needs a bound."""
+    ParallelBatchMap); mmd_scale only needs a bound."""
     def step(v, _):
         w = M @ v
         return w / jnp.linalg.norm(w), None
@@ -162,7 +143,15 @@ def _mmd_penalised(gn, w_hat, Ms, lam, w, m, iterations: int):
     return w, Ms @ (w - w_hat)  # refresh: no drift from the incremental updates
 
 
-def mmd_worst_case(g, w_hat, M, delta, bisection: int = 12, inner: int = 150, lipschitz=None):
+def mmd_scale(M):
+    """An upper estimate of lambda_max of M on zero-sum vectors (of P M P, P = I - 11'/n; M symmetric
+    PSD), the units of the multiplier in mmd_worst_case."""
+    rows = jnp.mean(M, axis=1)
+    centred = M - rows[:, None] - rows[None, :] + jnp.mean(rows)
+    return jnp.maximum(largest_eigenvalue(centred), 1e-300)
+
+
+def mmd_worst_case(g, w_hat, M, delta, bisection: int = 12, inner: int = 150, scale=None):
     """min_w w.g over the simplex with (w - w_hat)' M (w - w_hat) <= delta^2 (Kirschner et al.'s DRO).
 
     If the best vertex is feasible, its value. Otherwise bisection in log lambda on the multiplier of
@@ -176,20 +165,18 @@ def mmd_worst_case(g, w_hat, M, delta, bisection: int = 12, inner: int = 150, li
     instance we drew lies in [e^-3, e^9]). Fixed iteration counts, no data-dependent loop
     (vmap-friendly). The defaults (12 x 150 steps) are within 1e-5 of the range of g of the SOCP
     optimum on ~1000 random instances checked against CVXPY (tests/test_accuracy.py); the old
-    16 bisection x 100 FISTA steps were up to 4.5e-2 off. `lipschitz` is accepted and ignored (SMO
-    needs no step size; the scale is computed here from M, once per call since M is shared by every
-    candidate under vmap). The weights are stop_gradient-ed, so jax.grad gives Danskin's gradient w*.dg.
+    16 bisection x 100 FISTA steps (projected gradient, the solver before this one) were up to 4.5e-2
+    off. `scale` is that lambda_max (mmd_scale(M)); pass it when M is shared by many calls (DRBOMMD
+    computes it once per step), else it is computed here. The weights are stop_gradient-ed, so
+    jax.grad gives Danskin's gradient w*.dg.
     """
-    del lipschitz
     n = g.shape[0]
     gs = jax.lax.stop_gradient(g)
     gn = (gs - jnp.mean(gs)) / (jnp.std(gs) + 1e-30)
     a_star = jnp.argmin(gs)
     e = jax.nn.one_hot(a_star, n) - w_hat
     vertex_ok = e @ M @ e <= delta**2
-    rows = jnp.mean(M, axis=1)
-    centred = M - rows[:, None] - rows[None, :] + jnp.mean(rows)  # P M P, P = I - 11'/n (M symmetric)
-    scale = jnp.maximum(largest_eigenvalue(centred), 1e-300)
+    scale = mmd_scale(M) if scale is None else scale
     Ms, d2 = M / scale, delta**2 / scale
 
     def bisect(carry, _):
@@ -367,7 +354,7 @@ class StableOpt(_Contextual):
 
 
 class DRBOMMD(_Contextual):
-    """DRBO-MMD (Kirschner et al. 2020): the MMD-ball worst case over a context grid (bisection x FISTA);
+    """DRBO-MMD (Kirschner et al. 2020): the MMD-ball worst case over a context grid (bisection x SMO);
     approximate=True is Tay et al. (2022)'s MinimaxApprox mid-point formula instead of the solve."""
 
     grid_size: int = eqx.field(static=True, default=100)
@@ -386,8 +373,8 @@ class DRBOMMD(_Contextual):
         at_grid = PairedUCB.build(post, grid, dim)
         if self.approximate:
             return lambda x: minimax_approx(at_grid(x, params.beta), w_hat, M, delta)
-        lip = largest_eigenvalue(M)  # FISTA step size, computed once per step, not per candidate
-        return lambda x: mmd_worst_case(at_grid(x, params.beta), w_hat, M, delta, lipschitz=lip)
+        scale = mmd_scale(M)  # once per step, not per candidate
+        return lambda x: mmd_worst_case(at_grid(x, params.beta), w_hat, M, delta, scale=scale)
 
 
 def acquisition(method: str, num_samples: int = 1024, num_inner: int = 1024, mmd_grid: int = 0,
