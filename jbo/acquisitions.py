@@ -25,7 +25,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 import jax.scipy.linalg as jsl
-from jax.scipy.special import log_ndtr, ndtr
+from jax.scipy.special import ndtr
 
 from jbo import data, gp, kernels
 

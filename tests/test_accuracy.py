@@ -168,7 +168,7 @@ Z = 32.768
 
 
 def _quad(fun, breaks):
-    return sum(integrate.quad(fun, a, b, epsabs=1e-15, epsrel=1e-14, limit=200)[0]
+    return sum(integrate.quad(fun, a, b, epsabs=1e-15, epsrel=1e-13, limit=200)[0]
                for a, b in zip(breaks[:-1], breaks[1:]))
 
 
@@ -252,7 +252,7 @@ def _branin_ref(x):
 
 
 def _newsvendor_ref(x):
-    return 8 * integrate.quad(lambda s: (1 + s * s) ** -20, 0, x, epsabs=1e-16, epsrel=1e-15)[0] - 4 * x
+    return 8 * integrate.quad(lambda s: (1 + s * s) ** -20, 0, x, epsabs=1e-15, epsrel=1e-13)[0] - 4 * x
 
 
 REFERENCES = {
