@@ -286,7 +286,7 @@ def test_portfolio_rule_converged(name):
     """The GP surrogate (Matern-5/2, C^2) with 32 x 32 Gauss-Legendre nodes against 96 x 96."""
     p = C.problem(name)
     fine_nodes, fine_w = C.expectation_rule(p.dists, 96)
-    xs = np.concatenate([np.random.default_rng(3).uniform(size=(2, 3)), np.asarray(C.portfolio_surrogate().X[:2, :3])])
+    xs = np.concatenate([np.random.default_rng(3).uniform(size=(1, 3)), np.asarray(C.portfolio_surrogate().X[:2, :3])])
     for x in jnp.asarray(xs):
         fine = jnp.sum(fine_w * jax.lax.map(lambda c: p.fn(x, c), fine_nodes, batch_size=1024))
         assert abs(float(p.expected(x)) - float(fine)) <= 1e-8 * abs(float(fine))
