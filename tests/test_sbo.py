@@ -80,13 +80,15 @@ def test_kde_l1_error_reproduces_appendix_e():
 
 def test_newsvendor_optimum_and_expected_value_rules():
     p = C.problem("newsvendor")
+    def closed(x):  # F(x) = 8 int_0^x (1 + s^2)^-20 ds - 4 x
+        return 8 * integrate.quad(lambda s: (1 + s * s) ** -20, 0, x, epsabs=1e-14, epsrel=1e-13)[0] - 4 * x
+
     for x in (0.1, C.NEWSVENDOR_OPTIMUM[0], 0.6):
-        closed = 8 * integrate.quad(lambda s: (1 + s * s) ** -20, 0, x)[0] - 4 * x
-        assert abs(float(p.expected(jnp.array([x]))) - closed) < 5e-6
+        assert abs(float(p.expected(jnp.array([x]))) - closed(x)) < 1e-12  # the rule is split at the kink c = x
     assert np.isclose(C.NEWSVENDOR_OPTIMUM[0], 0.187790, atol=1e-6)
-    res = sopt.minimize_scalar(lambda x: -(8 * integrate.quad(lambda s: (1 + s * s) ** -20, 0, x)[0] - 4 * x),
-                               bounds=(0, 1), method="bounded", options={"xatol": 1e-9})
-    assert np.isclose(res.x, C.NEWSVENDOR_OPTIMUM[0], atol=1e-5) and np.isclose(-res.fun, 0.463943, atol=1e-6)
+    assert abs(C.NEWSVENDOR_OPTIMUM[1] - closed(C.NEWSVENDOR_OPTIMUM[0])) < 1e-14
+    res = sopt.minimize_scalar(lambda x: -closed(x), bounds=(0, 1), method="bounded", options={"xatol": 1e-9})
+    assert np.isclose(res.x, C.NEWSVENDOR_OPTIMUM[0], atol=1e-7) and np.isclose(-res.fun, 0.463943, atol=1e-6)
 
 
 @pytest.mark.parametrize("name", ["ackley", "modified_branin", "hartmann", "complicated_hartmann", "ackley_4c"])
@@ -96,16 +98,23 @@ def test_expected_value_rule_matches_monte_carlo(name):
     c = p.sample_contexts(jax.random.key(1), 400_000)
     vals = jax.vmap(lambda cc: p.fn(x, cc))(c)
     mc, se = float(vals.mean()), float(vals.std() / math.sqrt(vals.shape[0]))
-    assert abs(float(p.expected(x)) - mc) < 4 * se + 1e-4
+    assert abs(float(p.expected(x)) - mc) < 4 * se  # the rules are exact to ~1e-12 (tests/test_accuracy.py)
 
 
 def test_published_optimum_values():
-    assert np.isclose(float(C.problem("ackley").expected(jnp.array([0.5, 0.5]))), -10.9523, atol=2e-4)
-    assert np.isclose(float(C.problem("ackley_4c").expected(jnp.array([0.5, 0.5]))), -16.1987, atol=2e-2)
+    """The spec's 7.2 values (4-5 digits) against the stored optima (converged, in full: test_accuracy.py)
+    and F at the spec's rounded maximisers. Ackley and Hartmann agree to the published digits; the
+    spec's modified Branin value is 3.1e-4 above the maximum, its ackley_4c value (a QMC estimate)
+    8.7e-4 above."""
+    for name, published, tol in (("ackley", -10.9523, 5e-5), ("hartmann", 2.6136, 5e-5),
+                                 ("modified_branin", -9.6036, 4e-4), ("ackley_4c", -16.1987, 1e-3)):
+        assert abs(C.OPTIMA[name] - published) < tol, name
+    assert np.isclose(float(C.problem("ackley").expected(jnp.array([0.5, 0.5]))), -10.9523, atol=5e-5)
+    assert np.isclose(float(C.problem("ackley_4c").expected(jnp.array([0.5, 0.5]))), -16.1987, atol=1e-3)
     h = C.problem("hartmann")
-    assert np.isclose(float(h.expected(jnp.array([0.1970, 0.1497, 0.4839, 0.2726, 0.3135]))), 2.6136, atol=2e-3)
+    assert np.isclose(float(h.expected(jnp.array([0.1970, 0.1497, 0.4839, 0.2726, 0.3135]))), 2.6136, atol=1e-4)
     b = C.problem("modified_branin")
-    assert np.isclose(float(b.expected(jnp.array([0.1956, 0.1788]))), -9.6036, atol=5e-3)
+    assert np.isclose(float(b.expected(jnp.array([0.1956, 0.1788]))), -9.6036, atol=4e-4)
 
 
 def test_portfolio_surrogate_check_values():
@@ -190,7 +199,7 @@ def test_mmd_worst_case_matches_a_generic_solver(delta):
     w_hat = np.asarray(sbo.snapped_weights(grid, jnp.asarray(RNG.uniform(size=(7, 1))), jnp.ones(7, bool)))
     ours = float(sbo.mmd_worst_case(jnp.asarray(g), jnp.asarray(w_hat), jnp.asarray(M), delta))
     ref = g.min() if delta == 5.0 else _socp_reference(g, w_hat, M, delta)
-    assert ours <= w_hat @ g + 1e-9 and abs(ours - ref) < 2e-3 * (1 + abs(ref))
+    assert ours <= w_hat @ g + 1e-9 and abs(ours - ref) < 1e-6 * (1 + abs(ref))
     # affine equivariance: the worst-case weights do not depend on the units of g
     shifted = float(sbo.mmd_worst_case(jnp.asarray(3 * g + 5), jnp.asarray(w_hat), jnp.asarray(M), delta))
     assert np.isclose(shifted, 3 * ours + 5, rtol=1e-9, atol=1e-9)
@@ -209,30 +218,6 @@ def test_minimax_approx_limits_and_continuity():
     assert np.max(np.abs(np.diff(v))) < 1e-2  # continuous (no jumps at eps_l, eps_max)
 
 
-def _sort_projection(v):
-    """The textbook sort-based rule (Held et al. 1974), in NumPy."""
-    u = np.sort(v)[::-1]
-    css = np.cumsum(u) - 1
-    k = np.arange(1, len(v) + 1)
-    rho = k[u - css / k > 0][-1]
-    return np.maximum(v - css[rho - 1] / rho, 0)
-
-
-def test_simplex_projection():
-    for scale, n in [(1e-3, 256), (1.0, 256), (30.0, 100), (1.0, 1296)]:
-        for v in scale * RNG.standard_cauchy(size=(4, n)):
-            np.testing.assert_allclose(np.asarray(sbo.simplex_projection(jnp.asarray(v), n)), _sort_projection(v),
-                                       atol=1e-12)
-            fast = np.asarray(sbo.simplex_projection(jnp.asarray(v)))  # default 10 steps: always on the simplex
-            assert np.isclose(fast.sum(), 1) and fast.min() >= 0
-    for v in RNG.normal(size=(5, 7)):
-        p = np.asarray(sbo.simplex_projection(jnp.asarray(v)))
-        assert np.isclose(p.sum(), 1) and np.all(p >= 0)
-        r = sopt.minimize(lambda w: np.sum((w - v) ** 2), np.full(7, 1 / 7), bounds=[(0, 1)] * 7, method="SLSQP",
-                          constraints=[{"type": "eq", "fun": lambda w: w.sum() - 1}], options={"ftol": 1e-14})
-        np.testing.assert_allclose(p, r.x, atol=1e-5)
-
-
 def test_largest_eigenvalue_bound():
     grid = sbo.context_grid(100, 1)
     for ls in (0.05, 0.2, 0.8):
@@ -244,3 +229,8 @@ def test_largest_eigenvalue_bound():
     P = jnp.asarray(A @ A.T)
     top = np.linalg.eigvalsh(np.asarray(P))[-1]
     assert top * 0.999 <= float(sbo.largest_eigenvalue(P, 200)) <= 1.03 * top
+    # mmd_scale: the same bound for M on zero-sum vectors, i.e. for P M P with P = I - 11'/n
+    M = np.asarray(jbo.kernels.gram("matern52", jbo.kernels.KernelParams(jnp.array([0.2]), 2.0), grid, grid))
+    proj = np.eye(len(M)) - 1.0 / len(M)
+    top = np.linalg.eigvalsh(proj @ M @ proj)[-1]
+    assert top <= float(sbo.mmd_scale(jnp.asarray(M))) <= 1.03 * top

@@ -12,7 +12,8 @@ Ours: T = 350 (the released code's default), JAX PRNG seeds (torch streams canno
 inner optimiser (raw screening + 10 projected-Adam starts x opt_steps, not BoTorch's L-BFGS-B),
 exact expected values by deterministic quadrature inside the step (jbo/problems/contextual.py),
 and the two additions SBO-Oracle / SBO-Empirical with --extras.
-Writes experiments/results/sbo/fig1_<problem>.csv and fig1.png (fig2_... for ackley_4c).
+Writes experiments/results/sbo/fig1_<problem>.csv and .png (fig2_... for ackley_4c; --methods and --tag
+re-run some methods into fig1_<problem>_<tag>.csv next to the full files).
 """
 from __future__ import annotations
 
@@ -52,9 +53,15 @@ def main():
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--budget", type=int, default=350)
     ap.add_argument("--extras", action="store_true", help="also SBO-Oracle and SBO-Empirical (ours)")
+    ap.add_argument("--methods", nargs="+", default=None, help="only these methods (default: the paper's)")
+    ap.add_argument("--tag", default="", help="suffix of the output files (a partial re-run next to the full one)")
     args = ap.parse_args()
     seeds, T, M = (2, 14, 32) if args.quick else (args.seeds, args.budget, args.samples)
-    names = PAPER_METHODS + (("sbo_oracle", "sbo_empirical") if args.extras else ())
+    names = tuple(args.methods or PAPER_METHODS) + (("sbo_oracle", "sbo_empirical") if args.extras else ())
+    unknown = [m for m in names if m not in LABELS]
+    if unknown:
+        raise ValueError(f"unknown methods {unknown}; choose from {list(LABELS)}")
+    suffix = f"_{args.tag}" if args.tag else ""
     header(f"SBO-KDE Fig 1: {seeds} seeds, T = {T}, M = {M}, raw cap {args.raw}, MMD grid cap {args.max_grid}, "
            f"opt steps {args.opt_steps}, methods {names}")
     for pname in args.problems:
@@ -69,7 +76,7 @@ def main():
         table["cumulative_reward"] = grp.reward.cumsum()
         table["cumulative_expected"] = grp.value.cumsum()
         stem = "fig2" if pname == "ackley_4c" else "fig1"
-        table.to_csv(out_path(f"{stem}_{pname}", args.quick, "csv"), index=False)
+        table.to_csv(out_path(f"{stem}_{pname}{suffix}", args.quick, "csv"), index=False)
         metric = {"complicated_hartmann": "cumulative_reward", "portfolio_uniform": "cumulative_expected",
                   "portfolio_normal": "cumulative_expected"}.get(pname, "cumulative_regret")
         final = table[table.step == T].groupby("method", sort=False)[metric].agg(["mean", "sem"])
@@ -83,7 +90,7 @@ def main():
         ax.set(title=f"{pname}: {metric.replace('_', ' ')}, {seeds} seeds", xlabel="evaluations")
         ax.legend(fontsize=7)
         fig.tight_layout()
-        fig.savefig(out_path(f"{stem}_{pname}", args.quick, "png"), dpi=110)
+        fig.savefig(out_path(f"{stem}_{pname}{suffix}", args.quick, "png"), dpi=110)
 
 
 if __name__ == "__main__":
