@@ -215,6 +215,7 @@ def cholesky_add(chol: Cholesky, m, j, column, lam):
 
     c = k(., x_j) - sum_{l<m} v_l v_l(x_j), d = sqrt(sigma^2(x_j) + lambda), v_m = c / d,
     sigma^2 <- max(sigma^2 - v_m^2, 0)."""
+    j = jnp.asarray(j, jnp.int32)
     c = column - _projection(chol.rows, j, m)
     d = jnp.sqrt(chol.var[j] + lam)
     v = c / d
