@@ -36,11 +36,12 @@ _REGISTRY: dict[str, Callable] = {
     "boke_gp_std": lambda **o: boke.PaperGP(acquisition="std", **o),
     # SBO-KDE paper (jbo.algorithms.sbo): GP-BOs with contextual acquisitions (contextual environments)
     **{f"sbo:{m}": (lambda m: lambda **o: sbo.SBO(method=m, **o))(m) for m in sbo.METHODS},
-    # uCVS paper (jbo.algorithms.cvs): control-set spaces with unknown costs (jbo.problems.cvs)
-    **{f"cvs:{m}": (lambda m: lambda **o: cvs.CVS(method=m, **o))(m) for m in cvs.METHODS if m != "etc"},
-    "cvs:ucvs_official": lambda **o: cvs.CVS(method="ucvs", preset="official", **o),
+    # uCVS paper (jbo.algorithms.cvs): control sets with unknown costs (jbo.problems.cvs); the paper's four
+    # methods (options: preset="official", groups="tiers", ...; the other baselines: cvs.CVS(method=...))
+    "cvs:ucvs": lambda **o: cvs.CVS(method="ucvs", **o),
+    "cvs:ucb_psq": lambda **o: cvs.CVS(method="ucb_psq", **o),
+    "cvs:ts_psq": lambda **o: cvs.CVS(method="ts_psq", **o),
     "cvs:etc50": lambda **o: cvs.CVS(method="etc", **o),
-    "cvs:etc50_tiers": lambda **o: cvs.CVS(method="etc", groups="tiers", **o),
     # R-PERP paper (jbo.algorithms.nonstationary): finite arm sets, non-stationary (dynamic regret)
     "r_perp": nonstationary.RPERP,
     "r_gp_ucb": nonstationary.RGPUCB,

@@ -364,9 +364,8 @@ class CVS(Algorithm):
         else:
             score = lambda x, mask, R: expected_ucb(post, x, mask, R, beta_u)  # noqa: E731
 
-        policy = getattr(self, f"_{self.method}" if self.method != "ts_psq" else "_ucb_psq")
-        if self.method == "ts_naive":
-            policy = self._ucb_naive
+        policy = {"ucvs": self._ucvs, "ucb_psq": self._ucb_psq, "ts_psq": self._ucb_psq, "etc": self._etc,
+                  "ucb_cvs": self._ucb_cvs, "ucb_naive": self._naive, "ts_naive": self._naive}[self.method]
         i, xs, gU, state = policy(k_u, k_l, state, params, post, score, explore, t)
         state = state._replace(best_x=jnp.where(jnp.isfinite(gU)[:, None], xs, state.best_x), hyp=hyp,
                                explore=explore, gU=gU)
@@ -453,7 +452,7 @@ class CVS(Algorithm):
         i, S3 = cheapest_then_best(cand, state.known_cost, gU)
         return i, xs, gU, state._replace(S1=cand, alpha=eps)
 
-    def _ucb_naive(self, k_u, k_l, state: CVSState, params, post, score, explore, t):
+    def _naive(self, k_u, k_l, state: CVSState, params, post, score, explore, t):
         """argmax_i (g_i - f_lo) / c_i with the estimated cost LCB floored at 0.001 (additions)."""
         xs, gU = self._maximize_sets(k_u, score, state, jnp.ones(state.masks.shape[0], bool))
         c = jnp.maximum(cost_lcb(state.cost_sum, state.counts, t, clip=False), 1e-3)

@@ -149,7 +149,7 @@ OBJECTIVES = {
     "hartmann12": Objective(hartmann12, 12, SETS_12D, 0.0, 3.3223680114155147),
     "ackley12": Objective(ackley12, 12, SETS_12D, -22.29, 0.0),
     "levy12": Objective(levy12, 12, SETS_12D, -414.41, 0.0),
-    "plant": Objective(plant, 5, SETS_PLANT, -1.027, 2.1941161756530816),
+    "plant": Objective(plant, 5, SETS_PLANT, -1.133, 2.1941161756530816),  # spec: -1.027; our search: -1.13261
     "airfoil": Objective(airfoil, 5, SETS_AIRFOIL, -2.863, None),
 }
 
