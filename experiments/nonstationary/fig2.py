@@ -2,7 +2,7 @@
 lambda ablation, the ablations of R-PERP (ours), the R_t table against the spec's reference numbers
 (r_perp.md 5.4) and R-PERP's concavity on [2000, 5000].
 
-    python experiments/nonstationary/fig2.py              # T = 5000, 5 seeds, SE and Matern-5/2, lambda in {1, 0.1, 0.01}
+    python experiments/nonstationary/fig2.py              # T = 5000, 5 seeds, SE and Matern-5/2, 3 lambdas
     python experiments/nonstationary/fig2.py --lams 0.01  # Fig 2 alone (the reproduction preset's lambda)
     python experiments/nonstationary/fig2.py --quick      # smoke run (T = 300, 2 seeds, 12 x 12 grid)
 
@@ -61,7 +61,8 @@ REFERENCE = {
 }
 STYLE = {"Random": ("grey", "-"), "R-GP-UCB": ("tab:blue", "-"), "SW-GP-UCB": ("tab:green", "-"),
          "R-PERP (C=1)": ("tab:red", "--"), "R-PERP (C=0.1)": ("tab:red", "-"),
-         "PE-P no restarts (C=0.1, ours)": ("tab:purple", ":"), "R-PE no permutation (C=0.1, ours)": ("tab:orange", ":")}
+         "PE-P no restarts (C=0.1, ours)": ("tab:purple", ":"),
+         "R-PE no permutation (C=0.1, ours)": ("tab:orange", ":")}
 
 
 def log(msg, fh):

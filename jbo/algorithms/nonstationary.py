@@ -37,7 +37,8 @@ engine's scan takes one action per step.
 Decisions (spec 8): C and lambda explicit (theory-literal C = 1; reproduction preset C = 0.1,
 lambda = 0.01, rho = 0.01: :data:`PRESETS`), H clipped to [2, T], H_ucb and W rounded up and clipped
 to [1, T], Q_{T,H} uses the real log2 log2 H (A10), ties go to the first index (A11), picks may
-repeat (A12), gamma_hat_n with n = H_ucb or W (A8).
+repeat (A12), gamma_hat_n with n = H_ucb or W (A8). Ties (A11) are resolved within 1e-9
+(:func:`first_argmax`): the grid's symmetries make exact ties, and a vmapped product rounds differently.
 """
 from __future__ import annotations
 
@@ -604,5 +605,5 @@ class SWGPUCB(Algorithm):
 __all__ = ["KERNELS", "PRESETS", "RPERP", "RPERPParams", "RPERPState", "RGPUCB", "SWGPUCB", "UCBParams", "Cholesky",
            "Schedule", "batch_sizes", "cholesky_add", "cholesky_empty", "cholesky_mean", "eliminate", "first_argmax",
            "greedy_information_gain", "interval_lengths", "kernel_column", "max_variance_design", "query_order",
-           "rperp_interval", "rperp_beta_half", "schedule", "ucb_beta_half", "ucb_interval", "union_count", "WindowFactor", "window_append",
-           "window_drop_oldest", "window_empty"]
+           "rperp_interval", "rperp_beta_half", "schedule", "ucb_beta_half", "ucb_interval", "union_count",
+           "WindowFactor", "window_append", "window_drop_oldest", "window_empty"]

@@ -197,13 +197,11 @@ def known(env) -> dict:
 _COMPILED: dict = {}
 
 
-def _stack(envs):
-    return jax.tree.map(lambda *xs: jnp.stack(xs), *envs)
-
-
 def run_instances(algorithms, environments, keys, num_steps: int, params=None, progress: bool = False):
     """Run seed i = (algorithms[i], environments[i], keys[i]) for every i; seeds with equal algorithms
-    (the same static schedule) run as one vmapped program over their (key, environment) pairs.
+    (the same static schedule) run as one vmapped program over their (key, environment) pairs (paired,
+    unlike engine.run_environments, which crosses every environment with every seed; the stacking is
+    engine.stack_environments').
 
     Each seed's trace equals jbo.run(algorithms[i], environments[i], keys[i], num_steps) (tested).
     Returns (metrics {name: (S, T)}, info {name: (S, T, ...)}, groups) with groups a list of dicts
@@ -223,14 +221,15 @@ def run_instances(algorithms, environments, keys, num_steps: int, params=None, p
     out_m, out_i, report = [None] * S, [None] * S, []
     for alg, idx in groups.items():
         p = alg.default_params() if params is None else params
-        envs = _stack([environments[i] for i in idx])
+        envs, axes = engine.stack_environments([environments[i] for i in idx])  # equal leaves kept once
         ks = keys[jnp.asarray(idx)]
+        axes_key = tuple(jax.tree.leaves(axes, is_leaf=lambda x: x is None))
         cache_key = (alg, num_steps, jax.tree.structure(envs), tuple(x.shape for x in jax.tree.leaves(envs)),
-                     jax.tree.structure(p))
+                     axes_key, jax.tree.structure(p))
         compile_s = 0.0
         if cache_key not in _COMPILED:
-            def program(ks, envs, p, alg=alg):
-                return jax.vmap(lambda k, e: engine._run(alg, e, k, num_steps, p))(ks, envs)
+            def program(ks, envs, p, alg=alg, axes=axes):  # seed n: (key n, environment n)
+                return jax.vmap(lambda k, e: engine._run(alg, e, k, num_steps, p), in_axes=(0, axes))(ks, envs)
 
             t0 = time.perf_counter()
             _COMPILED[cache_key] = jax.jit(program).lower(ks, envs, p).compile()
