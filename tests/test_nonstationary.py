@@ -355,3 +355,19 @@ def test_bad_input_raises_clear_errors():
         pn.kernel_drift(0, horizon=50, change_points=(10, 60))
     with pytest.raises(ValueError, match="knots"):
         pn.drifting(pn.grid(5), np.zeros((2, 25)), knots=(5, 5))
+
+
+@pytest.mark.slow
+def test_reference_numbers_of_spec_5_4_on_the_reference_instances():
+    """End to end (spec 9.6): SE, lambda = 0.01, the three reference instances, T = 5000: mean R_t of
+    R-GP-UCB and R-PERP (C = 0.1) within 10% of the spec author's runs (other random streams)."""
+    T = 5000
+    envs = [pn.kernel_drift(s, "se", horizon=T) for s in range(3)]
+    V = [pn.known(e)["variation"] for e in envs]
+    keys = jax.random.split(jax.random.key(2024), 3)
+    for algs, p, want in (([ns.RGPUCB(T, variation=v) for v in V], ns.UCBParams(lam=0.01), (50, 105, 199, 292)),
+                          ([ns.RPERP(T, variation=v) for v in V], ns.RPERPParams(C=0.1, lam=0.01),
+                           (379, 723, 1377, 1922))):
+        metrics, _, _ = pn.run_instances(algs, envs, keys, T, params=p)
+        got = metrics["cumulative_regret"][:, [999, 1999, 2999, 4999]].mean(0)
+        np.testing.assert_allclose(got, want, rtol=0.1)
