@@ -174,14 +174,14 @@ SPEC_F_STAR = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(SPEC_F_STAR))
+@pytest.mark.parametrize("name", sorted(set(SPEC_F_STAR) - {"airfoil"}))  # airfoil: the spec's table itself
 def test_recomputed_reference_constants_agree_with_the_spec(name):
     ours = np.asarray(P.F_STAR[(name, 0.02)])
     tol = 0.3 if name == "levy12" else 0.03
     # our values come from a stronger search on another sample: agree within the MC error, or above
     # it where the spec's search was weaker
     np.testing.assert_array_less(np.asarray(SPEC_F_STAR[name]) - tol, ours + 1e-12)
-    np.testing.assert_allclose(ours, SPEC_F_STAR[name], atol=max(tol, 0.05 * np.abs(SPEC_F_STAR[name]).max()))
+    np.testing.assert_allclose(ours, SPEC_F_STAR[name], atol=tol)
 
 
 @pytest.mark.parametrize("name,acceptable,cheapest", [
@@ -284,7 +284,7 @@ def _budget_run(alg, env, budget, T, key=0):
 def paper_run():
     env = P.CVSProblem("plant", "moderate", 0.02)
     alg = A.CVS(method="ucvs", **TINY)
-    return env, _budget_run(alg, env, 12.0, 40)
+    return env, _budget_run(alg, env, 6.0, 40)
 
 
 def test_round_robin_order_and_switch_at_the_exploration_budget(paper_run):
@@ -295,13 +295,13 @@ def test_round_robin_order_and_switch_at_the_exploration_budget(paper_run):
     cost = np.asarray(tr.metrics["cost"][0, 0])
     bo = np.arange(len(sets)) >= 5
     spent_before = np.concatenate([[0.0], np.cumsum(cost)[:-1]])
-    # a BO step explores iff the cost spent before it is <= 0.6 C (C = 12)
-    np.testing.assert_array_equal(explore[bo & active], spent_before[bo & active] <= 0.6 * 12.0)
+    # a BO step explores iff the cost spent before it is <= 0.6 C (C = 6)
+    np.testing.assert_array_equal(explore[bo & active], spent_before[bo & active] <= 0.6 * 6.0)
     ex = sets[bo & active & explore]
     np.testing.assert_array_equal(ex, np.arange(len(ex)) % 7)  # paper: sets 1, 2, ..., 7, 1, ...
-    assert (bo & active & ~explore).sum() >= 3  # the run reached exploitation
+    assert (bo & active & ~explore).sum() >= 2  # the run reached exploitation
     # budget accounting: what was charged while active stays below C + the largest cost
-    assert cost[active].sum() <= 12.0 + 1.0 + 0.1 and cost[active].sum() >= 12.0
+    assert cost[active].sum() <= 6.0 + 1.0 + 0.1 and cost[active].sum() >= 6.0
     assert np.all(cost[:5] == 0)  # the initial design is free
 
 
@@ -313,7 +313,7 @@ def test_no_state_change_after_the_budget(paper_run):
     final = jax.tree.map(lambda a: a[0, 0], tr.final_state)
     # an ask with the budget spent returns the state untouched (no work, no bookkeeping)
     action, state = jax.jit(lambda s: alg.ask(jax.random.key(5), s, jbo.replace_params(
-        alg.default_params(), budget=12.0), Step(jnp.int32(39), jnp.asarray(False))))(final)
+        alg.default_params(), budget=6.0), Step(jnp.int32(39), jnp.asarray(False))))(final)
     for a, b in zip(jax.tree.leaves(state), jax.tree.leaves(final)):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     assert int(final.plays) == (active & (np.arange(40) >= 5)).sum()
