@@ -27,9 +27,20 @@ SBO_SMALL = dict(num_initial=3, num_samples=8, num_inner=8, num_raw=8, num_start
 
 
 CVS_SMALL = dict(num_initial=3, num_mc=4, num_raw=4, num_starts=1, opt_steps=1, fit_steps=1)
+# UHE-BO and its baselines (pairs of evaluations: with T = 5 and 3 initial points each gets one BO pair)
+UHE_SMALL = dict(num_initial=3, num_restarts=1, fit_steps=2, num_raw=16, num_starts=2, opt_steps=2, num_warmup=2,
+                 num_samples=2, num_leapfrog=2, grid_candidates=8)
+SMALL.update({"uhe_bo": UHE_SMALL, "uhe:random": dict(num_initial=3),
+              **{f"uhe:{m}": UHE_SMALL for m in ("ra_bo", "random_exp3", "map", "mcmc", "a_gp_ucb", "wdf", "portfolio")}})
+# R-PERP and its baselines act on finite arm sets only
+NONSTATIONARY = {"r_perp": dict(horizon=5, restart_interval=3), "r_gp_ucb": dict(horizon=5, restart_interval=3),
+                 "sw_gp_ucb": dict(horizon=5, window=3)}
 
 
 def _build(name):
+    if name in NONSTATIONARY:
+        return (jbo.algorithms.get(name, **NONSTATIONARY[name]),
+                jbo.problems.get("kernel_drift", horizon=5, grid_size=5, noise_std=0.1))
     if name.startswith("cvs:"):  # control sets with unknown costs (jbo.algorithms.cvs)
         return jbo.algorithms.get(name, **CVS_SMALL), jbo.problems.get("cvs:hartmann12", noise_std=0.01)
     if name.startswith("sbo:"):
@@ -42,7 +53,8 @@ def _build(name):
 
 def test_every_registered_algorithm_has_a_test():
     cvs_names = {n for n in jbo.algorithms.names() if n.startswith("cvs:")}  # tested through _build
-    assert set(jbo.algorithms.names()) - cvs_names == set(SMALL) | {f"sbo:{m}" for m in jbo.algorithms.sbo.METHODS}
+    assert set(jbo.algorithms.names()) - cvs_names == (set(SMALL) | set(NONSTATIONARY)
+                                                       | {f"sbo:{m}" for m in jbo.algorithms.sbo.METHODS})
 
 
 @pytest.mark.parametrize("name", jbo.algorithms.names())
