@@ -28,6 +28,7 @@ VARIANTS = {
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     F.add_args(ap)
+    ap.add_argument("--variants", nargs="*", default=list(VARIANTS))
     ap.set_defaults(objectives=["hartmann12", "plant"], variances=[0.02], tag="ablation", refit="spec")
     args = ap.parse_args()
     seeds = 1 if args.quick else args.seeds
@@ -36,7 +37,8 @@ def main():
     curves, runs, timing = [], [], []
     for objective in args.objectives:
         envs = [P.CVSProblem(objective, c, v) for c in args.costs for v in args.variances]
-        for name, opts in VARIANTS.items():
+        for name in args.variants:
+            opts = VARIANTS[name]
             alg = F.build(name, dict(method="ucvs", **opts), args)
             trace, tc, tr = F.run_program(alg, envs, seeds, tmax)
             load = os.getloadavg()

@@ -1,0 +1,63 @@
+"""Plots and tables from the CSVs that fig1.py / ablation.py wrote (also from a partial run).
+
+  python experiments/cvs/summarize.py [--tags fig1 fig1b] [--out fig1]
+
+Writes <out>_regret.png (Fig 1: simple regret vs cost, mean +- s.e.), <out>_evaluations.png (Fig 2:
+evaluations vs cost), <out>_table.csv and <out>_table.md (per cell and method: final simple regret,
+R^f, R^c, fraction of plays on i_*, steps; mean +- s.e. over seeds; regret at cost 30 and 60 too).
+"""
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+import pandas as pd
+
+import fig1 as F
+
+
+def se(x):
+    return np.std(x, ddof=1) / np.sqrt(len(x)) if len(x) > 1 else 0.0
+
+
+def table(curves: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    keys = ["objective", "cost_set", "variance", "method"]
+    at = {c: curves[curves.cost == c].groupby(keys).simple_regret.mean() for c in (30.0, 60.0)}
+    rows = []
+    for k, g in runs.groupby(keys, sort=False):
+        rows.append(dict(zip(keys, k), seeds=len(g), regret_at_30=at[30.0].get(k, np.nan),
+                         regret_at_60=at[60.0].get(k, np.nan), final_regret=g.final_simple_regret.mean(),
+                         final_regret_se=se(g.final_simple_regret), R_f=g.R_f.mean(), R_f_se=se(g.R_f),
+                         R_c=g.R_c.mean(), R_c_se=se(g.R_c), frac_on_i_star=g.frac_on_i_star.mean(),
+                         steps=g.steps.mean(), truncated=int(g.truncated.sum())))
+    return pd.DataFrame(rows)
+
+
+def markdown(t: pd.DataFrame) -> str:
+    lines = ["| objective | costs | v | method | seeds | regret @30 | @60 | final regret | R^f | R^c | on i_* | steps |",
+             "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in t.itertuples():
+        lines.append(f"| {r.objective} | {r.cost_set} | {r.variance} | {r.method} | {r.seeds} | {r.regret_at_30:.3g} | "
+                     f"{r.regret_at_60:.3g} | {r.final_regret:.3g} ± {r.final_regret_se:.2g} | {r.R_f:.4g} ± {r.R_f_se:.2g} | "
+                     f"{r.R_c:.4g} ± {r.R_c_se:.2g} | {r.frac_on_i_star:.2f} | {r.steps:.0f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tags", nargs="*", default=["fig1"])
+    ap.add_argument("--out", default="fig1")
+    args = ap.parse_args()
+    curves = pd.concat([pd.read_csv(F.OUT / f"{t}_curves.csv") for t in args.tags], ignore_index=True)
+    runs = pd.concat([pd.read_csv(F.OUT / f"{t}_runs.csv") for t in args.tags], ignore_index=True)
+    F.plot(curves, "simple_regret", F.OUT / f"{args.out}_regret.png", "simple regret")
+    F.plot(curves, "evaluations", F.OUT / f"{args.out.replace('fig1', 'fig2')}_evaluations.png", "evaluations",
+           log=False)
+    t = table(curves, runs)
+    t.to_csv(F.OUT / f"{args.out}_table.csv", index=False)
+    (F.OUT / f"{args.out}_table.md").write_text(markdown(t))
+    print(markdown(t))
+
+
+if __name__ == "__main__":
+    main()
