@@ -13,6 +13,12 @@ from __future__ import annotations
 import os
 
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
+# jaxlib's Cholesky and triangular solves for n >= 32 call LAPACK from scipy's OpenBLAS, whose own
+# thread pool busy-waits: under the shared machine's load a 32-point likelihood gradient took 65 ms
+# with the default pool and 0.2 ms with one thread (session 2, load ~14; below 32 points XLA's own
+# expansion is used and nothing changes). Every UHE process therefore runs BLAS on one thread.
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
 
 import json  # noqa: E402
 import sys  # noqa: E402

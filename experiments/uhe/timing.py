@@ -31,7 +31,8 @@ def main(argv=None):
     a = ap.parse_args(argv)
     budget = a.budget or (6 if a.quick else 100)
     common.header(f"UHE timing, T = {budget}")
-    out = {"machine": jbo.studies.machine_info(), "budget": budget, "runs": []}
+    out = {"machine": jbo.studies.machine_info(), "budget": budget, "runs": [],
+           "env": {v: os.environ.get(v) for v in ("XLA_FLAGS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}}
     for p in a.problems.split(","):
         prob = common.problem(p)
         for m in a.methods.split(","):
