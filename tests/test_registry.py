@@ -57,17 +57,40 @@ def test_every_registered_algorithm_has_a_test():
                                                        | {f"sbo:{m}" for m in jbo.algorithms.sbo.METHODS})
 
 
+# vmapped == looped costs a second compiled program per algorithm; the suite checks it for one or two
+# algorithms of every module (each module's own tests check its families too: test_boke, test_uhe,
+# test_nonstationary, test_cvs) and checks every algorithm for cross-seed leakage in the same program.
+LOOPED = {"random_search", "gp_ucb", "gp_ts", "boke_plus", "boke_gp_ucb", "sbo:sbo_kde", "sbo:drbo_mmd", "cvs:ucvs",
+          "cvs:ts_psq", "uhe_bo", "uhe:mcmc", "uhe:portfolio", "r_perp", "sw_gp_ucb"}
+
+
+def _assert_trees_equal(a, b, **tol):
+    jax.tree.map(lambda u, v: np.testing.assert_allclose(u, v, **tol), a, b)  # actions may be pytrees
+
+
 @pytest.mark.parametrize("name", jbo.algorithms.names())
-def test_registered_algorithm_runs_vmapped_equals_looped(name):
+def test_registered_algorithm_runs_and_seeds_do_not_leak(name):
+    """Finite curves for 2 vmapped seeds; swapping the two seeds' keys in the same compiled program swaps
+    their traces exactly (nothing leaks across the seed axis); for the LOOPED representatives, seed 1
+    also equals a separately compiled single run."""
     alg, prob = _build(name)
     T = 5
+    keys = jax.random.split(KEY, 2)
     seeds = jbo.run_seeds(alg, prob, KEY, T, 2)
     for k in ("value", "best_value", "cumulative_cost"):
         assert np.isfinite(np.asarray(seeds.metrics[k])).all(), k
-    one = jbo.run(alg, prob, jax.random.split(KEY, 2)[1], T)
-    jax.tree.map(lambda a, b: np.testing.assert_allclose(a[1], b, rtol=1e-8, atol=1e-10), seeds.actions,
-                 one.actions)  # a pytree for control-set actions
-    np.testing.assert_allclose(seeds.metrics["value"][1], one.metrics["value"], rtol=1e-8, atol=1e-10)
+    swapped = jbo.engine._run_seeds_jit(alg, prob, keys[::-1], T, alg.default_params(), None, False)
+    flip = lambda tree: jax.tree.map(lambda a: a[::-1], tree)  # noqa: E731
+    _assert_trees_equal(flip(swapped.actions), seeds.actions, rtol=0, atol=0)
+    _assert_trees_equal(flip(swapped.metrics["value"]), seeds.metrics["value"], rtol=0, atol=0)
+    if name in LOOPED:
+        one = jbo.run(alg, prob, keys[1], T)
+        _assert_trees_equal(jax.tree.map(lambda a: a[1], seeds.actions), one.actions, rtol=1e-8, atol=1e-10)
+        np.testing.assert_allclose(seeds.metrics["value"][1], one.metrics["value"], rtol=1e-8, atol=1e-10)
+
+
+def test_looped_representatives_are_registered():
+    assert LOOPED <= set(jbo.algorithms.names())
 
 
 @pytest.mark.parametrize("name", ["gp_ucb", "gp_ei", "gp_log_ei", "gp_pi", "gp_ts", "gp_mean", "boke_gp_ucb"])
