@@ -33,3 +33,15 @@ def _release_compiled_programs():
     import jax
 
     jax.clear_caches()
+
+
+@pytest.fixture
+def xla_optimized():
+    """For the few tests whose cost is running a program, not compiling it (e.g. thousands of Thompson
+    samples): compile with XLA's optimisations back on."""
+    import jax
+
+    jax.config.update("jax_disable_most_optimizations", False)
+    yield
+    jax.config.update("jax_disable_most_optimizations", os.environ.get("JAX_DISABLE_MOST_OPTIMIZATIONS") == "1")
+

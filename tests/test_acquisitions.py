@@ -60,7 +60,7 @@ def test_gradients_match_finite_differences(name):
     np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-8)
 
 
-def test_thompson_samples_have_posterior_moments():
+def test_thompson_samples_have_posterior_moments(xla_optimized):
     keys = jax.random.split(jax.random.key(5), 2000)
     xs = jnp.array([[0.2, 0.8], [0.9, 0.1]])
     vals = jax.vmap(lambda k: jax.vmap(lambda x: acq.sample_path_value(acq.thompson_sample(k, POST, 2048), x))(xs))(keys)
