@@ -23,7 +23,6 @@ import argparse
 import json
 import math
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -39,17 +38,10 @@ from jbo import acquisitions as acq  # noqa: E402
 from jbo import kernels  # noqa: E402
 from jbo.algorithms import sbo  # noqa: E402
 from jbo.problems import contextual as C  # noqa: E402
+from jbo.studies import code_version  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "experiments" / "results" / "accuracy"
-
-
-def commit_of_jbo() -> str:
-    root = Path(jbo.__file__).resolve().parents[1]
-    r = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "jbo"], capture_output=True,
-                           text=True).stdout.strip()
-    return r.stdout.strip() + ("+dirty" if dirty else "")
 
 
 def log_ei_errors():
@@ -155,7 +147,7 @@ def main():
     ap.add_argument("--instances", type=int, default=200)
     args = ap.parse_args()
     t0 = time.perf_counter()
-    result = {"jbo": str(Path(jbo.__file__).parent), "jbo_commit": commit_of_jbo(), "load_before": os.getloadavg(),
+    result = {"jbo": str(Path(jbo.__file__).parent), "jbo_commit": code_version(), "load_before": os.getloadavg(),
               "log_ei": log_ei_errors(), "drbo_mmd": mmd_errors(args.instances), "rules": rule_errors()}
     result["seconds"] = time.perf_counter() - t0
     result["load_after"] = os.getloadavg()

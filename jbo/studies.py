@@ -165,6 +165,17 @@ def machine_info() -> str:
             f"({dev.device_kind})")
 
 
+def code_version() -> str:
+    """The git commit of the imported jbo ("+dirty" when jbo/ has uncommitted changes), for result files
+    that compare code versions (an experiment run against another checkout on PYTHONPATH)."""
+    import subprocess
+
+    root = str(Path(__file__).resolve().parents[1])
+    head = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--", "jbo"], capture_output=True, text=True)
+    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+
+
 def plot(table: pd.DataFrame, path=None, metric: str | None = None, log: bool = True, floor: float = 1e-12,
          initial=None, ncols: int | None = None, titles=None, cost_grid=None):
     """Mean +- standard error of `metric` against step (or against cumulative cost on `cost_grid`),

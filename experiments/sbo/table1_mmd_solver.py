@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import time
 from pathlib import Path
 
@@ -24,17 +23,10 @@ import numpy as np
 import pandas as pd
 
 import jbo
+from jbo.studies import code_version
 from common import LABELS, add_method_args, header, method_from_args, out_path
 from jbo.problems import contextual
 from jbo.studies import compile_seeds
-
-
-def jbo_commit() -> str:
-    root = Path(jbo.__file__).resolve().parents[1]
-    r = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "jbo"], capture_output=True,
-                           text=True).stdout.strip()
-    return r.stdout.strip() + ("+dirty" if dirty else "")
 
 
 def main():
@@ -44,7 +36,7 @@ def main():
     ap.add_argument("--runs", type=int, default=1)
     args = ap.parse_args()
     T = 14 if args.quick else 100
-    header(f"Table 1 DRBO-MMD row, solver {args.label}: jbo {jbo.__file__} at {jbo_commit()}, T = {T}")
+    header(f"Table 1 DRBO-MMD row, solver {args.label}: jbo {jbo.__file__} at {code_version()}, T = {T}")
     problem = contextual.problem("ackley")
     rows = []
     for name in ("gp_ucb", "drbo_mmd"):
@@ -58,7 +50,7 @@ def main():
             run_s = time.perf_counter() - t0
             load1 = os.getloadavg()[0]
             regret = float(np.asarray(tr.metrics["regret"])[0, -1])
-            rows.append((args.label, jbo_commit(), LABELS[name], r, compile_s, run_s, load0, load1, regret,
+            rows.append((args.label, code_version(), LABELS[name], r, compile_s, run_s, load0, load1, regret,
                          time.strftime("%Y-%m-%d %H:%M:%S")))
             print(f"{args.label:6s} {LABELS[name]:10s} run {r}: compile {compile_s:5.1f} s, run {run_s:7.2f} s, "
                   f"load {load0:.2f} -> {load1:.2f}, final regret {regret:.4f}", flush=True)
