@@ -408,3 +408,48 @@ def test_noise_free_hartmann_cheap_commits_to_the_valid_subset():
     assert S1[first, 4] and S1[first, 6]
     exploit = active & ~explore
     assert (sets[exploit] == 4).mean() >= 0.8
+
+
+# ---------------------------------------------------------------- EI-naive (an addition, bocvs.md 3.4)
+def test_ei_naive_expected_improvement_equals_exact_gaussian_monte_carlo():
+    """EI(i, xc) from joint RFF sample paths == the same expectation under the exact joint Gaussian
+    posterior of f at the composed points and the observed points (NumPy, 400k draws); and its
+    gradient in the controlled coordinates equals finite differences for fixed paths."""
+    post, X, y = _post(n=3, cap=5, d=2, seed=5)
+    mask, xc = np.array([True, False]), np.array([0.3, 0.0])
+    R = np.array([[0.0, 0.2], [0.0, 0.5], [0.0, 0.9]])
+    Q = np.concatenate([np.where(mask, xc, R), X])
+    noise = 1e-3 + A.MODEL.noise_floor
+    K = _np_se(X, X, 0.4, 1.3) + noise * np.eye(3)
+    kq = _np_se(Q, X, 0.4, 1.3)
+    mean = 0.2 + kq @ np.linalg.solve(K, y - 0.2)
+    cov = _np_se(Q, Q, 0.4, 1.3) - kq @ np.linalg.solve(K, kq.T)
+    f = np.random.default_rng(0).multivariate_normal(mean, cov, size=200_000, method="eigh")
+    exact = np.maximum(f[:, :3].mean(1) - f[:, 3:].max(1), 0.0).mean()
+    paths = A.sample_paths(jax.random.key(3), post, 600, 1024)
+    best = A.incumbents(paths, post)
+    ei = jax.jit(lambda x: A.expected_improvement(paths, post, best, x, jnp.asarray(mask), jnp.asarray(R)))
+    per_path = np.maximum(np.asarray(A.path_values(paths, post, jnp.asarray(Q[:3]))).mean(1) - np.asarray(best), 0)
+    se = per_path.std() / np.sqrt(len(per_path))
+    assert abs(float(ei(jnp.asarray(xc))) - exact) < 4 * se + 0.02 * exact, (float(ei(jnp.asarray(xc))), exact, se)
+    g = jax.jit(jax.grad(ei))(jnp.asarray(xc))
+    fd = (ei(jnp.asarray(xc + [1e-6, 0])) - ei(jnp.asarray(xc - [1e-6, 0]))) / 2e-6
+    assert float(g[1]) == 0.0 and abs(float(g[0]) - float(fd)) < 1e-5 * max(1.0, abs(float(fd)))
+
+
+def test_ei_naive_plays_argmax_ei_per_estimated_cost():
+    env = P.CVSProblem("plant", "cheap", 0.04)
+    alg = A.CVS(method="ei_naive", num_ei_paths=8, num_features=256, **TINY)
+    tr = _budget_run(alg, env, 4.0, 12)
+    ei, sets = np.asarray(tr.info["gU"][0, 0]), np.asarray(tr.actions.set[0, 0])
+    cost, active = np.asarray(tr.metrics["cost"][0, 0]), np.asarray(tr.metrics["active"][0, 0])
+    assert np.all(np.isfinite(np.asarray(tr.metrics["value"]))) and np.all(ei[5:][active[5:]] >= 0)
+    counts, sums = np.zeros(ei.shape[1]), np.zeros(ei.shape[1])
+    for t in range(5, len(sets)):
+        if not active[t]:
+            break
+        n = np.maximum(counts, 1)
+        lcb = np.where(counts > 0, sums / n - np.sqrt(2 * np.log(max(t - 4, 2)) / n), -np.inf)
+        assert sets[t] == np.argmax(ei[t] / np.maximum(lcb, 1e-3)), t
+        counts[sets[t]] += 1
+        sums[sets[t]] += cost[t]

@@ -50,7 +50,7 @@ METHODS = {
     "UCB-CVS (known costs)": dict(method="ucb_cvs"),
     "random": dict(method="random"),
 }
-EXTRAS = {"UCB-naive": dict(method="ucb_naive"), "TS-naive": dict(method="ts_naive")}
+EXTRAS = {"UCB-naive": dict(method="ucb_naive"), "TS-naive": dict(method="ts_naive"), "EI-naive": dict(method="ei_naive")}
 
 
 def add_args(ap):
@@ -60,7 +60,7 @@ def add_args(ap):
     ap.add_argument("--variances", nargs="*", type=float, default=[0.02, 0.04])
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--methods", nargs="*", default=list(METHODS))
-    ap.add_argument("--extras", action="store_true", help="also the additions UCB-naive, TS-naive")
+    ap.add_argument("--extras", action="store_true", help="also the additions UCB-naive, TS-naive, EI-naive")
     ap.add_argument("--num-mc", type=int, default=16, help="free-variable rows of the acquisitions")
     ap.add_argument("--num-raw", type=int, default=16)
     ap.add_argument("--starts", type=int, default=1)
