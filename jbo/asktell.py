@@ -2,10 +2,26 @@
 
 The runner's conventions carry over: the same seed keys as :func:`jbo.run` / :func:`jbo.run_seeds`
 give identical decisions, and a call that raises leaves the optimiser's state untouched.
+
+Parallel evaluations: :meth:`AskTell.optimize` takes any :class:`concurrent.futures.Executor`
+(a process or thread pool here; Ray's or Dask's executor on a cluster: only ``submit`` and
+``Future.result`` are used) and evaluates the step's batch -- one point per seed -- in parallel. No
+registered algorithm proposes a q-batch through ``ask`` (every one asks one point per step and seed;
+R-PERP's batches are queried one point per step), so the batch is the seed axis.
+
+Failures: a host objective that raises or returns a non-finite value makes ``optimize`` raise
+:class:`HostEvaluationError` naming every failed point (seed index, the point, the exception) and
+carrying the values of the points that succeeded. The optimiser's state, step counter and history
+change only on a complete, valid tell, so a failed step changes nothing. The successes of a failed
+step are kept (evaluations are the expensive part): the next ``optimize`` call re-asks (the keys are
+deterministic, so it re-proposes the same points), checks that the points are the same, evaluates
+only the seeds that failed and then tells the whole batch. A retried run therefore equals an
+uninterrupted one (tested). :meth:`AskTell.discard_kept` drops the kept values to re-evaluate all.
 """
 from __future__ import annotations
 
-from typing import Callable
+from concurrent.futures import Executor
+from typing import Any, Callable, NamedTuple
 
 import equinox as eqx
 import jax
@@ -16,6 +32,22 @@ from jbo.engine import Algorithm, Spec, Step, _keys, _split_seed
 from jbo.spaces import Box, ControlObservation, ControlSets, FiniteArms
 
 
+# Module-level (not per instance): every AskTell with the same algorithm and shapes reuses one compiled
+# program instead of tracing and compiling its own.
+@eqx.filter_jit
+def _ask_fn(alg, state, params, step_keys, t):
+    ks = jax.vmap(lambda k: jax.random.split(jax.random.fold_in(k, t))[0])(step_keys)
+    step = Step(t, t < alg.num_initial)
+    return jax.vmap(lambda k, s: alg.ask(k, s, params, step))(ks, state)
+
+
+@eqx.filter_jit
+def _tell_fn(alg, state, params, step_keys, t, action, obs):
+    ks = jax.vmap(lambda k: jax.random.split(jax.random.fold_in(k, t))[1])(step_keys)
+    step = Step(t, t < alg.num_initial)
+    return jax.vmap(lambda k, s, a, o: alg.tell(k, s, params, a, o, step))(ks, state, action, obs)
+
+
 def _observed_y(obs):
     """The objective value inside an observation: y, (context, y), or a ControlObservation."""
     if isinstance(obs, ControlObservation):
@@ -23,6 +55,41 @@ def _observed_y(obs):
     if isinstance(obs, tuple):
         return obs[1]
     return obs
+
+
+class HostFailure(NamedTuple):
+    """One failed host evaluation: the seed index in the batch (0 without num_seeds), the point as
+    passed to the objective, and the exception it raised (a ValueError for a non-finite or
+    badly shaped value)."""
+
+    seed: int
+    action: Any
+    error: BaseException
+
+
+class HostEvaluationError(RuntimeError):
+    """Some host evaluations of one step failed; the optimiser's state is unchanged.
+
+    failures: list of HostFailure. observations: one entry per seed, the objective's return value
+    where it succeeded and None where it failed (kept by the AskTell for a retry, see the module
+    docstring). step: the step index t that was not told.
+    """
+
+    def __init__(self, step: int, failures: list, observations: list):
+        self.step, self.failures, self.observations = step, list(failures), list(observations)
+        lines = [f"  seed {f.seed}: {_short(f.action)} -> {type(f.error).__name__}: {f.error}" for f in self.failures]
+        ok = sum(o is not None for o in self.observations)
+        super().__init__(f"{len(self.failures)} of {len(self.observations)} host evaluation(s) failed at step {step} "
+                         f"(the optimiser's state is unchanged; the {ok} successful value(s) are kept for a retry):\n"
+                         + "\n".join(lines))
+
+
+def _short(action) -> str:
+    """A point, printed compactly for an error message."""
+    if isinstance(action, tuple):
+        return "(" + ", ".join(_short(a) for a in action) + ")"
+    a = np.asarray(action)
+    return np.array2string(a, precision=6, threshold=12) if a.ndim else repr(a.item())
 
 
 class AskTell:
@@ -44,6 +111,8 @@ class AskTell:
         for _ in range(30):
             x = opt.ask()            # (d,) numpy array, or (num_seeds, d) with num_seeds
             opt.tell(x, f(x))
+
+    or ``opt.optimize(f, executor=pool)`` to evaluate the seeds' points of every step in parallel.
 
     The same keys as run(key) (one seed) or run_seeds(key, num_seeds): identical decisions. A call
     that raises (bad shape, non-finite value) leaves the optimiser's state untouched.
@@ -68,20 +137,8 @@ class AskTell:
         self.t = 0
         self.actions, self.observations = [], []
         self._pending = None
+        self._kept = None  # (t, host action, per-seed values or None) of a step that failed in optimize
 
-        @eqx.filter_jit
-        def _ask(alg, state, params, step_keys, t):
-            ks = jax.vmap(lambda k: jax.random.split(jax.random.fold_in(k, t))[0])(step_keys)
-            step = Step(t, t < alg.num_initial)
-            return jax.vmap(lambda k, s: alg.ask(k, s, params, step))(ks, state)
-
-        @eqx.filter_jit
-        def _tell(alg, state, params, step_keys, t, action, obs):
-            ks = jax.vmap(lambda k: jax.random.split(jax.random.fold_in(k, t))[1])(step_keys)
-            step = Step(t, t < alg.num_initial)
-            return jax.vmap(lambda k, s, a, o: alg.tell(k, s, params, a, o, step))(ks, state, action, obs)
-
-        self._ask_fn, self._tell_fn = _ask, _tell
 
     @property
     def _seeds(self) -> int:
@@ -114,7 +171,7 @@ class AskTell:
             actions = jax.tree.map(lambda a: a[:, self.t], self.design)
         else:
             t = jnp.asarray(self.t, jnp.int32)  # traced: a Python int would be static and re-jit every step
-            actions, self._pending = self._ask_fn(self.algorithm, self.state, self.params, self._step_keys, t)
+            actions, self._pending = _ask_fn(self.algorithm, self.state, self.params, self._step_keys, t)
         return self._out(actions)
 
     def _observation(self, obs):
@@ -155,32 +212,72 @@ class AskTell:
         acts = [self.space.from_host(a) for a in self._per_seed(action, "action")]
         obs_items = self._per_seed(observation, "observation")
         obs = [self._observation(o) for o in obs_items]  # every check before anything changes
+        self._commit(action, acts, obs)
+
+    def _commit(self, action, acts, obs) -> None:
+        """Tell checked per-seed engine actions and observations: the only place the state changes."""
         actions = jax.tree.map(lambda *a: jnp.stack(a), *acts)
         observations = jax.tree.map(lambda *o: jnp.stack(o), *obs)
         state = self.state if self._pending is None else self._pending
-        self.state = self._tell_fn(self.algorithm, state, self.params, self._step_keys,
+        self.state = _tell_fn(self.algorithm, state, self.params, self._step_keys,
                                    jnp.asarray(self.t, jnp.int32), actions, observations)
         self._pending = None
+        self._kept = None
         self.actions.append(action)
         self.observations.append(observations)
         self.t += 1
 
-    def optimize(self, fn: Callable, num_evaluations: int | None = None):
-        """Loop ask -> fn(action) -> tell (fn returns the observation); returns best() ."""
+    def optimize(self, fn: Callable, num_evaluations: int | None = None, executor: Executor | None = None):
+        """Loop ask -> fn(point) for every seed -> tell (fn returns the observation); returns best().
+
+        fn gets one seed's point in the host's terms (see the class docstring; (set, x) on control
+        sets). executor: any concurrent.futures.Executor; the seeds' points of a step are submitted
+        to it together (fn and the points must pickle for a process pool) -- results equal the serial
+        loop. A step with a failed evaluation raises HostEvaluationError and changes nothing; calling
+        optimize again retries it (only the failed seeds are re-evaluated) and continues the run.
+        """
+        if executor is not None and not isinstance(executor, Executor) and not hasattr(executor, "submit"):
+            raise TypeError(f"executor must be a concurrent.futures.Executor (with submit), got {type(executor).__name__}")
+        if num_evaluations is not None and (not isinstance(num_evaluations, (int, np.integer)) or num_evaluations < 0):
+            raise ValueError(f"num_evaluations must be a non-negative int, got {num_evaluations!r}")
         for _ in range(self.num_steps - self.t if num_evaluations is None else num_evaluations):
-            a = self.ask()
-            if self.num_seeds is None:
-                obs = fn(a)
-            elif isinstance(self.space, ControlSets):
-                obs = tuple(zip(*[fn((i, x)) for i, x in zip(*a)]))
-            else:
-                obs = [fn(ai) for ai in a]
-                if not isinstance(obs[0], tuple):
-                    obs = np.array(obs)
-                else:
-                    obs = tuple(zip(*obs))
-            self.tell(a, obs)
+            self._optimize_step(fn, executor)
         return self.best()
+
+    def discard_kept(self) -> None:
+        """Forget the successful values of a failed step, so a retry re-evaluates every seed."""
+        self._kept = None
+
+    def _optimize_step(self, fn, executor) -> None:
+        a = self.ask()
+        points = self._per_seed(a, "action")
+        values = [None] * self._seeds
+        if self._kept is not None:
+            t, kept_a, kept_values = self._kept
+            if t == self.t and _same_points(kept_a, a):
+                values = list(kept_values)
+            else:  # not the step that failed (a manual tell since): nothing to reuse
+                self._kept = None
+        todo = [i for i, v in enumerate(values) if v is None]
+        failures, obs = [], [None] * self._seeds
+        for i, outcome in zip(todo, _evaluate(fn, [points[i] for i in todo], executor)):
+            if isinstance(outcome, BaseException):
+                failures.append(HostFailure(i, points[i], outcome))
+            else:
+                values[i] = outcome
+        for i, v in enumerate(values):
+            if v is None:
+                continue
+            try:
+                obs[i] = self._observation(v)  # non-finite values and bad shapes fail here
+            except (ValueError, TypeError) as e:
+                failures.append(HostFailure(i, points[i], e))
+                values[i] = None
+        if failures:
+            failures.sort(key=lambda f: f.seed)
+            self._kept = (self.t, a, values)
+            raise HostEvaluationError(self.t, failures, values)
+        self._commit(a, [self.space.from_host(p) for p in points], obs)
 
     def best(self):
         """(best action, best observed y): per seed with num_seeds."""
@@ -199,3 +296,37 @@ class AskTell:
     def xs(self):
         """Host actions told so far (backward-compatible name)."""
         return [np.asarray(a) if isinstance(self.space, Box) else a for a in self.actions]
+
+
+def _evaluate(fn, points, executor) -> list:
+    """fn at every point, serially or through the executor: a list of results or the exceptions raised."""
+    if executor is None:
+        out = []
+        for p in points:
+            try:
+                out.append(fn(p))
+            except Exception as e:  # reported per point; KeyboardInterrupt and the like propagate
+                out.append(e)
+        return out
+    futures = []
+    for p in points:
+        try:
+            futures.append(executor.submit(fn, p))
+        except Exception as e:  # e.g. a pool that is shut down or broken, an unpicklable fn
+            futures.append(e)
+    out = []
+    for f in futures:
+        if isinstance(f, BaseException):
+            out.append(f)
+            continue
+        try:
+            out.append(f.result())
+        except Exception as e:
+            out.append(e)
+    return out
+
+
+def _same_points(a, b) -> bool:
+    """Host actions of one step equal (arrays, ints or (set, x) tuples; NaN marks free coordinates)."""
+    la, lb = jax.tree.leaves(a), jax.tree.leaves(b)
+    return len(la) == len(lb) and all(np.array_equal(np.asarray(u), np.asarray(v), equal_nan=True) for u, v in zip(la, lb))
