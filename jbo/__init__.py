@@ -6,6 +6,10 @@ import jax
 
 jax.config.update("jax_enable_x64", True)
 
+from jbo import cache  # noqa: E402
+
+cache.configure_from_env()  # persistent compilation cache (JBO_CACHE=0 turns it off; see jbo.cache)
+
 from jbo import (  # noqa: E402
     acquisitions,
     bandits,
@@ -31,10 +35,11 @@ from jbo.engine import (  # noqa: E402
     run_sweep,
 )
 from jbo import algorithms, problems, studies  # noqa: E402
+from jbo import study  # noqa: E402  (studies from a config file: `jbo study CONFIG.toml`)
 
 __all__ = [
     "Algorithm", "AskTell", "Environment", "Spec", "Step", "Trace", "replace_params", "run", "run_seeds", "run_sweep",
     "acquisitions", "algorithms", "bandits", "data", "designs", "gp", "kde", "kernels", "optimize",
-    "problems", "regression", "spaces", "studies",
+    "problems", "regression", "spaces", "studies", "cache", "study",
 ]
 __version__ = "0.1.0"

@@ -1,4 +1,6 @@
-"""Command line: `jbo demo` (the main job), `jbo problems`, `jbo algorithms`."""
+"""Command line: `jbo demo` (the main job), `jbo study CONFIG.toml` (a grid from a config file,
+resumable; see jbo.study), `jbo cache` (the persistent compilation cache; see jbo.cache),
+`jbo problems`, `jbo algorithms`."""
 from __future__ import annotations
 
 import argparse
@@ -44,6 +46,37 @@ def demo(args) -> int:
     return 0
 
 
+def study(args) -> int:
+    import jbo.study
+
+    if args.check:
+        print(jbo.study.describe(jbo.study.parse(args.config)))
+        return 0
+    out = Path(args.out) if args.out else Path(f"jbo_study_{Path(args.config).stem}")
+    t0 = time.perf_counter()
+    table = jbo.study.run(args.config, out, fresh=args.fresh, progress=not args.quiet)
+    summ = jbo.studies.summary(table)
+    import pandas as pd
+
+    with pd.option_context("display.width", 160, "display.max_columns", 20, "display.max_colwidth", 40):
+        print(summ.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    print(f"wrote {out / 'table.csv'} and {out / 'summary.csv'} ({len(table)} rows) in {time.perf_counter() - t0:.1f} s")
+    return 0
+
+
+def cache(args) -> int:
+    import jbo
+
+    if args.clear:
+        print(f"removed {jbo.cache.clear()} files from {jbo.cache.directory()}")
+    u = jbo.cache.usage()
+    if u["directory"] is None:
+        print("persistent compilation cache: off (JBO_CACHE=0)")
+    else:
+        print(f"persistent compilation cache: {u['directory']} ({u['entries']} files, {u['bytes'] / 2**20:.1f} MiB)")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="jbo", description="JAX functional experiment engine for BO research")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -54,11 +87,26 @@ def main(argv=None) -> int:
     d.add_argument("--steps-branin", type=int, default=40)
     d.add_argument("--steps-hartmann6", type=int, default=60)
     d.add_argument("--out", default="jbo_demo_output")
+    s = sub.add_parser("study", help="run (or resume) a study grid from a TOML config (see jbo.study)")
+    s.add_argument("config", help="the study's .toml file")
+    s.add_argument("--out", default=None, help="output directory (default: jbo_study_<config name>); "
+                                               "finished cells there are kept and skipped (resume)")
+    s.add_argument("--fresh", action="store_true", help="delete the study's previous results in --out and start over")
+    s.add_argument("--check", action="store_true", help="validate the config and list its cells; run nothing")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    c = sub.add_parser("cache", help="where the persistent compilation cache is and its size (see jbo.cache)")
+    c.add_argument("--clear", action="store_true", help="delete the cached programs")
     sub.add_parser("problems", help="list registered problems")
     sub.add_parser("algorithms", help="list registered algorithms")
     args = parser.parse_args(argv)
     if args.command == "demo":
         return demo(args)
+    if args.command in ("study", "cache"):
+        try:
+            return (study if args.command == "study" else cache)(args)
+        except ValueError as e:
+            print(f"jbo {args.command}: error: {e}", file=sys.stderr)
+            return 2
     import jbo
 
     print("\n".join(jbo.problems.names() if args.command == "problems" else jbo.algorithms.names()))

@@ -7,6 +7,9 @@ import os
 # test compares against tolerances) and cut the CPU time of the registry tests by about 30%. Set in the
 # environment so the notebook kernels and CLI subprocesses the tests start inherit it.
 os.environ.setdefault("JAX_DISABLE_MOST_OPTIMIZATIONS", "1")
+# The tests neither read nor write a user's persistent compilation cache (jbo.cache; tests that check
+# the cache give their subprocess a temporary directory).
+os.environ.setdefault("JBO_CACHE", "0")
 
 import jbo  # noqa: E402,F401  (enables float64)
 

@@ -1,0 +1,271 @@
+"""Studies from a config file (jbo.study, `jbo study`) and the persistent compilation cache (jbo.cache).
+
+The kill/resume test runs the CLI in separate processes (the point is a process killed with SIGKILL);
+the same subprocesses check the cache across processes. Everything else is parsing, no compilation.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import jbo
+import jbo.study
+from jbo.engine import replace_params
+
+ROOT = Path(__file__).resolve().parents[1]
+
+TINY = """
+name = "tiny"
+seeds = 2
+seed = 3
+[methods.random_search]
+options = { num_initial = 2 }
+[problems.forrester]
+steps = [3, 4, 5]
+noise_std = 0.1
+"""
+
+
+def _cli(args, env_extra, **kw):
+    env = {**os.environ, **env_extra}
+    return subprocess.Popen([sys.executable, "-m", "jbo", *args], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **kw)
+
+
+def _files(d: Path) -> set:
+    return {str(p.relative_to(d)) for p in d.rglob("*") if p.is_file()}
+
+
+def test_kill_resume_equals_uninterrupted_and_cache_is_hit_across_processes(tmp_path):
+    cfg = tmp_path / "tiny.toml"
+    cfg.write_text(TINY)
+    cache = tmp_path / "jax_cache"
+    with_cache = {"JBO_CACHE": "1", "JBO_CACHE_DIR": str(cache)}
+
+    # A: the uninterrupted run, in a fresh process with an empty cache directory
+    a = _cli(["study", str(cfg), "--out", str(tmp_path / "a"), "--quiet"], with_cache)
+    out, err = a.communicate(timeout=300)
+    assert a.returncode == 0, err
+    full = pd.read_csv(tmp_path / "a" / "table.csv")
+    entries = _files(cache)
+    assert entries, "the AOT-compiled cells (jbo.studies.compile_seeds) were not written to the cache"
+
+    # B: the same study killed with SIGKILL as soon as its first cell lands (no cache: every cell compiles)
+    b_out = tmp_path / "b"
+    b = _cli(["study", str(cfg), "--out", str(b_out), "--quiet"], {"JBO_CACHE": "0"})
+    first, t0 = b_out / "cells" / "0000.csv", time.monotonic()
+    while not first.exists():
+        assert b.poll() is None, b.communicate()[1]
+        assert time.monotonic() - t0 < 300
+        time.sleep(0.005)
+    b.send_signal(signal.SIGKILL)
+    b.wait(timeout=60)
+    landed = sorted(p.name for p in (b_out / "cells").glob("*.csv"))
+    assert 1 <= len(landed) < 3, landed  # interrupted mid-study
+    assert not (b_out / "table.csv").exists()
+    timing = list(jbo.study.TIMING_COLUMNS)
+    for name in landed:  # whole files only, equal to the uninterrupted run's rows of that cell
+        part = pd.read_csv(b_out / "cells" / name).drop(columns=timing)
+        want = full[full["cell"] == part["cell"][0]].drop(columns=timing).reset_index(drop=True)
+        pd.testing.assert_frame_equal(part, want, check_exact=True)
+    before = {n: (b_out / "cells" / n).stat().st_mtime_ns for n in landed}
+
+    # C: the same command resumes (with A's cache): skips finished cells, runs the rest
+    c = _cli(["study", str(cfg), "--out", str(b_out)], with_cache)
+    out, err = c.communicate(timeout=300)
+    assert c.returncode == 0, err
+    assert f"{len(landed)} of 3 cells already finished" in err
+    assert {n: (b_out / "cells" / n).stat().st_mtime_ns for n in landed} == before  # not re-run
+    resumed = pd.read_csv(b_out / "table.csv")
+    pd.testing.assert_frame_equal(resumed.drop(columns=timing), full.drop(columns=timing), check_exact=True)
+    assert list(full.columns[:4]) == ["method", "problem", "seed", "step"]
+    assert {"simple_regret", "compile_s", "run_s", "cell", "num_steps", "budget"} <= set(full.columns)
+    assert len(full) == 2 * (3 + 4 + 5)
+    # C's programs were all found in A's cache: JAX writes an entry for every miss (jbo sets the
+    # thresholds to 0), and no entry was added
+    assert _files(cache) == entries
+    assert "forrester[T=5]" in out  # the summary printed by the CLI
+
+    # a different config is refused in that directory, naming the problem; --fresh clears it
+    other = TINY.replace("seeds = 2", "seeds = 3")
+    with pytest.raises(ValueError, match="different config"):
+        jbo.study.run(other, b_out, progress=False)
+    assert (b_out / "table.csv").exists()
+    assert jbo.study._prepare(b_out, jbo.study.parse(other), None, fresh=True) == set()
+    assert not any((b_out / "cells").iterdir()) and not (b_out / "table.csv").exists()
+
+
+def test_tables_match_run_study_columns_and_params_reach_the_run(monkeypatch, tmp_path):
+    """The plumbing, without compiling: each cell calls jbo.studies.run_study on one pair with the cell's
+    Params (built by replace_params), seeds and budget; labels and columns as documented."""
+    calls = []
+
+    def fake_run_study(methods, problems, num_seeds, num_steps, key=0, progress=True, params=None, budget=None,
+                       free_initial=False):
+        (m, alg), (p, prob) = next(iter(methods.items())), next(iter(problems.items()))
+        calls.append(dict(m=m, p=p, seeds=num_seeds, steps=num_steps, key=key, budget=budget,
+                          params=None if params is None else params(m, p), free_initial=free_initial))
+        return pd.DataFrame({"method": m, "problem": p, "seed": 0, "step": np.arange(1, num_steps + 1),
+                             "simple_regret": 0.0, "compile_s": 1.0, "run_s": 1.0})
+
+    monkeypatch.setattr(jbo.studies, "run_study", fake_run_study)
+    cfg = """
+seeds = 4
+seed = 7
+budget = [5.0, 9.0]
+free_initial = true
+[methods.ucb]
+name = "gp_ucb"
+options = { num_initial = 3 }
+params = { beta = [0.5, 2], lengthscale = 0.3 }
+[methods.random_search]
+[problems.b]
+name = "branin"
+steps = [6, 8]
+"""
+    table = jbo.study.run(cfg, tmp_path / "s", progress=False)
+    study = jbo.study.parse(cfg)
+    assert len(study.cells) == len(calls) == 2 * 2 * (2 + 1)
+    defaults = jbo.algorithms.get("gp_ucb", num_initial=3).default_params()
+    ucb = [c for c in calls if c["m"].startswith("ucb")]
+    assert [c["m"] for c in ucb[:2]] == ["ucb[beta=0.5]", "ucb[beta=2]"]
+    for c, beta in zip(ucb, [0.5, 2.0] * 4):
+        want = replace_params(defaults, beta=beta, lengthscale=0.3)
+        assert c["params"] == want and type(c["params"].acquisition.beta) is float
+    assert [c["params"] for c in calls if c["m"] == "random_search"] == [None] * 4
+    assert {c["p"] for c in calls} == {"b[T=6,budget=5]", "b[T=6,budget=9]", "b[T=8,budget=5]", "b[T=8,budget=9]"}
+    assert all(c["seeds"] == 4 and c["key"] == 7 and c["free_initial"] for c in calls)
+    assert sorted({(c["steps"], c["budget"]) for c in calls}) == [(6, 5.0), (6, 9.0), (8, 5.0), (8, 9.0)]
+    assert list(table.columns) == ["method", "problem", "seed", "step", "simple_regret", "compile_s", "run_s", "cell",
+                                   "num_steps", "budget", "param_beta", "param_lengthscale"]
+    row = table[table["method"] == "ucb[beta=2]"].iloc[0]
+    assert (row["param_beta"], row["param_lengthscale"], row["cell"]) == (2, 0.3, "b|T=6|budget=5|ucb|beta=2,lengthscale=0.3")
+    assert table[table["method"] == "random_search"]["param_beta"].isna().all()
+    summ = pd.read_csv(tmp_path / "s" / "summary.csv")
+    assert len(summ) == len(study.cells)  # one summary row per cell
+    manifest = json.loads((tmp_path / "s" / "manifest.json").read_text())
+    assert manifest["config_hash"] == study.hash and len(manifest["cells"]) == 12
+    # the hash is of the normalised config: layout, comments and spelled-out defaults do not change it
+    assert jbo.study.parse("# a comment\nseed = 7\n" + cfg.replace("seed = 7\n", "") + "\n").hash == study.hash
+    assert jbo.study.parse(cfg.replace("free_initial = true", "")).hash != study.hash
+
+
+def test_parsed_settings_and_shapes():
+    st = jbo.study.parse({"seeds": 1, "steps": 5, "methods": {"g": {"name": "gp_ucb", "params": {"beta": 3}}},
+                          "problems": ["branin"]})
+    (cell,) = st.cells
+    assert cell.method == "g" and cell.problem == "branin" and cell.id == "branin|T=5|g|beta=3"
+    assert cell.params_object.acquisition.beta == 3.0 and isinstance(cell.params_object.acquisition.beta, float)
+
+
+BAD = [
+    ({"seeds": 2, "steps": 5, "methods": ["random_search"], "problems": ["branin"], "seeds_": 1},
+     r"top level: unknown key\(s\) \['seeds_'\]; allowed keys: \['name', 'seeds'"),
+    ({"steps": 5, "methods": ["random_search"], "problems": ["branin"]}, r"seeds: missing"),
+    ({"seeds": 0, "steps": 5, "methods": ["random_search"], "problems": ["branin"]},
+     r"seeds: must be a positive int, got 0"),
+    ({"seeds": "4", "steps": 5, "methods": ["random_search"], "problems": ["branin"]},
+     r"seeds: must be a positive int, got '4'"),
+    ({"seeds": 2, "steps": [5, -1], "methods": ["random_search"], "problems": ["branin"]},
+     r"steps: must be a positive int or a non-empty list of positive ints, got \[5, -1\]"),
+    ({"seeds": 2, "steps": 5.5, "methods": ["random_search"], "problems": ["branin"]}, r"steps: must be a positive int"),
+    ({"seeds": 2, "methods": ["random_search"], "problems": ["branin"]}, r"steps: missing"),
+    ({"seeds": 2, "steps": 5, "methods": ["gp_ucbb"], "problems": ["branin"]},
+     r"methods.gp_ucbb.name: unknown algorithm 'gp_ucbb'; registered algorithms: \[.*'gp_ucb'"),
+    ({"seeds": 2, "steps": 5, "methods": ["random_search"], "problems": {"p": {"name": "braninn"}}},
+     r"problems.p.name: unknown problem 'braninn'; registered problems: \[.*'branin'"),
+    ({"seeds": 2, "steps": 5, "methods": {"u": {"name": "gp_ucb", "params": {"betta": [1, 2]}}},
+      "problems": ["branin"]},
+     r"methods.u.params.betta: unknown Params field for algorithm 'gp_ucb'; allowed fields: \[.*'beta'.*'lengthscale'"),
+    ({"seeds": 2, "steps": 5, "methods": {"r": {"params": {"beta": 1.0}, "name": "random_search"}},
+      "problems": ["branin"]}, r"methods.r.params.beta: unknown Params field .* allowed fields: none"),
+    ({"seeds": 2, "steps": 5, "methods": {"u": {"name": "gp_ucb", "params": {"beta": "big"}}}, "problems": ["branin"]},
+     r"methods.u.params.beta: must be a number"),
+    ({"seeds": 2, "steps": 5, "methods": {"u": {"name": "gp_ucb", "params": {"beta": []}}}, "problems": ["branin"]},
+     r"methods.u.params.beta: an empty list of settings"),
+    ({"seeds": 2, "steps": 5, "methods": {"u": {"name": "gp_ucb", "params": {"beta": [[1.0]]}}},
+      "problems": ["branin"]}, r"methods.u.params.beta: must have shape \(\) \(the default's\), got \[\[1.0\]\]"),
+    ({"seeds": 2, "steps": 5, "methods": {"u": {"name": "gp_ucb", "option": {}}}, "problems": ["branin"]},
+     r"methods.u: unknown key\(s\) \['option'\]; allowed keys: \['name', 'options', 'params'\]"),
+    ({"seeds": 2, "steps": 5, "methods": {"u": {"name": "gp_ucb", "options": {"fitt": "map"}}},
+      "problems": ["branin"]}, r"methods.u.options: bad options .*fitt"),
+    ({"seeds": 2, "steps": 5, "methods": ["random_search"], "problems": {"b": {"name": "branin", "noise_std": -1}}},
+     r"problems.b.noise_std: must be a number >= 0, got -1"),
+    ({"seeds": 2, "steps": 5, "methods": ["random_search"], "problems": ["branin"], "budget": 0},
+     r"budget: must be a positive finite number"),
+    ({"seeds": 2, "steps": 3, "methods": {"u": {"name": "gp_ucb", "options": {"num_initial": 4}}},
+      "problems": ["branin"]}, r"steps: 3 is smaller than the initial design of method 'u' \(num_initial=4\)"),
+    ({"seeds": 2, "steps": 5, "methods": [], "problems": ["branin"]}, r"methods: must be a non-empty list"),
+    ({"seeds": 2, "steps": 5, "methods": ["random_search"], "problems": ["branin"], "free_initial": 1},
+     r"free_initial: must be true or false"),
+]
+
+
+@pytest.mark.parametrize("config, message", BAD, ids=[m.split(":")[0][:30] for _, m in BAD])
+def test_bad_config_names_the_field_and_allowed_values(config, message):
+    with pytest.raises(ValueError, match=message):
+        jbo.study.parse(config)
+
+
+def test_bad_toml_and_cli_errors(tmp_path, capsys):
+    with pytest.raises(ValueError, match="not valid TOML"):
+        jbo.study.parse("seeds = = 2\n")
+    with pytest.raises(ValueError, match="no such file"):
+        jbo.study.parse(str(tmp_path / "missing.toml"))
+    bad = tmp_path / "bad.toml"
+    bad.write_text("seeds = 2\nsteps = 5\nmethods = ['random_search']\nproblems = ['branin']\nbudgett = 3\n")
+    from jbo.cli import main
+
+    assert main(["study", str(bad), "--out", str(tmp_path / "o")]) == 2
+    assert "unknown key(s) ['budgett']" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()  # nothing written for a bad config
+    good = tmp_path / "good.toml"
+    good.write_text(TINY)
+    assert main(["study", str(good), "--check"]) == 0
+    assert "3 cells x 2 seeds" in capsys.readouterr().out
+
+
+def test_example_configs_parse():
+    for path in sorted((ROOT / "experiments" / "studies").glob("*.toml")):
+        study = jbo.study.parse(path)
+        assert study.cells, path
+
+
+def test_atomic_write_leaves_whole_file_or_none(tmp_path):
+    target = tmp_path / "x.csv"
+
+    def boom(p):
+        p.write_text("half")
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        jbo.study.write_atomic(target, boom)
+    assert not target.exists()
+    jbo.study.write_atomic(target, lambda p: p.write_text("whole"))
+    assert target.read_text() == "whole"
+
+
+def test_cache_settings_from_the_environment(tmp_path):
+    from jbo import cache
+
+    assert cache.resolve({"JBO_CACHE": "0"}) is None and cache.resolve({"JBO_CACHE": "off"}) is None
+    assert cache.resolve({"XDG_CACHE_HOME": "/x"}) == Path("/x/jbo/jax")
+    assert cache.resolve({"HOME": "/h"}) == Path.home() / ".cache" / "jbo" / "jax"
+    assert cache.resolve({"JBO_CACHE": "yes", "JBO_CACHE_DIR": str(tmp_path), "XDG_CACHE_HOME": "/x"}) == tmp_path
+    with pytest.raises(ValueError, match=r"JBO_CACHE='maybe' is not understood; use one of \('1', 'on'"):
+        cache.resolve({"JBO_CACHE": "maybe"})
+    assert os.environ["JBO_CACHE"] == "0" and cache.directory() is None  # the suite never uses a user cache
+    with pytest.raises(ValueError, match="min_compile_time_secs"):
+        cache.enable(tmp_path, min_compile_time_secs=-1)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "a").write_bytes(b"12")
+    (tmp_path / "b").write_bytes(b"345")
+    assert cache.usage(tmp_path) == {"directory": str(tmp_path), "entries": 2, "bytes": 5}
+    assert cache.clear(tmp_path) == 2 and cache.usage(tmp_path)["entries"] == 0 and tmp_path.exists()
