@@ -18,6 +18,14 @@ batch start and the elimination at a batch end are real branches under ``vmap`` 
 (the spec's Design A). The greedy picks use an incremental Cholesky on the arm set (spec 2.9): rows
 v_m(x) and pivots d_m with sigma^2_m = sigma^2_{m-1} - v_m^2, mean mu = sum_m v_m z_m, z = L^{-1} y.
 
+Cost (ours; the picks are the spec's). Picks, the batch mean and the elimination only ever look at the
+active set X_j, so the design runs on the active arms moved to the front (:func:`active_design`), and
+a pick's projection reads only the first |X_j| columns of the factor: a batch costs ~ sum_m m |X_j|
+instead of sum_m m |X| (SE batches reach ~1000 picks, mostly repeats on a small X_j). |X_j| differs
+per seed, so under ``vmap`` its loop counts would be batched (every tile read a gather); the design is
+therefore a ``jax.custom_batching.sequential_vmap``: vmapped seeds run it one after another, each at
+its own |X_j|, with real dynamic slices. Everything else in the step stays vmapped.
+
 Baselines: R-GP-UCB (restart every H_ucb steps) and SW-GP-UCB (the last W observations), both with
 beta^{1/2} = B + (rho / sqrt(lambda)) sqrt(2 (gamma_hat_n + ln(1/delta))) and gamma_hat from the greedy
 information-gain proxy (spec 4.2-4.4, A8-A9); random search is jbo.algorithms.RandomSearch.
@@ -200,24 +208,49 @@ def cholesky_empty(capacity: int, num_arms: int) -> Cholesky:
     return Cholesky(jnp.zeros((cap, num_arms)), jnp.ones((cap,)), jnp.ones((num_arms,)), jnp.zeros((cap,), jnp.int32))
 
 
-def _projection(rows, j, m):
+COL_BLOCK = 128  # arms (columns of the rows) per tile when only the leading arms are needed
+
+
+def _projection(rows, j, m, num_cols=None):
     """sum_{l < m} v_l v_l(x_j) over the arms, reading only the blocks of rows that can be non-zero
-    (rows >= m are zero): the cost of a pick grows with m instead of the capacity."""
+    (rows >= m are zero): the cost of a pick grows with m instead of the capacity.
+
+    num_cols (traced int, optional): only the arms x < num_cols are needed (the others come back as
+    anything finite): tiles of BLOCK rows x COL_BLOCK arms, so the cost is ~ m num_cols, not m |X|."""
 
     def block(b, acc):
         blk = jax.lax.dynamic_slice_in_dim(rows, b * BLOCK, BLOCK, 0)
         return acc + blk.T @ blk[:, j]
 
-    return jax.lax.fori_loop(0, (m + BLOCK - 1) // BLOCK, block, jnp.zeros(rows.shape[1], rows.dtype))
+    n_blocks = (m + BLOCK - 1) // BLOCK
+    K = rows.shape[1]
+    if num_cols is None or K <= COL_BLOCK:
+        return jax.lax.fori_loop(0, n_blocks, block, jnp.zeros(K, rows.dtype))
+    col = rows[:, j]
+
+    def col_block(cb, acc):  # the last tile's start is clamped to K - COL_BLOCK: tiles are *set*, not added
+        start = jnp.minimum(cb * COL_BLOCK, K - COL_BLOCK).astype(jnp.int32)
+
+        def tile(b, t):
+            r0 = (b * BLOCK).astype(jnp.int32)
+            blk = jax.lax.dynamic_slice(rows, (r0, start), (BLOCK, COL_BLOCK))
+            return t + blk.T @ jax.lax.dynamic_slice_in_dim(col, r0, BLOCK)
+
+        t = jax.lax.fori_loop(jnp.int32(0), n_blocks, tile, jnp.zeros(COL_BLOCK, rows.dtype))
+        return jax.lax.dynamic_update_slice_in_dim(acc, t, start, 0)
+
+    return jax.lax.fori_loop(jnp.int32(0), (num_cols + COL_BLOCK - 1) // COL_BLOCK, col_block,
+                             jnp.zeros(K, rows.dtype))
 
 
-def cholesky_add(chol: Cholesky, m, j, column, lam):
+def cholesky_add(chol: Cholesky, m, j, column, lam, num_cols=None):
     """Add arm j (its kernel column over the arms) as the m-th point: returns (chol, v_m, d_m).
 
     c = k(., x_j) - sum_{l<m} v_l v_l(x_j), d = sqrt(sigma^2(x_j) + lambda), v_m = c / d,
-    sigma^2 <- max(sigma^2 - v_m^2, 0)."""
+    sigma^2 <- max(sigma^2 - v_m^2, 0). num_cols: only the arms x < num_cols are kept exact (see
+    :func:`_projection`; the rest of rows[m] and var is then meaningless, j must be < num_cols)."""
     j = jnp.asarray(j, jnp.int32)
-    c = column - _projection(chol.rows, j, m)
+    c = column - _projection(chol.rows, j, m, num_cols)
     d = jnp.sqrt(chol.var[j] + lam)
     v = c / d
     return Cholesky(chol.rows.at[m].set(v), chol.pivots.at[m].set(d), jnp.maximum(chol.var - v * v, 0.0),
@@ -257,6 +290,40 @@ def max_variance_design(chol: Cholesky, active, n, kernel, lengthscale, arms, la
         return cholesky_add(chol, m, j, kernel_column(kernel, lengthscale, arms, j), lam)[0]
 
     return jax.lax.fori_loop(0, n, pick, chol)
+
+
+def compact_active(active):
+    """(order, count): order lists the active arms first, each group in increasing arm index (a stable
+    sort, so "the first index on ties" is the same arm after compaction), count = |active|."""
+    return jnp.argsort(~active, stable=True).astype(jnp.int32), jnp.sum(active).astype(jnp.int32)
+
+
+def _active_design(active, n, lengthscale, arms, lam, *, kernel: str, capacity: int):
+    order, count = compact_active(active)
+    arms_c = arms[order]
+    mask = jnp.arange(arms.shape[0]) < count
+
+    def pick(m, chol):
+        j = first_argmax(chol.var, mask)
+        return cholesky_add(chol, m, j, kernel_column(kernel, lengthscale, arms_c, j), lam, num_cols=count)[0]
+
+    return jax.lax.fori_loop(jnp.int32(0), n, pick, cholesky_empty(capacity, arms.shape[0])), order, count
+
+
+def active_design(active, n, kernel: str, lengthscale, arms, lam, capacity: int):
+    """:func:`max_variance_design` from an empty factor, computed on the active arms only: the same
+    picks (first index on ties), the same variances on X_j, at a cost ~ sum_m m |X_j| (not m |X|).
+
+    The active arms are moved to the front (:func:`compact_active`) and each pick's projection reads
+    only the first |X_j| columns of the rows (:func:`_projection`). Returns (chol, order, count):
+    chol is over the compacted arms (chol.picks[m] is a position p, the arm is order[p]); entries of
+    chol.rows / chol.var at positions >= count are meaningless (R-PERP never reads them).
+
+    Under ``vmap`` it runs sequentially (``jax.custom_batching.sequential_vmap``), one seed after the
+    other, so that each seed's loop counts (set by its own |X_j|) stay unbatched."""
+    f = jax.custom_batching.sequential_vmap(functools.partial(_active_design, kernel=kernel, capacity=capacity))
+    return f(jnp.asarray(active, bool), jnp.asarray(n, jnp.int32), jnp.asarray(lengthscale, jnp.float64),
+             jnp.asarray(arms), jnp.asarray(lam, jnp.float64))
 
 
 def eliminate(active, mean, sd, beta_half):
@@ -333,7 +400,8 @@ class RPERPParams(NamedTuple):
 
 class RPERPState(NamedTuple):
     active: jax.Array  # (K,) bool: potential maximisers X_j
-    chol: Cholesky  # the current batch's picks S_j (selection order)
+    chol: Cholesky  # the current batch's picks S_j (selection order), over the compacted arms (active first)
+    order: jax.Array  # (K,) int32: order[p] = the arm at compacted position p (active_design)
     perm: jax.Array  # (N_max,) int32: perm[m] = slot of S_j queried m-th
     y: jax.Array  # (N_max,) observations aligned with the picks (0 beyond N_j)
     arms: jax.Array  # (K, d)
@@ -383,7 +451,8 @@ class RPERP(Algorithm):
         chol = cholesky_empty(self.schedule.max_batch, K)
         cap = chol.picks.shape[0]
         beta = rperp_beta_half(B, params.C, params.lam, rho, params.delta, K, self.horizon, self.restart_interval)
-        return RPERPState(jnp.ones((K,), bool), chol, jnp.arange(cap, dtype=jnp.int32), jnp.zeros((cap,)), arms, beta)
+        return RPERPState(jnp.ones((K,), bool), chol, jnp.arange(K, dtype=jnp.int32), jnp.arange(cap, dtype=jnp.int32),
+                          jnp.zeros((cap,)), arms, beta)
 
     def ask(self, key, state: RPERPState, params: RPERPParams, step: Step):
         s, t = self.schedule, step.t
@@ -392,21 +461,22 @@ class RPERP(Algorithm):
         def new_batch(state):
             active = jnp.where(jnp.asarray(s.interval_start)[t], jnp.ones((K,), bool), state.active)
             n = jnp.asarray(s.batch_len)[t]
-            chol = max_variance_design(cholesky_empty(n_max, K), active, n, self.kernel, params.lengthscale,
-                                       state.arms, params.lam)
+            chol, order, _ = active_design(active, n, self.kernel, params.lengthscale, state.arms, params.lam, n_max)
             perm = query_order(key, n, n_max) if self.permute else jnp.arange(n_max, dtype=jnp.int32)
-            return state._replace(active=active, chol=chol, perm=perm, y=jnp.zeros((n_max,)))
+            return state._replace(active=active, chol=chol, order=order, perm=perm, y=jnp.zeros((n_max,)))
 
         state = jax.lax.cond(jnp.asarray(s.batch_start)[t], new_batch, lambda st: st, state)
-        return state.chol.picks[state.perm[jnp.asarray(s.pos)[t]]], state
+        return state.order[state.chol.picks[state.perm[jnp.asarray(s.pos)[t]]]], state
 
     def tell(self, key, state: RPERPState, params: RPERPParams, action, observation, step: Step):
         s, t = self.schedule, step.t
         state = state._replace(y=state.y.at[state.perm[jnp.asarray(s.pos)[t]]].set(observation))
 
         def update(state):  # lines 18-20: CB from this batch only, then elimination
-            mean = cholesky_mean(state.chol, state.y, jnp.asarray(s.batch_len)[t])
-            return state._replace(active=eliminate(state.active, mean, jnp.sqrt(state.chol.var), state.beta_half))
+            mean = cholesky_mean(state.chol, state.y, jnp.asarray(s.batch_len)[t])  # over the compacted arms
+            mean = jnp.zeros_like(mean).at[state.order].set(mean)  # back to arm order (only X_j's entries count)
+            sd = jnp.zeros_like(mean).at[state.order].set(jnp.sqrt(state.chol.var))
+            return state._replace(active=eliminate(state.active, mean, sd, state.beta_half))
 
         return jax.lax.cond(jnp.asarray(s.do_update)[t], update, lambda st: st, state)
 
@@ -603,7 +673,8 @@ class SWGPUCB(Algorithm):
 
 
 __all__ = ["KERNELS", "PRESETS", "RPERP", "RPERPParams", "RPERPState", "RGPUCB", "SWGPUCB", "UCBParams", "Cholesky",
-           "Schedule", "batch_sizes", "cholesky_add", "cholesky_empty", "cholesky_mean", "eliminate", "first_argmax",
+           "Schedule", "active_design", "batch_sizes", "cholesky_add", "cholesky_empty", "cholesky_mean",
+           "compact_active", "eliminate", "first_argmax",
            "greedy_information_gain", "interval_lengths", "kernel_column", "max_variance_design", "query_order",
            "rperp_interval", "rperp_beta_half", "schedule", "ucb_beta_half", "ucb_interval", "union_count",
            "WindowFactor", "window_append", "window_drop_oldest", "window_empty"]
