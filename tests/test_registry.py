@@ -68,17 +68,33 @@ def _assert_trees_equal(a, b, **tol):
     jax.tree.map(lambda u, v: np.testing.assert_allclose(u, v, **tol), a, b)  # actions may be pytrees
 
 
+def _assert_inside(space, actions):
+    """Every action (initial design and every ask) lies in the action space: unit-cube points, arm
+    indices in 0..K-1, control-set indices in 0..m-1 with unit-cube points."""
+    if isinstance(space, jbo.spaces.FiniteArms):
+        a = np.asarray(actions)
+        assert np.issubdtype(a.dtype, np.integer) and (a >= 0).all() and (a < space.num_arms).all(), a
+        return
+    if isinstance(space, jbo.spaces.ControlSets):
+        s = np.asarray(actions.set)
+        assert np.issubdtype(s.dtype, np.integer) and (s >= 0).all() and (s < space.num_sets).all(), s
+        actions = actions.x
+    x = np.asarray(actions)
+    assert x.shape[-1] == space.dim and np.isfinite(x).all() and (x >= 0).all() and (x <= 1).all()
+
+
 @pytest.mark.parametrize("name", jbo.algorithms.names())
 def test_registered_algorithm_runs_and_seeds_do_not_leak(name):
-    """Finite curves for 2 vmapped seeds; swapping the two seeds' keys in the same compiled program swaps
-    their traces exactly (nothing leaks across the seed axis); for the LOOPED representatives, seed 1
-    also equals a separately compiled single run."""
+    """Finite curves and actions inside the action space for 2 vmapped seeds; swapping the two seeds'
+    keys in the same compiled program swaps their traces exactly (nothing leaks across the seed axis);
+    for the LOOPED representatives, seed 1 also equals a separately compiled single run."""
     alg, prob = _build(name)
     T = 5
     keys = jax.random.split(KEY, 2)
     seeds = jbo.run_seeds(alg, prob, KEY, T, 2)
     for k in ("value", "best_value", "cumulative_cost"):
         assert np.isfinite(np.asarray(seeds.metrics[k])).all(), k
+    _assert_inside(prob.space, seeds.actions)
     swapped = jbo.engine._run_seeds_jit(alg, prob, keys[::-1], T, alg.default_params(), None, False)
     flip = lambda tree: jax.tree.map(lambda a: a[::-1], tree)  # noqa: E731
     _assert_trees_equal(flip(swapped.actions), seeds.actions, rtol=0, atol=0)
