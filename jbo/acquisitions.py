@@ -24,12 +24,13 @@ from typing import Callable, ClassVar, NamedTuple
 import equinox as eqx
 import jax
 import jax.numpy as jnp
+import numpy as np
 import jax.scipy.linalg as jsl
 from jax.scipy.special import ndtr
 
 from jbo import data, gp, kernels
 
-_LOG_SQRT_2PI = 0.5 * jnp.log(2.0 * jnp.pi)
+_LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)  # NumPy: importing jbo starts no JAX backend
 
 
 # ---------------------------------------------------------------- closed forms

@@ -14,12 +14,13 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 import jax.scipy.linalg as jsl
+import numpy as np
 import optax
 
 from jbo import kernels
 from jbo.data import Buffer, masked_mean_std
 
-_LOG_2PI = jnp.log(2.0 * jnp.pi)
+_LOG_2PI = np.log(2.0 * np.pi)  # NumPy: importing jbo starts no JAX backend (jbo.parallel.initialize)
 TRAINABLE = ("lengthscale", "outputscale", "noise")
 MEANS = ("zero", "constant", "trainable")
 

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.scipy.special import logsumexp
 
 from jbo.regression import scaled_sq_dist
 
-_LOG_2PI = jnp.log(2.0 * jnp.pi)
+_LOG_2PI = np.log(2.0 * np.pi)  # NumPy: importing jbo starts no JAX backend
 
 
 def masked_count_std(x, mask, ddof: int = 1):
