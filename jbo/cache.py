@@ -16,8 +16,9 @@ Settings, read from the environment at import:
   ``jax.config.update`` before importing jbo), jbo leaves it alone.
 
 In code: :func:`enable` (a directory, thresholds), :func:`disable`, :func:`directory` (where the
-cache is now, or None), :func:`usage` and :func:`clear`. From the command line: ``jbo cache``
-(location and size) and ``jbo cache --clear``.
+cache is now, or None), :func:`usage`, :func:`clear` and :func:`repair` (drop entries a killed process
+left truncated). From the command line: ``jbo cache`` (location and size), ``jbo cache --clear``,
+``jbo cache --repair``.
 
 What is cached is the XLA executable, keyed by the lowered program, the compile options, the JAX
 configuration that affects compilation and the backend; tracing and lowering in Python still run in
@@ -140,6 +141,28 @@ def clear(path=None) -> int:
             p.unlink()
             n += 1
     return n
+
+
+def repair(path=None) -> list[str]:
+    """Delete cache entries that cannot be decompressed; returns their names.
+
+    JAX writes an entry in place (not through a temporary file) and never rewrites an existing one, so
+    a process killed while writing leaves a truncated entry: every later process then warns "Error
+    reading persistent compilation cache entry" and compiles that program again (results are not
+    affected). This removes such entries (``jbo cache --repair``)."""
+    from jax._src import compilation_cache as _cc  # JAX's own (de)compression of entries
+
+    path = directory() if path is None else Path(path)
+    if path is None or not Path(path).exists():
+        return []
+    bad = []
+    for p in sorted(Path(path).glob("*-cache")):
+        try:
+            _cc.decompress_executable(p.read_bytes())
+        except Exception:  # noqa: BLE001  (zlib / zstd raise their own error types)
+            p.unlink()
+            bad.append(p.name)
+    return bad
 
 
 def configure_from_env() -> Path | None:

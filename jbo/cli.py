@@ -69,6 +69,9 @@ def cache(args) -> int:
 
     if args.clear:
         print(f"removed {jbo.cache.clear()} files from {jbo.cache.directory()}")
+    if args.repair:
+        bad = jbo.cache.repair()
+        print(f"removed {len(bad)} unreadable entries" + (f": {', '.join(bad)}" if bad else ""))
     u = jbo.cache.usage()
     if u["directory"] is None:
         print("persistent compilation cache: off (JBO_CACHE=0)")
@@ -96,6 +99,7 @@ def main(argv=None) -> int:
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     c = sub.add_parser("cache", help="where the persistent compilation cache is and its size (see jbo.cache)")
     c.add_argument("--clear", action="store_true", help="delete the cached programs")
+    c.add_argument("--repair", action="store_true", help="delete entries that cannot be read (left by a killed process)")
     sub.add_parser("problems", help="list registered problems")
     sub.add_parser("algorithms", help="list registered algorithms")
     args = parser.parse_args(argv)

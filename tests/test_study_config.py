@@ -269,3 +269,15 @@ def test_cache_settings_from_the_environment(tmp_path):
     (tmp_path / "b").write_bytes(b"345")
     assert cache.usage(tmp_path) == {"directory": str(tmp_path), "entries": 2, "bytes": 5}
     assert cache.clear(tmp_path) == 2 and cache.usage(tmp_path)["entries"] == 0 and tmp_path.exists()
+
+
+def test_cache_repair_removes_truncated_entries(tmp_path):
+    from jax._src import compilation_cache as cc
+
+    from jbo import cache
+
+    whole = cc.compress_executable(b"an executable" * 100)
+    (tmp_path / "jit_a-1-cache").write_bytes(whole)
+    (tmp_path / "jit_b-2-cache").write_bytes(whole[: len(whole) // 2])  # a write cut by a kill
+    assert cache.repair(tmp_path) == ["jit_b-2-cache"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["jit_a-1-cache"]
