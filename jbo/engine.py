@@ -260,10 +260,91 @@ def _run(algorithm: Algorithm, environment: Environment, key, num_steps: int, pa
     return Trace(actions, obs, metrics, info, carry[0])
 
 
-def _program(algorithm, environment, num_steps, budget=None, free_initial=False):
+SMALL_STATE_ELEMENTS = 1024
+
+
+def _keep_state(trace: Trace, keep) -> Trace:
+    """Trace.final_state as asked: True the whole state, False None, "small" (the multi-run default)
+    the leaves with at most SMALL_STATE_ELEMENTS elements per run (counters, active sets, fitted
+    hyper-parameters) and None for the larger ones (data buffers, Gram matrices, factors)."""
+    if keep is True:
+        return trace
+    if keep is False:
+        return trace._replace(final_state=None)
+    return trace._replace(final_state=jax.tree.map(
+        lambda a: a if np.size(a) <= SMALL_STATE_ELEMENTS else None, trace.final_state))
+
+
+def _check_keep(keep):
+    if keep not in (True, False, "small") or isinstance(keep, (int, np.integer)) and not isinstance(keep, bool):
+        raise ValueError(f"keep_final_state must be True, False or 'small', got {keep!r}")
+    return keep
+
+
+def _program(algorithm, environment, num_steps, budget=None, free_initial=False, keep_final_state=True):
     """keys (S,), params -> Trace with a leading seed axis (the vmapped scan, not yet jitted)."""
-    return lambda keys, params: jax.vmap(
-        lambda k: _run(algorithm, environment, k, num_steps, params, budget, free_initial))(keys)
+    return lambda keys, params: jax.vmap(lambda k: _keep_state(
+        _run(algorithm, environment, k, num_steps, params, budget, free_initial), keep_final_state))(keys)
+
+
+# ---------------------------------------------------------------- batches of runs over devices (jbo.parallel)
+_RUNNERS: dict = {}  # a few recently compiled batch programs (like jax.jit's cache, for repeated calls)
+_RUNNERS_KEPT = 8
+
+
+def _signature(tree):
+    leaves, treedef = jax.tree.flatten(tree)
+    return treedef, tuple((np.shape(x), str(x.dtype), bool(getattr(x, "weak_type", False))) if hasattr(x, "dtype")
+                          else ("py", type(x).__name__) for x in leaves)
+
+
+def _batch_runner(kind, static, build_program, batched, replicated, out_axis, devices, chunk_size, memory_limit,
+                  extra=(), cache=True):
+    """The compiled batch program for these inputs, from the cache or compiled now (jbo.parallel);
+    returns (runner, compile_seconds: 0.0 on a cache hit). cache=False: always compile, keep nothing."""
+    from jbo import parallel
+
+    devs = parallel.resolve_devices(devices)
+    if not cache:
+        runner, _, seconds = parallel.compile_runs(build_program(), batched, replicated, out_axis=out_axis,
+                                                   devices=devs, chunk_size=chunk_size, memory_limit=memory_limit)
+        return runner, seconds
+    try:
+        leaves, treedef = jax.tree.flatten(static)
+        key = (kind, treedef, tuple(leaves), _signature(batched), _signature(replicated), out_axis,
+               tuple(d.id for d in devs), chunk_size, memory_limit, extra)
+        hash(key)
+    except TypeError:  # an unhashable static field: compile without caching
+        key = None
+    if key is not None and key in _RUNNERS:
+        _RUNNERS[key] = _RUNNERS.pop(key)  # most recently used last
+        return _RUNNERS[key], 0.0
+    runner, _, seconds = parallel.compile_runs(build_program(), batched, replicated, out_axis=out_axis, devices=devs,
+                                               chunk_size=chunk_size, memory_limit=memory_limit)
+    if key is not None:
+        _RUNNERS[key] = runner
+        while len(_RUNNERS) > _RUNNERS_KEPT:
+            _RUNNERS.pop(next(iter(_RUNNERS)))
+    return runner, seconds
+
+
+def _seeds_runner(algorithm, environment, keys, num_steps, params, budget, free_initial, keep_final_state="small",
+                  devices=None, chunk_size=None, memory_limit=None, cache=True):
+    """(runner, compile_seconds) with runner(keys, params) -> Trace (seed axis first) for run_seeds."""
+    dyn, static = eqx.partition((algorithm, environment), eqx.is_array)
+
+    def build():
+        def program(keys, replicated):
+            dyn, params = replicated
+            alg, env = eqx.combine(dyn, static)
+            return _program(alg, env, num_steps, budget, free_initial, keep_final_state)(keys, params)
+        return program
+
+    runner, seconds = _batch_runner("seeds", (static, num_steps, budget, free_initial, keep_final_state), build, keys,
+                                    (dyn, params), 0, devices, chunk_size, memory_limit, cache=cache)
+    fn = lambda ks, p=params: runner(ks, (dyn, p))  # noqa: E731
+    fn.plan = runner.plan
+    return fn, seconds
 
 
 @eqx.filter_jit
@@ -271,15 +352,10 @@ def _run_jit(algorithm, environment, key, num_steps, params, budget, free_initia
     return _run(algorithm, environment, key, num_steps, params, budget, free_initial)
 
 
-@eqx.filter_jit
 def _run_seeds_jit(algorithm, environment, keys, num_steps, params, budget, free_initial):
-    return _program(algorithm, environment, num_steps, budget, free_initial)(keys, params)
-
-
-@eqx.filter_jit
-def _run_sweep_jit(algorithm, environment, keys, num_steps, params, budget, free_initial):
-    per_params = lambda p: _program(algorithm, environment, num_steps, budget, free_initial)(keys, p)  # noqa: E731
-    return jax.vmap(per_params)(params)
+    """run_seeds on given keys: the same compiled program (cached) as run_seeds with its defaults."""
+    runner, _ = _seeds_runner(algorithm, environment, keys, num_steps, params, budget, free_initial)
+    return runner(keys)
 
 
 def _keys(key, num_seeds):
@@ -303,30 +379,64 @@ def run(algorithm: Algorithm, environment: Environment, key, num_steps: int, par
     return _run_jit(algorithm, environment, key, num_steps, params, _budget(budget), free_initial)
 
 
+_PARALLEL_DOC = """
+    Over devices and in chunks (jbo.parallel): devices=None spreads the runs over all of
+    jax.devices() (every process's, after jbo.parallel.initialize), an int n over the first n,
+    devices=1 switches sharding off; chunk_size (runs per compiled chunk) or memory_limit (bytes;
+    default 75% of free memory) cut a batch too large for one program into chunks run in a host
+    loop. The result equals the single-device, single-chunk run. keep_final_state: "small" (default)
+    keeps the final-state leaves with at most SMALL_STATE_ELEMENTS elements per run, True the whole
+    state, False none."""
+
+
 def run_seeds(algorithm: Algorithm, environment: Environment, key, num_steps: int, num_seeds: int,
-              params=None, budget=None, free_initial: bool = False) -> Trace:
+              params=None, budget=None, free_initial: bool = False, *, devices=None, chunk_size=None,
+              memory_limit=None, keep_final_state="small") -> Trace:
     """`num_seeds` seeds (keys split from `key`) in one compiled program; leading axis = seed.
 
     Seed i uses jax.random.split(key, num_seeds)[i], so its trace equals run(..., that key, ...).
     """
     _check_run(algorithm, environment, num_steps, budget)
     params = algorithm.default_params() if params is None else params
-    return _run_seeds_jit(algorithm, environment, _keys(key, num_seeds), num_steps, params, _budget(budget),
-                          free_initial)
+    keys = _keys(key, num_seeds)
+    runner, _ = _seeds_runner(algorithm, environment, keys, num_steps, params, _budget(budget), free_initial,
+                              _check_keep(keep_final_state), devices, chunk_size, memory_limit)
+    return runner(keys)
 
 
 def run_sweep(algorithm: Algorithm, environment: Environment, key, num_steps: int, num_seeds: int,
-              params, budget=None, free_initial: bool = False) -> Trace:
+              params, budget=None, free_initial: bool = False, *, devices=None, chunk_size=None,
+              memory_limit=None, keep_final_state="small") -> Trace:
     """A hyper-parameter sweep: `params` leaves carry a leading axis P; output axes are (P, seed, step).
 
-    Every parameter setting uses the same seeds (common random numbers across the sweep).
+    Every parameter setting uses the same seeds (common random numbers across the sweep). The P x S
+    runs form one batch (run p * S + s: setting p, seed s) spread over the devices.
     """
     _check_run(algorithm, environment, num_steps, budget)
     sizes = {np.shape(leaf)[0] if np.ndim(leaf) else None for leaf in jax.tree.leaves(params)}
     if not sizes or None in sizes or len(sizes) != 1:
         raise ValueError("run_sweep needs every leaf of `params` to share one leading (sweep) axis")
-    return _run_sweep_jit(algorithm, environment, _keys(key, num_seeds), num_steps, params, _budget(budget),
-                          free_initial)
+    keep = _check_keep(keep_final_state)
+    (num_settings,), keys = sizes, _keys(key, num_seeds)
+    flat_keys = jnp.tile(keys, num_settings)
+    flat_params = jax.tree.map(lambda a: jnp.repeat(jnp.asarray(a), num_seeds, axis=0), params)
+    dyn, static = eqx.partition((algorithm, environment), eqx.is_array)
+    b = _budget(budget)
+
+    def build():
+        def program(batched, dyn):
+            alg, env = eqx.combine(dyn, static)
+            return jax.vmap(lambda k, p: _keep_state(_run(alg, env, k, num_steps, p, b, free_initial), keep))(*batched)
+        return program
+
+    runner, _ = _batch_runner("sweep", (static, num_steps, b, free_initial, keep), build, (flat_keys, flat_params),
+                              dyn, 0, devices, chunk_size, memory_limit)
+    out = runner((flat_keys, flat_params), dyn)
+    return jax.tree.map(lambda a: a.reshape((num_settings, num_seeds) + a.shape[1:]), out)
+
+
+run_seeds.__doc__ += _PARALLEL_DOC
+run_sweep.__doc__ += _PARALLEL_DOC
 
 
 def stack_environments(environments):
@@ -379,19 +489,45 @@ def environments_program(algorithm, num_steps, axes, num_envs: int, budget=None,
 
 
 def run_environments(algorithm: Algorithm, environments, key, num_steps: int, num_seeds: int, params=None,
-                     budget=None, free_initial: bool = False, sequential: bool = False) -> Trace:
+                     budget=None, free_initial: bool = False, sequential: bool = False, *, devices=None,
+                     chunk_size=None, memory_limit=None, keep_final_state="small") -> Trace:
     """Several environments that differ only in array values (see :func:`stack_environments`) and
     `num_seeds` seeds in one compiled program; output axes (environment, seed, step). Every
     environment uses the same seed keys: seed i of environment e equals
     run_seeds(algorithm, environments[e], key, num_steps, num_seeds)[i] (tested).
-    sequential: see :func:`environments_program`."""
+    sequential: see :func:`environments_program`. The seed axis is spread over the devices."""
     environments = list(environments)
     envs, axes = stack_environments(environments)
     _check_run(algorithm, environments[0], num_steps, budget)
+    keep = _check_keep(keep_final_state)
     params = algorithm.default_params() if params is None else params
-    fn = eqx.filter_jit(environments_program(algorithm, num_steps, axes, len(environments), _budget(budget),
-                                             free_initial, sequential))
-    return fn(envs, _keys(key, num_seeds), params)
+    keys, b = _keys(key, num_seeds), _budget(budget)
+    dyn, static = eqx.partition((algorithm, envs), eqx.is_array)
+    axes_sig = jax.tree.flatten(axes, is_leaf=lambda x: x is None)
+
+    def build():
+        def program(keys, replicated):
+            dyn, params = replicated
+            alg, envs = eqx.combine(dyn, static)
+            prog = environments_program(alg, num_steps, axes, len(environments), b, free_initial, sequential)
+            return _keep_state_tree(prog(envs, keys, params), keep)
+        return program
+
+    runner, _ = _batch_runner("environments", (static, num_steps, b, free_initial, keep), build, keys, (dyn, params),
+                              1, devices, chunk_size, memory_limit, (len(environments), sequential, str(axes_sig)))
+    return runner(keys, (dyn, params))
+
+
+run_environments.__doc__ += _PARALLEL_DOC
+
+
+def _keep_state_tree(trace: Trace, keep) -> Trace:
+    """_keep_state for a trace with two run axes (environment, seed): sizes counted per run."""
+    if keep is True or keep is False:
+        return _keep_state(trace, keep)
+    return trace._replace(final_state=jax.tree.map(
+        lambda a: a if np.size(a) // max(1, np.prod(np.shape(a)[:2])) <= SMALL_STATE_ELEMENTS else None,
+        trace.final_state))
 
 
 def stack_params(*params):

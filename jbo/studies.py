@@ -26,7 +26,7 @@ import pandas as pd
 
 from jbo import algorithms as _algorithms
 from jbo import problems as _problems
-from jbo.engine import Algorithm, Environment, _check_run, _program
+from jbo.engine import Algorithm, Environment, _budget, _check_keep, _check_run, _seeds_runner
 
 
 def _as_dict(items, getter, kind):
@@ -43,20 +43,23 @@ def _as_dict(items, getter, kind):
 
 
 def compile_seeds(algorithm: Algorithm, environment: Environment, keys, num_steps: int, params=None, budget=None,
-                  free_initial: bool = False):
+                  free_initial: bool = False, *, devices=None, chunk_size=None, memory_limit=None,
+                  keep_final_state="small"):
     """Ahead-of-time compile the vmapped run for these keys; returns (compiled_fn, compile_seconds).
-    compiled_fn(keys) equals jbo.run_seeds on the same keys (tested)."""
+    compiled_fn(keys) equals jbo.run_seeds on the same keys (tested); it accepts any number of keys.
+
+    The seeds are spread over `devices` (default: all of jax.devices(); 1: no sharding) and cut into
+    chunks when one program would not fit `memory_limit` or `chunk_size` asks for it (see
+    jbo.parallel); compiled_fn.plan (a jbo.parallel.Plan) holds the predicted memory and the chunks."""
     _check_run(algorithm, environment, num_steps, budget)
     params = algorithm.default_params() if params is None else params
-    fn = jax.jit(_program(algorithm, environment, num_steps, None if budget is None else float(budget), free_initial))
-    t0 = time.perf_counter()
-    compiled = fn.lower(keys, params).compile()
-    seconds = time.perf_counter() - t0
-    return (lambda ks: compiled(ks, params)), seconds
+    return _seeds_runner(algorithm, environment, keys, num_steps, params, _budget(budget), free_initial,
+                         _check_keep(keep_final_state), devices, chunk_size, memory_limit, cache=False)
 
 
 def run_study(methods, problems, num_seeds: int, num_steps, key=0, progress: bool = True, params=None,
-              budget=None, free_initial: bool = False) -> pd.DataFrame:
+              budget=None, free_initial: bool = False, *, devices=None, chunk_size=None,
+              memory_limit=None) -> pd.DataFrame:
     """Run every method on every problem for `num_seeds` seeds.
 
     methods: {label: Algorithm or registered name} or a list of names; problems likewise.
@@ -64,6 +67,8 @@ def run_study(methods, problems, num_seeds: int, num_steps, key=0, progress: boo
     Returns a tidy DataFrame with one row per (method, problem, seed, step): the engine's metrics
     (scalar ones), compile_s and run_s of that (method, problem) program.
     params: None (each algorithm's defaults) or a function (method label, problem label) -> Params.
+    devices, chunk_size, memory_limit: how each program's seeds are spread over devices and chunked
+    (see :func:`compile_seeds`); with progress, each program's plan (chunks, predicted memory) is shown.
     """
     methods = _as_dict(methods, _algorithms.get, Algorithm)
     problems = _as_dict(problems, _problems.get, Environment)
@@ -79,12 +84,16 @@ def run_study(methods, problems, num_seeds: int, num_steps, key=0, progress: boo
                       file=sys.stderr, flush=True)
             b = budget.get(pname) if isinstance(budget, Mapping) else budget
             fn, compile_s = compile_seeds(alg, problem, keys, steps, None if params is None else params(mname, pname),
-                                          b, free_initial)
+                                          b, free_initial, devices=devices, chunk_size=chunk_size,
+                                          memory_limit=memory_limit, keep_final_state=False)
             t0 = time.perf_counter()
             trace = jax.block_until_ready(fn(keys))
             run_s = time.perf_counter() - t0
             if progress:
-                print(f" compile {compile_s:.1f} s, run {run_s:.1f} s", file=sys.stderr, flush=True)
+                plan = fn.plan
+                where = (f" [{plan.num_devices} devices, {plan.num_chunks} chunk(s) of {plan.chunk_size}, "
+                         f"~{plan.bytes_per_chunk / 2**20:.0f} MiB/chunk]")
+                print(f" compile {compile_s:.1f} s, run {run_s:.1f} s{where}", file=sys.stderr, flush=True)
             metrics = {k: np.asarray(v) for k, v in trace.metrics.items() if np.ndim(v) == 2}
             seed, step = np.meshgrid(np.arange(num_seeds), np.arange(steps), indexing="ij")
             frame = pd.DataFrame({"method": mname, "problem": pname, "seed": seed.ravel(), "step": step.ravel() + 1,

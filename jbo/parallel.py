@@ -1,0 +1,353 @@
+"""Runs spread over devices and hosts, and batches too large for one program split into chunks.
+
+Every multi-run entry point (``jbo.run_seeds``, ``jbo.run_sweep``, ``jbo.engine.run_environments``,
+``jbo.studies.compile_seeds`` / ``run_study``) is a batch of *independent* runs: one scan per seed
+(per sweep setting, per environment), vmapped. This module runs such a batch
+
+* **over devices**: a 1-D :class:`jax.sharding.Mesh` over a ``"seeds"`` axis; the batch axis of the
+  keys (and of swept Params) is split over it with :func:`jax.shard_map`, so every device runs the
+  *unchanged* vmapped program on its own slice of runs. There is no collective at all in the
+  program (the runs never talk to each other), which is also why it cannot hit the XLA:CPU
+  collective deadlock described in experiments/scale/deadlock.py.
+* **padded**: a run count that is not a multiple of the device count (or of the chunk size) is
+  padded with copies of the first run's inputs, and the padded runs are dropped from the result.
+* **in chunks**: before anything runs, the chunk program is compiled ahead of time and its memory
+  is predicted from ``compiled.memory_analysis()`` (arguments + outputs + temporaries - aliased, on
+  every device of the mesh) and compared with the memory available (``psutil`` on CPU, where all
+  devices share the host's memory; ``device.memory_stats()`` on an accelerator). If it does not fit
+  in ``memory_limit`` (default: 75% of what is available) the batch is cut into chunks of fewer
+  runs, a multiple of the device count, and one compiled chunk program is called in a host loop;
+  ``chunk_size`` sets the chunk explicitly. :class:`Plan` (logged on the ``jbo.parallel`` logger
+  at INFO, returned by :func:`compile_runs`) holds the prediction.
+* **over hosts**: :func:`initialize` wraps :func:`jax.distributed.initialize` (JAX's own
+  multi-controller runtime; CPU collectives via gloo). Afterwards ``jax.devices()`` lists every
+  process's devices, the default mesh spans all of them, every process runs the same script, and
+  **every process gets back the full result** (the sharded output is gathered with
+  ``multihost_utils.process_allgather``), so the code after a run does not depend on the process.
+
+Results equal the unsharded, unchunked run: each run's computation does not depend on which other
+runs share its program (tested bit for bit on forced CPU host devices in tests/test_parallel.py).
+
+``devices``: None (default) = all of ``jax.devices()``; an int n = the first n of them (``1``
+switches sharding off); or a sequence of :class:`jax.Device`.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import time
+from typing import Callable, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding
+from jax.sharding import PartitionSpec as P
+
+AXIS = "seeds"
+log = logging.getLogger("jbo.parallel")
+
+
+# ---------------------------------------------------------------- hosts and devices
+def initialize(coordinator_address: str | None = None, num_processes: int | None = None,
+               process_id: int | None = None, local_device_ids=None, *, cpu_collectives: str | None = "gloo",
+               **kwargs) -> None:
+    """Join a multi-process (multi-host) run: :func:`jax.distributed.initialize` with these arguments
+    (None: JAX's cluster auto-detection, e.g. SLURM, Open MPI, Cloud TPU), after selecting the CPU
+    collectives implementation (``"gloo"``; None leaves JAX's setting). Call it first thing, before
+    any JAX computation (JAX refuses to join once a backend is running; importing jbo does not start
+    one). Then ``jax.devices()`` lists all processes' devices and jbo's runners shard over them."""
+    from jax._src import xla_bridge
+
+    if xla_bridge.backends_are_initialized():
+        raise RuntimeError("jbo.parallel.initialize must be called before any JAX computation in this process "
+                           "(a JAX backend is already running; jax.distributed.initialize cannot join after that)")
+    if cpu_collectives is not None:
+        jax.config.update("jax_cpu_collectives_implementation", cpu_collectives)
+    jax.distributed.initialize(coordinator_address, num_processes, process_id, local_device_ids, **kwargs)
+
+
+def resolve_devices(devices=None) -> list:
+    """The devices a batch runs on: None -> all of jax.devices() (every process's); n -> the first n;
+    or an explicit non-empty sequence of distinct jax.Device (1 device = no sharding)."""
+    every = jax.devices()
+    if devices is None:
+        return list(every)
+    if isinstance(devices, bool):
+        raise ValueError("devices must be None (all devices), a positive int or a sequence of jax devices, "
+                         "not a bool; devices=1 switches sharding off")
+    if isinstance(devices, (int, np.integer)):
+        if not 1 <= devices <= len(every):
+            raise ValueError(f"devices={devices}: this process sees {len(every)} device(s) ({every[0].platform}); "
+                             f"ask for 1 to {len(every)}")
+        return list(every[:int(devices)])
+    try:
+        out = list(devices)
+    except TypeError:
+        raise ValueError(f"devices must be None, a positive int or a sequence of jax devices, got {devices!r}") from None
+    if not out or not all(isinstance(d, jax.Device) for d in out):
+        raise ValueError(f"devices must be a non-empty sequence of jax.Device, got {devices!r}")
+    if len(set(out)) != len(out):
+        raise ValueError(f"devices must be distinct, got {out}")
+    if jax.process_count() > 1 and {d.process_index for d in out} != set(range(jax.process_count())):
+        raise ValueError("in a multi-process run the devices must include at least one device of every process "
+                         "(every process runs the same program)")
+    return out
+
+
+# ---------------------------------------------------------------- typed PRNG keys <-> raw data
+def _is_key(x) -> bool:
+    return hasattr(x, "dtype") and jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key)
+
+
+def _unkey(tree):
+    """Typed key leaves -> their uint32 data (which can be sharded, padded, gathered and concatenated
+    like any array); returns (tree, impls) with impls aligned to the leaves (None: not a key)."""
+    leaves, treedef = jax.tree.flatten(tree)
+    impls, data = [], []
+    for x in leaves:
+        if not _is_key(x):
+            impls.append(None)
+            data.append(x)
+        elif isinstance(x, jax.ShapeDtypeStruct):  # shapes only
+            impls.append(x.dtype._impl)
+            data.append(jax.eval_shape(jax.random.key_data, x))
+        else:
+            impls.append(jax.random.key_impl(x))
+            data.append(jax.random.key_data(x))
+    return jax.tree.unflatten(treedef, data), impls
+
+
+def _rekey(tree, impls):
+    leaves, treedef = jax.tree.flatten(tree)
+    return jax.tree.unflatten(treedef, [x if i is None else jax.random.wrap_key_data(x, impl=i)
+                                        for x, i in zip(leaves, impls)])
+
+
+# ---------------------------------------------------------------- memory
+class Plan(NamedTuple):
+    """How a batch of runs is executed, decided before it starts.
+
+    bytes_per_chunk: predicted memory of one chunk program summed over the mesh's devices (from XLA's
+    memory analysis: arguments + outputs + temporaries - aliased); bytes_per_device: the same for
+    the device holding the most; output_bytes: the assembled result of all runs; available_bytes:
+    free memory (host memory on CPU, per device on an accelerator); memory_limit: the figure a chunk
+    had to fit (bytes_per_chunk on CPU, bytes_per_device on an accelerator)."""
+
+    num_runs: int
+    num_devices: int
+    chunk_size: int
+    num_chunks: int
+    bytes_per_chunk: int
+    bytes_per_device: int
+    output_bytes: int
+    available_bytes: int | None
+    memory_limit: int | None
+
+    def describe(self) -> str:
+        gib = lambda b: "?" if b is None else f"{b / 2**30:.3g} GiB"  # noqa: E731
+        return (f"{self.num_runs} runs on {self.num_devices} device(s) in {self.num_chunks} chunk(s) of "
+                f"{self.chunk_size}; predicted {gib(self.bytes_per_chunk)} per chunk ({gib(self.bytes_per_device)} "
+                f"per device), result {gib(self.output_bytes)}; available {gib(self.available_bytes)}, "
+                f"limit {gib(self.memory_limit)}")
+
+
+def available_memory(devices) -> int | None:
+    """Free memory for a program on `devices`: the host's available memory on CPU (all CPU devices
+    share it); on an accelerator the smallest (limit - in use) over the devices; None if unknown."""
+    if devices[0].platform == "cpu":
+        import psutil
+
+        return int(psutil.virtual_memory().available)
+    free = []
+    for d in devices:
+        if d.process_index != jax.process_index():
+            continue
+        stats = d.memory_stats() or {}
+        if "bytes_limit" in stats:
+            free.append(int(stats["bytes_limit"]) - int(stats.get("bytes_in_use", 0)))
+    return min(free) if free else None
+
+
+def _program_bytes(compiled) -> int | None:
+    m = compiled.memory_analysis()
+    if m is None:
+        return None
+    return int(m.argument_size_in_bytes + m.output_size_in_bytes + m.temp_size_in_bytes - m.alias_size_in_bytes
+               + m.generated_code_size_in_bytes)
+
+
+def _nbytes(shapes) -> int:
+    return int(sum(math.prod(s.shape) * np.dtype(s.dtype).itemsize for s in jax.tree.leaves(shapes)))
+
+
+# ---------------------------------------------------------------- the batch executor
+def _num_runs(batched) -> int:
+    sizes = {np.shape(x)[0] if np.ndim(x) else None for x in jax.tree.leaves(batched)}
+    if not sizes or None in sizes or len(sizes) != 1:
+        raise ValueError(f"every batched input needs one shared leading (run) axis; got leading sizes {sizes}")
+    return int(sizes.pop())
+
+
+def _put(tree, sharding):
+    """Host or device arrays -> arrays laid out by `sharding` (global arrays in a multi-process run)."""
+    if jax.process_count() == 1:
+        return jax.device_put(tree, sharding)
+
+    def one(x):
+        x = np.asarray(x)
+        return jax.make_array_from_callback(x.shape, sharding, lambda idx: x[idx])
+
+    return jax.tree.map(one, tree)
+
+
+def _gather(tree):
+    """Outputs -> arrays every process holds whole (multi-process: an all-gather over processes)."""
+    if jax.process_count() == 1:
+        return tree
+    from jax.experimental import multihost_utils
+
+    return jax.tree.map(jnp.asarray, multihost_utils.process_allgather(tree, tiled=True))
+
+
+def _arrays(tree):
+    """Python scalars -> (weakly typed) JAX arrays, as jax.jit would trace them."""
+    return jax.tree.map(lambda x: x if isinstance(x, (jax.Array, np.ndarray, jax.ShapeDtypeStruct)) else jnp.asarray(x),
+                        tree)
+
+
+def _pad(tree, n):
+    """Pad the leading axis to n rows with copies of row 0 (their results are dropped)."""
+    def one(x):
+        extra = n - x.shape[0]
+        if extra == 0:
+            return x
+        x = jnp.asarray(x)
+        return jnp.concatenate([x, jnp.broadcast_to(x[:1], (extra,) + x.shape[1:])])
+
+    return jax.tree.map(one, tree)
+
+
+class BatchRunner:
+    """A compiled chunk program and how to call it on a batch of any size (see :func:`compile_runs`)."""
+
+    def __init__(self, compiled, plan: Plan, mesh, out_axis: int, in_impls, out_impls):
+        self.compiled, self.plan, self.mesh, self.out_axis = compiled, plan, mesh, out_axis
+        self._in_impls, self._out_impls = in_impls, out_impls
+
+    def __call__(self, batched, replicated):
+        (bd, rd), _ = _unkey(_arrays((batched, replicated)))
+        n, c, ax = _num_runs(bd), self.plan.chunk_size, self.out_axis
+        chunks = -(-n // c)
+        bd = _pad(bd, chunks * c)
+        rd = _put(rd, NamedSharding(self.mesh, P()))
+        batch_sharding = NamedSharding(self.mesh, P(AXIS))
+        take = lambda tree, lo, hi: jax.tree.map(lambda x: jax.lax.slice_in_dim(x, lo, hi, axis=ax), tree)  # noqa: E731
+        if chunks == 1:
+            out = _gather(self.compiled(_put(bd, batch_sharding), rd))
+            out = take(out, 0, n) if n < c else out
+        else:  # one compiled program in a host loop; each finished chunk is copied to the host
+            parts, pending = [], None
+            for i in range(chunks):
+                out = self.compiled(_put(jax.tree.map(lambda x: x[i * c:(i + 1) * c], bd), batch_sharding), rd)
+                if pending is not None:
+                    parts.append(jax.tree.map(np.asarray, _gather(pending)))
+                pending = out
+            parts.append(jax.tree.map(np.asarray, _gather(pending)))
+            out = jax.tree.map(lambda *xs: jnp.asarray(np.concatenate(xs, axis=ax)), *parts)
+            out = take(out, 0, n)
+        return _rekey(out, self._out_impls)
+
+
+def compile_runs(program: Callable, batched, replicated, *, out_axis: int = 0, devices=None,
+                 chunk_size: int | None = None, memory_limit: float | None = None):
+    """Compile `program` for a batch of independent runs, sharded over devices and chunked to fit memory.
+
+    program(batched, replicated) -> outputs, where every leaf of `batched` (keys, swept Params) has a
+    leading run axis and every output leaf has the run axis at position `out_axis`; runs must not
+    interact (the program is vmap-like). `batched` / `replicated` may be arrays or
+    jax.ShapeDtypeStruct (only shapes are used here). Returns (runner, plan, compile_seconds);
+    runner(batched, replicated) runs any number of runs (padded to whole chunks, the padding
+    dropped) and returns the outputs, whole, on every process.
+
+    chunk_size: runs per chunk (rounded up to a multiple of the device count); None: all runs in one
+    program unless the predicted memory exceeds `memory_limit` (bytes; default 75% of available).
+    """
+    devs = resolve_devices(devices)
+    if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer))
+                                   or chunk_size < 1):
+        raise ValueError(f"chunk_size must be a positive int (runs per chunk), got {chunk_size!r}")
+    if memory_limit is not None and not (np.isfinite(memory_limit) and memory_limit > 0):
+        raise ValueError(f"memory_limit must be a positive number of bytes, got {memory_limit!r}")
+    if not isinstance(out_axis, int) or out_axis < 0:
+        raise ValueError(f"out_axis must be a non-negative int, got {out_axis!r}")
+    nd = len(devs)
+    mesh = Mesh(np.asarray(devs), (AXIS,))
+    to_shape = lambda x: x if isinstance(x, jax.ShapeDtypeStruct) else jax.ShapeDtypeStruct(  # noqa: E731
+        np.shape(x), x.dtype, weak_type=getattr(x, "weak_type", False))
+    (bshape, rshape), in_impls = _unkey(jax.tree.map(to_shape, _arrays((batched, replicated))))
+    bimpls, rimpls = in_impls[:len(jax.tree.leaves(bshape))], in_impls[len(jax.tree.leaves(bshape)):]
+    num_runs = _num_runs(bshape)
+    out_impls = []
+
+    def body(bd, rd):
+        out = program(_rekey(bd, bimpls), _rekey(rd, rimpls))
+        out, impls = _unkey(out)
+        out_impls[:] = impls
+        return out
+
+    out_spec = P(*([None] * out_axis), AXIS)
+    fn = body if nd == 1 else jax.shard_map(body, mesh=mesh, in_specs=(P(AXIS), P()), out_specs=out_spec,
+                                            check_vma=False)
+    jitted = jax.jit(fn, in_shardings=(NamedSharding(mesh, P(AXIS)), NamedSharding(mesh, P())),
+                     out_shardings=NamedSharding(mesh, out_spec))
+
+    accel = devs[0].platform != "cpu"
+    local = sum(d.process_index == jax.process_index() for d in devs)
+    available = available_memory(devs)
+    limit = memory_limit if memory_limit is not None else (None if available is None else 0.75 * available)
+
+    def build(c):
+        shapes = jax.tree.map(lambda s: jax.ShapeDtypeStruct((c,) + s.shape[1:], s.dtype), bshape)
+        t0 = time.perf_counter()
+        lowered = jitted.lower(shapes, rshape)
+        compiled = lowered.compile()
+        seconds = time.perf_counter() - t0
+        per_device = _program_bytes(compiled)
+        out_per_run = _nbytes(lowered.out_info) / c
+        return compiled, seconds, per_device, out_per_run
+
+    whole = -(-num_runs // nd) * nd
+    c = whole if chunk_size is None else min(whole, -(-int(chunk_size) // nd) * nd)
+    compiled, seconds, per_device, out_per_run = build(c)
+    fits = lambda b: limit is None or b is None or (b if accel else b * local) <= limit  # noqa: E731
+    if chunk_size is None:  # memory ~ fixed + per-run * c: a proportional guess, then a line through two programs
+        seen = {}
+        for _ in range(4):
+            if fits(per_device) or c <= nd:
+                break
+            seen[c] = per_device if accel else per_device * local
+            if len(seen) == 1:
+                guess = limit / (seen[c] / c)
+            else:
+                (c0, b0), (c1, b1) = sorted(seen.items())[:2]
+                slope = max((b1 - b0) / (c1 - c0), 1.0)
+                guess = c0 + (limit - b0) / slope
+            c = max(nd, min(c - nd, int(guess) // nd * nd))
+            compiled, more, per_device, out_per_run = build(c)
+            seconds += more
+    if not fits(per_device):
+        raise ValueError(f"a chunk of {c} run(s) on {nd} device(s) needs a predicted "
+                         f"{(per_device if accel else per_device * local) / 2**30:.3g} GiB, over the memory limit "
+                         f"{limit / 2**30:.3g} GiB; give a larger memory_limit, fewer steps, or keep less of the "
+                         "final state (keep_final_state=False)")
+    plan = Plan(num_runs, nd, c, -(-num_runs // c), -1 if per_device is None else per_device * local,
+                -1 if per_device is None else per_device, int(out_per_run * num_runs), available,
+                None if limit is None else int(limit))
+    if available is not None and plan.num_chunks > 1 and not accel and plan.output_bytes > available:
+        raise ValueError(f"the result of {num_runs} runs needs {plan.output_bytes / 2**30:.3g} GiB of host memory, "
+                         f"more than the {available / 2**30:.3g} GiB available; keep less "
+                         "(keep_final_state=False) or run fewer seeds")
+    log.info("jbo.parallel: %s", plan.describe())
+    return BatchRunner(compiled, plan, mesh, out_axis, in_impls, out_impls), plan, seconds
+
