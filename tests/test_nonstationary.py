@@ -156,30 +156,32 @@ def test_max_variance_design_equals_brute_force_greedy_on_the_active_set():
     np.testing.assert_allclose(chol.var, _dense(K, picks, np.zeros(n), lam)[1], atol=1e-8)
 
 
-def test_active_design_equals_the_full_design_and_a_dense_solve():
-    """R-PERP's design on the compacted active set (active_design, cost ~ m |X_j|), vmapped over three
-    active sets (9 arms: heavy repeats; 60: one tile; 140 of 144: two tiles of 128 arms, the last one
-    clamped), against the design on all arms (max_variance_design) for each set alone: the same picks
-    and variances on the active set; and the batch mean and variance against a dense NumPy solve on
-    the multiset of picks (duplicates), 1e-8."""
-    X = pn.grid(12)
+@pytest.mark.parametrize("sizes", [(5, 70), (40, 55)])
+def test_active_design_equals_the_full_design_and_a_dense_solve(sizes):
+    """R-PERP's design on the compacted active set (active_design, cost ~ m |X_j|), vmapped over active
+    sets of 81 arms (5: heavy repeats, read over a prefix of 32 arms; 40, 55: 64; 70: all 81): (5, 70)
+    runs the seeds one after another (32 + 81 < 2 x 81), (40, 55) together at the wider prefix
+    (2 x 64 = 64 + 64). Against the design on all arms (max_variance_design) for each set alone: the
+    same picks and variances on the active set; and the batch mean and variance against a dense NumPy
+    solve on the multiset of picks (duplicates), 1e-8."""
+    X = pn.grid(9)
     K = pn.kernel_matrix("matern52", 0.5, X, X)
-    rng = np.random.default_rng(0)
-    actives = np.zeros((3, 144), bool)
-    for act, k in zip(actives, (9, 60, 140)):
-        act[rng.choice(144, k, replace=False)] = True
-    lam, n = 0.01, 150
+    rng = np.random.default_rng(len(sizes))
+    actives = np.zeros((len(sizes), 81), bool)
+    for act, k in zip(actives, sizes):
+        act[rng.choice(81, k, replace=False)] = True
+    lam, n = 0.01, 48
     design = jax.vmap(lambda a: ns.active_design(a, n, "matern52", 0.5, jnp.asarray(X), lam, n))
     chols, orders, counts = jax.jit(design)(jnp.asarray(actives))
     for b, active in enumerate(actives):
-        full = ns.max_variance_design(ns.cholesky_empty(n, 144), jnp.asarray(active), n, "matern52", 0.5,
+        full = ns.max_variance_design(ns.cholesky_empty(n, 81), jnp.asarray(active), n, "matern52", 0.5,
                                       jnp.asarray(X), lam)
         chol = jax.tree.map(lambda x: x[b], chols)
         order, count = np.asarray(orders[b]), int(counts[b])
         assert count == active.sum() and np.array_equal(order[:count], np.flatnonzero(active))
         picks = order[np.asarray(chol.picks[:n])]
         np.testing.assert_array_equal(picks, np.asarray(full.picks[:n]))
-        assert len(set(picks.tolist())) < n and active[picks].all()
+        assert active[picks].all() and (count > n or len(set(picks.tolist())) <= count)  # repeats when |X_j| < n
         y = rng.normal(size=n)
         want_mean, want_var = _dense(K, picks, y, lam)
         var = np.asarray(chol.var)[:count]
@@ -356,7 +358,7 @@ def test_linear_drift_variation_is_the_realised_sum_of_step_changes():
 
 def test_run_instances_equals_one_run_per_seed():
     """Vmapped (run_instances groups seeds 0 and 1) == one run per seed; 144 arms, so R-PERP's design reads
-    its rows in more than one tile of COL_BLOCK arms, with per-seed active sets."""
+    its rows over different prefixes of arms, with per-seed active sets."""
     T = 60
     envs = [pn.kernel_drift(s, "se", horizon=T, grid_size=12) for s in range(3)]
     algs = [ns.RPERP(horizon=T, variation=v) for v in (2.0, 2.0, 5.0)]  # seeds 0, 1 share H: one program

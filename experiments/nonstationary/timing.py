@@ -8,7 +8,8 @@ then the programs are executed in turns (round robin, `--repeats` rounds) so tha
 load hits every method alike, and the median run time is divided by T. Both the one-seed program and
 the 5-seed program (shared V_T = 4, so every seed has the same H and the seeds are one vmapped
 program) are timed. os.getloadavg() is recorded next to every measurement (other jobs share the CPU).
-Writes experiments/results/nonstationary/timing[_quick].json.
+jbo's persistent compilation cache is off here (JBO_CACHE=0 unless set), so compile_s is a real
+compile. Writes experiments/results/nonstationary/timing[_quick].json (with the code version).
 """
 from __future__ import annotations
 
@@ -17,13 +18,15 @@ import json
 import os
 from pathlib import Path
 
-import jax
-import numpy as np
+os.environ.setdefault("JBO_CACHE", "0")  # time real compiles, not loads from jbo's persistent cache
 
-from jbo.algorithms import RandomSearch
-from jbo.algorithms import nonstationary as ns
-from jbo.problems import nonstationary as pn
-from jbo.studies import machine_info
+import jax  # noqa: E402
+import numpy as np  # noqa: E402
+
+from jbo.algorithms import RandomSearch  # noqa: E402
+from jbo.algorithms import nonstationary as ns  # noqa: E402
+from jbo.problems import nonstationary as pn  # noqa: E402
+from jbo.studies import code_version, machine_info  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "nonstationary"
 
@@ -34,7 +37,8 @@ def main():
     ap.add_argument("--repeats", type=int, default=5)
     args = ap.parse_args()
     T, grid, reps = (400, 12, 2) if args.quick else (5000, 30, args.repeats)
-    result = {"machine": machine_info(), "jax": jax.__version__, "T": T, "grid": grid, "load_start": os.getloadavg(),
+    result = {"machine": machine_info(), "jax": jax.__version__, "code_version": code_version(),
+              "compilation_cache": os.environ["JBO_CACHE"], "T": T, "grid": grid, "load_start": os.getloadavg(),
               "settings": "lambda = 0.01, R-PERP C = 0.1, rho = 0.01, delta = 0.1", "runs": []}
     for kernel in ("se", "matern52"):
         for seeds, shared in ((1, None), (5, 4.0)):

@@ -20,11 +20,12 @@ v_m(x) and pivots d_m with sigma^2_m = sigma^2_{m-1} - v_m^2, mean mu = sum_m v_
 
 Cost (ours; the picks are the spec's). Picks, the batch mean and the elimination only ever look at the
 active set X_j, so the design runs on the active arms moved to the front (:func:`active_design`), and
-a pick's projection reads only the first |X_j| columns of the factor: a batch costs ~ sum_m m |X_j|
-instead of sum_m m |X| (SE batches reach ~1000 picks, mostly repeats on a small X_j). |X_j| differs
-per seed, so under ``vmap`` its loop counts would be batched (every tile read a gather); the design is
-therefore a ``jax.custom_batching.sequential_vmap``: vmapped seeds run it one after another, each at
-its own |X_j|, with real dynamic slices. Everything else in the step stays vmapped.
+a pick's projection reads only a static prefix of W >= |X_j| arms (32, 64, ..., or all; ``lax.switch``):
+a batch costs ~ sum_m m W instead of sum_m m |X| (SE batches reach ~1000 picks, mostly repeats on a
+small X_j). |X_j| differs per seed, and a batched prefix would turn every block read into a gather,
+so the design has its own vmap rule (``jax.custom_batching.custom_vmap``): the seeds run together at
+the widest seed's prefix or one after another at their own, whichever reads fewer entries. The rest
+of the step is vmapped as usual.
 
 Baselines: R-GP-UCB (restart every H_ucb steps) and SW-GP-UCB (the last W observations), both with
 beta^{1/2} = B + (rho / sqrt(lambda)) sqrt(2 (gamma_hat_n + ln(1/delta))) and gamma_hat from the greedy
@@ -208,7 +209,16 @@ def cholesky_empty(capacity: int, num_arms: int) -> Cholesky:
     return Cholesky(jnp.zeros((cap, num_arms)), jnp.ones((cap,)), jnp.ones((num_arms,)), jnp.zeros((cap,), jnp.int32))
 
 
-COL_BLOCK = 128  # arms (columns of the rows) per tile when only the leading arms are needed
+MIN_COLS = 32  # the narrowest prefix of arms a projection reads when only the leading arms are needed
+
+
+def _prefix_widths(num_arms: int) -> list[int]:
+    """Static prefix widths MIN_COLS, 2 MIN_COLS, 4 MIN_COLS, ... (< num_arms), then num_arms."""
+    widths, w = [], MIN_COLS
+    while w < num_arms:
+        widths.append(w)
+        w *= 2
+    return widths + [num_arms]
 
 
 def _projection(rows, j, m, num_cols=None):
@@ -216,31 +226,26 @@ def _projection(rows, j, m, num_cols=None):
     (rows >= m are zero): the cost of a pick grows with m instead of the capacity.
 
     num_cols (traced int, optional): only the arms x < num_cols are needed (the others come back as
-    anything finite): tiles of BLOCK rows x COL_BLOCK arms, so the cost is ~ m num_cols, not m |X|."""
-
-    def block(b, acc):
-        blk = jax.lax.dynamic_slice_in_dim(rows, b * BLOCK, BLOCK, 0)
-        return acc + blk.T @ blk[:, j]
-
-    n_blocks = (m + BLOCK - 1) // BLOCK
+    0): the blocks are read over the smallest static prefix of arms W >= num_cols (a power of two
+    times MIN_COLS, or all arms; ``lax.switch``), so the cost is ~ m W <= 2 m num_cols, not m |X|.
+    The branch is real only where num_cols is unbatched (see :func:`active_design`)."""
     K = rows.shape[1]
-    if num_cols is None or K <= COL_BLOCK:
-        return jax.lax.fori_loop(0, n_blocks, block, jnp.zeros(K, rows.dtype))
-    col = rows[:, j]
 
-    def col_block(cb, acc):  # the last tile's start is clamped to K - COL_BLOCK: tiles are *set*, not added
-        start = jnp.minimum(cb * COL_BLOCK, K - COL_BLOCK).astype(jnp.int32)
+    def over(width):
+        def block(b, acc):
+            blk = jax.lax.dynamic_slice(rows, ((b * BLOCK).astype(jnp.int32), jnp.int32(0)), (BLOCK, width))
+            return acc + blk.T @ blk[:, j]
 
-        def tile(b, t):
-            r0 = (b * BLOCK).astype(jnp.int32)
-            blk = jax.lax.dynamic_slice(rows, (r0, start), (BLOCK, COL_BLOCK))
-            return t + blk.T @ jax.lax.dynamic_slice_in_dim(col, r0, BLOCK)
+        def run(_):
+            acc = jax.lax.fori_loop(0, (m + BLOCK - 1) // BLOCK, block, jnp.zeros(width, rows.dtype))
+            return acc if width == K else jnp.zeros(K, rows.dtype).at[:width].set(acc)
+        return run
 
-        t = jax.lax.fori_loop(jnp.int32(0), n_blocks, tile, jnp.zeros(COL_BLOCK, rows.dtype))
-        return jax.lax.dynamic_update_slice_in_dim(acc, t, start, 0)
-
-    return jax.lax.fori_loop(jnp.int32(0), (num_cols + COL_BLOCK - 1) // COL_BLOCK, col_block,
-                             jnp.zeros(K, rows.dtype))
+    if num_cols is None:
+        return over(K)(None)
+    widths = _prefix_widths(K)
+    index = jnp.searchsorted(jnp.asarray(widths[:-1], jnp.int32), num_cols, side="left")
+    return jax.lax.switch(index, [over(w) for w in widths], None)
 
 
 def cholesky_add(chol: Cholesky, m, j, column, lam, num_cols=None):
@@ -298,14 +303,15 @@ def compact_active(active):
     return jnp.argsort(~active, stable=True).astype(jnp.int32), jnp.sum(active).astype(jnp.int32)
 
 
-def _active_design(active, n, lengthscale, arms, lam, *, kernel: str, capacity: int):
+def _active_design(active, n, lengthscale, arms, lam, num_cols, *, kernel: str, capacity: int):
+    """The design on the compacted arms, each projection reading the first `num_cols` (>= |X_j|) columns."""
     order, count = compact_active(active)
     arms_c = arms[order]
     mask = jnp.arange(arms.shape[0]) < count
 
     def pick(m, chol):
         j = first_argmax(chol.var, mask)
-        return cholesky_add(chol, m, j, kernel_column(kernel, lengthscale, arms_c, j), lam, num_cols=count)[0]
+        return cholesky_add(chol, m, j, kernel_column(kernel, lengthscale, arms_c, j), lam, num_cols=num_cols)[0]
 
     return jax.lax.fori_loop(jnp.int32(0), n, pick, cholesky_empty(capacity, arms.shape[0])), order, count
 
@@ -315,15 +321,46 @@ def active_design(active, n, kernel: str, lengthscale, arms, lam, capacity: int)
     picks (first index on ties), the same variances on X_j, at a cost ~ sum_m m |X_j| (not m |X|).
 
     The active arms are moved to the front (:func:`compact_active`) and each pick's projection reads
-    only the first |X_j| columns of the rows (:func:`_projection`). Returns (chol, order, count):
+    only a prefix of W >= |X_j| arms of the rows (:func:`_projection`). Returns (chol, order, count):
     chol is over the compacted arms (chol.picks[m] is a position p, the arm is order[p]); entries of
     chol.rows / chol.var at positions >= count are meaningless (R-PERP never reads them).
 
-    Under ``vmap`` it runs sequentially (``jax.custom_batching.sequential_vmap``), one seed after the
-    other, so that each seed's loop counts (set by its own |X_j|) stay unbatched."""
-    f = jax.custom_batching.sequential_vmap(functools.partial(_active_design, kernel=kernel, capacity=capacity))
-    return f(jnp.asarray(active, bool), jnp.asarray(n, jnp.int32), jnp.asarray(lengthscale, jnp.float64),
-             jnp.asarray(arms), jnp.asarray(lam, jnp.float64))
+    Under ``vmap`` (seeds with different X_j) the prefix must stay unbatched, or every block read
+    becomes a gather; the batching rule (``jax.custom_batching.custom_vmap``) therefore runs, per
+    batch, whichever reads fewer entries: all seeds together at the widest seed's prefix
+    (S W_max <= sum_s W_s, ties included), or the seeds one after another (``lax.map``) each at its
+    own prefix. Both are exact; the choice is a real branch (it depends only on the batch's counts).
+    Under a second, outer ``vmap`` (a Params sweep around the seeds) that choice and the prefix
+    become batched: still exact, slower."""
+    K = arms.shape[-2]
+    core = functools.partial(_active_design, kernel=kernel, capacity=capacity)
+    args = (jnp.asarray(active, bool), jnp.asarray(n, jnp.int32), jnp.asarray(lengthscale, jnp.float64),
+            jnp.asarray(arms), jnp.asarray(lam, jnp.float64))
+    f = jax.custom_batching.custom_vmap(lambda *a: core(*a, jnp.sum(a[0]).astype(jnp.int32)))
+
+    @f.def_vmap
+    def rule(axis_size, in_batched, *a):
+        axes = tuple(0 if b else None for b in in_batched)
+        counts = jnp.sum(a[0], axis=-1).astype(jnp.int32)
+
+        def together(a):  # every seed reads the widest seed's prefix
+            return jax.vmap(core, in_axes=axes + (None,), axis_size=axis_size)(*a, jnp.max(counts))
+
+        if not in_batched[0]:  # one active set for all: nothing to gain by running them apart
+            out = together(a)
+        else:
+            def apart(a):
+                def one(xs):
+                    it = iter(xs)
+                    return core(*[next(it) if b else x for b, x in zip(in_batched, a)], next(it))
+                return jax.lax.map(one, tuple(x for b, x in zip(in_batched, a) if b) + (counts,))
+
+            widths = jnp.asarray(_prefix_widths(K), jnp.int32)
+            w = widths[jnp.searchsorted(widths[:-1], counts, side="left")]
+            out = jax.lax.cond(axis_size * jnp.max(w) <= jnp.sum(w), together, apart, a)
+        return out, jax.tree.map(lambda _: True, out)
+
+    return f(*args)
 
 
 def eliminate(active, mean, sd, beta_half):
