@@ -196,8 +196,12 @@ def local_search(fn: Callable, starts: jax.Array, num_steps: int = 30, method: s
         return jax.vmap(one_lbfgs)(starts)
     if method != "adam":
         raise ValueError(f"unknown local optimiser {method!r}; choose 'lbfgs' or 'adam'")
-    # Cosine-decayed step: large moves early, precise convergence by the last iteration.
-    opt = optax.adam(optax.cosine_decay_schedule(learning_rate, max(num_steps, 1), alpha=0.01))
+    # Cosine-decayed step: large moves early, precise convergence by the last iteration. eps = 0: the
+    # step m / sqrt(v) is then invariant to the scale of fn (an acquisition in units of y), where
+    # optax's default eps = 1e-8 shrank every step once |grad| ~ 1e-8 (y in units of 1e-8 moved the
+    # decisions by up to the box width; experiments/results/scale/robustness_sweep.json). A zero (or
+    # underflowing) gradient gives 0/0: such a step is 0.
+    opt = optax.adam(optax.cosine_decay_schedule(learning_rate, max(num_steps, 1), alpha=0.01), eps=0.0)
 
     def one(x0):
         def body(carry, _):
@@ -208,6 +212,7 @@ def local_search(fn: Callable, starts: jax.Array, num_steps: int = 30, method: s
             best_x = jnp.where(better, x, best_x)
             best_v = jnp.where(better, -v, best_v)
             upd, state = opt.update(g, state, x)
+            upd = jnp.where(jnp.isfinite(upd), upd, 0.0)
             x = project(optax.apply_updates(x, upd))
             return (x, state, best_x, best_v), None
 

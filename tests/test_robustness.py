@@ -78,14 +78,10 @@ CASES = {
     "y_offset": _case(offset=1e6),
     "very_noisy": _case(noise=100.0),
 }
-# invariances: these see exactly the base problem up to an affine map of x or of y
-X_INVARIANT = ("x_tiny", "x_huge")
-Y_INVARIANT = ("y_huge", "y_offset")
-# y scaled by 1e-8 changes the decisions of acquisitions valued in units of y (UCB, EI, TS, mean, std):
-# the inner optimiser is not scale-free (Adam's eps = 1e-8 is absolute, and L-BFGS's first step is
-# min(1, 1/|g|) g), so a gradient of order 1e-8 moves less. Screening alone is invariant (opt_steps=0:
-# identical actions, measured). Unitless acquisitions (PI, log-EI up to a constant) stay invariant.
-UNITLESS = ("gp_pi", "gp_log_ei")
+# invariances: these see exactly the base problem up to an affine map of x or of y (before the fix in
+# jbo.optimize.local_search, y x 1e-8 moved the decisions of every acquisition valued in units of y:
+# Adam's absolute eps = 1e-8 shrank steps once |grad| ~ 1e-8; see test_adam_local_search_is_scale_free)
+INVARIANT = ("x_tiny", "x_huge", "y_tiny", "y_huge", "y_offset")
 
 
 def _finite_tree(tree):
@@ -106,7 +102,7 @@ def test_gp_method_on_degenerate_problems(name):
         sub = jax.tree.map(lambda a: a[i], trace)
         assert _finite_tree(sub.final_state) and _finite_tree(sub.info), case
     base = np.asarray(trace.actions[names.index("base")])
-    for case in X_INVARIANT + Y_INVARIANT + (("y_tiny",) if name in UNITLESS else ()):
+    for case in INVARIANT:
         np.testing.assert_allclose(np.asarray(trace.actions[names.index(case)]), base, atol=1e-6, err_msg=case)
     # the very noisy problem is a noisy version of the base one: the noise-free values stay in g's range
     v = np.asarray(trace.metrics["value"][names.index("very_noisy")])
@@ -115,7 +111,29 @@ def test_gp_method_on_degenerate_problems(name):
         assert any(len(np.unique(a, axis=0)) < T for a in base)
 
 
-# ---------------------------------------------------------------- the GP core on degenerate buffers
+# ---------------------------------------------------------------- the core pieces on degenerate input
+def test_adam_local_search_is_scale_free():
+    """(Defect found by the sweep) Adam's step m / sqrt(v) does not depend on the scale of the function,
+    so maximize(c f) must return maximize(f)'s point for any c > 0 (and any offset); with optax's
+    default eps = 1e-8 a function of scale 1e-8 moved about half as far. A flat function (zero
+    gradient: 0/0 in the step) stays finite."""
+    from jbo import optimize
+
+    def f(x):
+        return -jnp.sum((x - jnp.array([0.3, 0.7])) ** 2) + 0.2 * jnp.sin(6.0 * x[0])
+
+    run = jax.jit(lambda c, b: optimize.maximize(lambda x: c * f(x) + b, jax.random.key(0), 2, num_raw=8,
+                                                 num_starts=2, num_steps=6, method="adam"))
+    x1, v1 = run(1.0, 0.0)
+    for c, b in ((1e-8, 0.0), (1e8, 0.0), (1e-8, 1e3)):
+        x, v = run(c, b)
+        np.testing.assert_allclose(np.asarray(x), np.asarray(x1), atol=1e-12, err_msg=str(c))
+        np.testing.assert_allclose(float(v), c * float(v1) + b, rtol=1e-12)
+    x, v = run(0.0, 2.0)
+    assert np.isfinite(np.asarray(x)).all() and float(v) == 2.0
+
+
+
 def test_duplicated_points_equal_one_averaged_observation():
     """Closed form: n observations y_1..y_n at the same x with noise s^2 give the posterior of one
     observation of their mean with noise s^2 / n. With the smallest noise a model allows (the floor,
