@@ -433,6 +433,14 @@ def _prepare(out: Path, study: Study, config_text: str | None, fresh: bool) -> s
                 f"{out} holds a study written by a different config (hash {str(manifest.get('config_hash'))[:12]} "
                 f"vs {study.hash[:12]} for this one); refusing to resume into it. Use --fresh to delete its "
                 f"results and start over, or another --out")
+        from jbo.studies import code_version
+
+        now = code_version()
+        if manifest.get("code_version") != now:
+            import warnings
+
+            warnings.warn(f"resuming {out}: its cells so far were run by jbo {manifest.get('code_version')}, this is "
+                          f"jbo {now}; use --fresh if the code change matters", stacklevel=3)
     else:
         if (out / CELLS).exists() and any((out / CELLS).iterdir()):
             raise ValueError(f"{out / CELLS} has files but {manifest_path} is missing; use --fresh to start over")

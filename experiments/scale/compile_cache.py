@@ -7,11 +7,14 @@ JBO_CACHE_DIR pointing at it. From each run's stderr (jbo.studies.run_study prin
 compile seconds (tracing + lowering + XLA compile, or the cache load) and run seconds, and from the
 parent's clock: the time from process launch until the first program's line starts (imports and set-up),
 the time until the first program's compilation ends (that + its compile seconds: when the first
-program starts running) and the total wall time. Load averages are recorded before and after every run
+program starts running), the process's CPU seconds (user + system, /proc) when the first program's
+line ends (compile + a run of ~0.1 s: the load-independent measure of the work before the first
+program runs) and the total wall time. Load averages are recorded before and after every run
 (the machine is shared). JAX_DISABLE_MOST_OPTIMIZATIONS is removed from the environment: the demo as a
 user runs it.
 
     python experiments/scale/compile_cache.py [--settings small default] [--out experiments/results/scale/compile_cache.json]
+    python experiments/scale/compile_cache.py --grid   # -> compile_cache_grid.json (Params grid cells share a program)
 """
 from __future__ import annotations
 
@@ -36,6 +39,13 @@ SETTINGS = {
 LINE = re.compile(r"\[(\d+)/(\d+)\] (\S+) on (\S+): .*compile ([\d.]+) s, run ([\d.]+) s")
 
 
+def _cpu_seconds(pid: int) -> float:
+    """user + system CPU seconds of a running process so far (Linux /proc): on a shared machine this is
+    the load-independent measure of how much work a process did before a point."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def one_run(args, cache_dir: Path, out_dir: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("JAX_DISABLE_MOST_OPTIMIZATIONS", "JBO_CACHE")}
     env.update(JBO_CACHE="1", JBO_CACHE_DIR=str(cache_dir))
@@ -43,7 +53,7 @@ def one_run(args, cache_dir: Path, out_dir: Path) -> dict:
     t0 = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "jbo", "demo", *args, "--out", str(out_dir)], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
-    first_prefix = []
+    first_prefix, first_line = [], []
     err = bytearray()
 
     def read_err():
@@ -53,7 +63,9 @@ def one_run(args, cache_dir: Path, out_dir: Path) -> dict:
                 return
             err.extend(b)
             if not first_prefix and err.endswith(b"[1/"):
-                first_prefix.append(time.perf_counter() - t0)
+                first_prefix.append((time.perf_counter() - t0, _cpu_seconds(proc.pid)))
+            elif first_prefix and not first_line and b == b"\n":
+                first_line.append((time.perf_counter() - t0, _cpu_seconds(proc.pid)))
 
     reader = threading.Thread(target=read_err)
     reader.start()
@@ -65,10 +77,13 @@ def one_run(args, cache_dir: Path, out_dir: Path) -> dict:
         raise RuntimeError(f"jbo demo failed:\n{err.decode()}")
     programs = [dict(method=m[3], problem=m[4], compile_s=float(m[5]), run_s=float(m[6]))
                 for m in LINE.finditer(err.decode())]
-    setup = first_prefix[0]
+    setup, setup_cpu = first_prefix[0]
+    first_end, first_end_cpu = first_line[0]
     files = [p for p in cache_dir.rglob("*") if p.is_file()]
     return {"setup_s": setup, "first_program_compile_s": programs[0]["compile_s"],
             "time_to_first_program_start_s": setup + programs[0]["compile_s"],
+            "setup_cpu_s": setup_cpu, "time_to_first_program_end_s": first_end,
+            "cpu_s_to_first_program_end": first_end_cpu,
             "compile_s_total": sum(p["compile_s"] for p in programs), "run_s_total": sum(p["run_s"] for p in programs),
             "wall_s": wall, "programs": programs, "cache_entries_after": len(files),
             "cache_bytes_after": sum(p.stat().st_size for p in files),
@@ -105,12 +120,53 @@ def study_run(cache_dir: Path, out_dir: Path) -> dict:
             "load_before": load_before, "load_after": os.getloadavg()}
 
 
+def grid_run(cache_dir: Path | None, out_dir: Path) -> dict:
+    """`jbo study experiments/studies/ucb_beta.toml` in one fresh process: the cells of GP-UCB's beta grid
+    are one program with different Params arguments, so with the cache on, the first beta cell of each
+    budget compiles and the others load it."""
+    import pandas as pd
+
+    env = {k: v for k, v in os.environ.items() if k not in ("JAX_DISABLE_MOST_OPTIMIZATIONS", "JBO_CACHE")}
+    env.update(JBO_CACHE="0") if cache_dir is None else env.update(JBO_CACHE="1", JBO_CACHE_DIR=str(cache_dir))
+    load_before = os.getloadavg()
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "jbo", "study", "experiments/studies/ucb_beta.toml", "--out",
+                           str(out_dir), "--quiet"], cwd=ROOT, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise RuntimeError(f"jbo study failed:\n{proc.stderr}")
+    table = pd.read_csv(out_dir / "table.csv")
+    cells = table.groupby("cell", sort=False)[["compile_s", "run_s"]].first().reset_index()
+    return {"cache": cache_dir is not None, "wall_s": wall, "compile_s_total": float(cells["compile_s"].sum()),
+            "run_s_total": float(cells["run_s"].sum()), "cells": cells.to_dict(orient="records"),
+            "regrets": _regrets(out_dir / "summary.csv"), "load_before": load_before, "load_after": os.getloadavg()}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--settings", nargs="+", default=["small", "default"], choices=list(SETTINGS))
     ap.add_argument("--out", default=str(ROOT / "experiments/results/scale/compile_cache.json"))
+    ap.add_argument("--grid", action="store_true", help="instead: the ucb_beta.toml study with the cache off, then "
+                                                        "on (empty), into compile_cache_grid.json")
     a = ap.parse_args()
     import jbo.studies
+
+    if a.grid:
+        with tempfile.TemporaryDirectory() as tmp:
+            off = grid_run(None, Path(tmp) / "off")
+            on = grid_run(Path(tmp) / "cache", Path(tmp) / "on")
+        res = {"what": "jbo study experiments/studies/ucb_beta.toml (12 cells, 8 seeds) in a fresh process, cache off "
+                       "vs on with an empty cache directory: Params-grid cells share one compiled program",
+               "machine": jbo.studies.machine_info(), "code_version": jbo.studies.code_version(),
+               "off": off, "on": on, "same_regrets": off["regrets"] == on["regrets"]}
+        out = Path(a.out).with_name("compile_cache_grid.json")
+        out.write_text(json.dumps(res, indent=1))
+        for r in (off, on):
+            print(f"cache {'on ' if r['cache'] else 'off'}: compile per cell " +
+                  " ".join(f"{c['compile_s']:.1f}" for c in r["cells"]) +
+                  f"; total compile {r['compile_s_total']:.1f} s, run {r['run_s_total']:.1f} s, wall {r['wall_s']:.1f} s")
+        print(f"same regrets: {res['same_regrets']}; wrote {out}")
+        return
 
     result = {"what": "jbo demo twice in fresh processes sharing an initially empty persistent compilation cache "
                       "(JBO_CACHE_DIR); first = cold cache, second = warm cache",
@@ -123,7 +179,7 @@ def main():
                 r = one_run(SETTINGS[name], cache, Path(tmp) / f"out{i}")
                 runs.append(r)
                 print(f"{name} run {i + 1}: set-up {r['setup_s']:.1f} s, first program compile {r['first_program_compile_s']:.1f} s "
-                      f"-> starts at {r['time_to_first_program_start_s']:.1f} s; compile total {r['compile_s_total']:.1f} s, "
+                      f"-> starts at {r['time_to_first_program_start_s']:.1f} s (CPU {r['cpu_s_to_first_program_end']:.1f} s to its end); compile total {r['compile_s_total']:.1f} s, "
                       f"run total {r['run_s_total']:.1f} s, wall {r['wall_s']:.1f} s; cache {r['cache_entries_after']} files; "
                       f"load {r['load_before'][0]:.1f} -> {r['load_after'][0]:.1f}", flush=True)
             first, second = runs
@@ -133,6 +189,8 @@ def main():
                 "speedup_time_to_first_program_start": first["time_to_first_program_start_s"]
                 / second["time_to_first_program_start_s"],
                 "speedup_first_program_compile": first["first_program_compile_s"] / second["first_program_compile_s"],
+                "speedup_cpu_to_first_program_end": first["cpu_s_to_first_program_end"]
+                / second["cpu_s_to_first_program_end"],
                 "speedup_compile_total": first["compile_s_total"] / second["compile_s_total"],
                 "speedup_wall": first["wall_s"] / second["wall_s"],
                 "same_regrets": first["regrets"] == second["regrets"],
@@ -145,7 +203,8 @@ def main():
                       f"run total {st['run_s_total']:.1f} s, wall {st['wall_s']:.1f} s; regrets equal the demo's: "
                       f"{st['regrets'] == second['regrets']}", flush=True)
             s = result["settings"][name]
-            print(f"{name}: time to first program x{s['speedup_time_to_first_program_start']:.1f}, compile total "
+            print(f"{name}: time to first program x{s['speedup_time_to_first_program_start']:.1f} (CPU seconds "
+                  f"x{s['speedup_cpu_to_first_program_end']:.1f}), compile total "
                   f"x{s['speedup_compile_total']:.1f}, wall x{s['speedup_wall']:.1f}; same regrets: {s['same_regrets']}",
                   flush=True)
         Path(a.out).parent.mkdir(parents=True, exist_ok=True)
