@@ -259,7 +259,8 @@ def config_hash(config: dict) -> str:
 
 def parse(config) -> Study:
     """Validate and expand a config (a dict, TOML text, or a path to a .toml file) into a Study."""
-    if isinstance(config, Path) or (isinstance(config, str) and "\n" not in config and config.endswith(".toml")):
+    if isinstance(config, Path) or (isinstance(config, str) and "\n" not in config
+                                    and (config.endswith((".toml", ".yaml", ".yml")) or Path(config).is_file())):
         config = load_toml(config)
     elif isinstance(config, str):
         import tomllib
@@ -370,6 +371,9 @@ def load_toml(path) -> dict:
     path = Path(path)
     if not path.exists():
         raise ValueError(f"study config: no such file {str(path)!r}")
+    if path.suffix in (".yaml", ".yml"):
+        raise ValueError(f"study config: {path} is YAML; jbo reads TOML (the standard library's tomllib; YAML would "
+                         f"need PyYAML, which jbo does not depend on): write the same keys as a .toml file")
     try:
         with open(path, "rb") as f:
             return tomllib.load(f)

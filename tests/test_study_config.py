@@ -219,6 +219,9 @@ def test_bad_toml_and_cli_errors(tmp_path, capsys):
         jbo.study.parse("seeds = = 2\n")
     with pytest.raises(ValueError, match="no such file"):
         jbo.study.parse(str(tmp_path / "missing.toml"))
+    (tmp_path / "s.yaml").write_text("seeds: 2\n")
+    with pytest.raises(ValueError, match="is YAML; jbo reads TOML"):
+        jbo.study.parse(str(tmp_path / "s.yaml"))
     bad = tmp_path / "bad.toml"
     bad.write_text("seeds = 2\nsteps = 5\nmethods = ['random_search']\nproblems = ['branin']\nbudgett = 3\n")
     from jbo.cli import main
