@@ -182,7 +182,7 @@ def _leaf_fields(params) -> dict:
                 v = getattr(p, f)
                 if isinstance(v, tuple) and hasattr(v, "_fields"):
                     walk(v)
-                else:
+                elif not isinstance(v, (tuple, list, dict)) and v is not None and np.asarray(v).dtype.kind in "biuf":
                     found.setdefault(f, []).append(v)
 
     walk(params)
