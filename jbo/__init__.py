@@ -34,12 +34,12 @@ from jbo.engine import (  # noqa: E402
     run_seeds,
     run_sweep,
 )
-from jbo import algorithms, problems, studies  # noqa: E402
+from jbo import algorithms, parallel, problems, studies  # noqa: E402
 from jbo import study  # noqa: E402  (studies from a config file: `jbo study CONFIG.toml`)
 
 __all__ = [
     "Algorithm", "AskTell", "Environment", "Spec", "Step", "Trace", "replace_params", "run", "run_seeds", "run_sweep",
     "acquisitions", "algorithms", "bandits", "data", "designs", "gp", "kde", "kernels", "optimize",
-    "problems", "regression", "spaces", "studies", "cache", "study",
+    "parallel", "problems", "regression", "spaces", "studies", "cache", "study",
 ]
 __version__ = "0.1.0"

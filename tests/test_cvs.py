@@ -277,7 +277,8 @@ def test_algorithm_errors_are_clear():
 # ---------------------------------------------------------------- runs: round robin, switch, budget, PSQ
 def _budget_run(alg, env, budget, T, key=0):
     return engine.run_environments(alg, [env], jax.random.key(key), T, 1, params=jbo.replace_params(
-        alg.default_params(), budget=budget), budget=budget, free_initial=True, sequential=True)
+        alg.default_params(), budget=budget), budget=budget, free_initial=True, sequential=True,
+        keep_final_state=True)  # test_no_state_change_after_the_budget hands the whole final state to ask
 
 
 @pytest.fixture(scope="module")
