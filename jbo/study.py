@@ -254,7 +254,7 @@ def _fmt(v) -> str:
 
 def config_hash(config: dict) -> str:
     """sha256 of the normalised config (defaults filled in; comments and layout do not count)."""
-    return hashlib.sha256(json.dumps(config, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    return hashlib.sha256(json.dumps(config, sort_keys=True, separators=(",", ":"), default=str).encode()).hexdigest()
 
 
 def parse(config) -> Study:
@@ -452,12 +452,15 @@ def _prepare(out: Path, study: Study, config_text: str | None, fresh: bool) -> s
 
         manifest = {"config_hash": study.hash, "config": study.config, "cells": [c.id for c in study.cells],
                     "code_version": code_version(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-        write_atomic(manifest_path, lambda p: p.write_text(json.dumps(manifest, indent=1)))
-        if config_text is not None:
-            write_atomic(out / "config.toml", lambda p: p.write_text(config_text))
+        write_atomic(manifest_path, lambda p: p.write_text(json.dumps(manifest, indent=1, default=str)))
+    if config_text is not None and not (out / "config.toml").exists():
+        write_atomic(out / "config.toml", lambda p: p.write_text(config_text))
     (out / CELLS).mkdir(exist_ok=True)
     for tmp in (out / CELLS).glob(".*.tmp-*"):  # a write a kill interrupted
         tmp.unlink()
+    for name in (MANIFEST, "config.toml", "table.csv", "summary.csv"):
+        for tmp in out.glob(f".{name}.tmp-*"):
+            tmp.unlink()
     return {c.index for c in study.cells if _cell_path(out, c).exists()}
 
 
