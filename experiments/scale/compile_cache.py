@@ -15,6 +15,7 @@ user runs it.
 
     python experiments/scale/compile_cache.py [--settings small default] [--out experiments/results/scale/compile_cache.json]
     python experiments/scale/compile_cache.py --grid   # -> compile_cache_grid.json (Params grid cells share a program)
+    python experiments/scale/compile_cache.py --imports   # -> compile_cache_imports.json (import CPU seconds)
 """
 from __future__ import annotations
 
@@ -148,8 +149,29 @@ def main():
     ap.add_argument("--out", default=str(ROOT / "experiments/results/scale/compile_cache.json"))
     ap.add_argument("--grid", action="store_true", help="instead: the ucb_beta.toml study with the cache off, then "
                                                         "on (empty), into compile_cache_grid.json")
+    ap.add_argument("--imports", action="store_true", help="instead: CPU seconds of importing jax, pandas, "
+                                                           "scipy.special and jbo in fresh processes -> compile_cache_imports.json")
     a = ap.parse_args()
     import jbo.studies
+
+    if a.imports:
+        import statistics
+
+        code = "import time; t = time.process_time(); import {m}; print(time.process_time() - t)"
+        env = {**os.environ, "JBO_CACHE": "0"}
+        res = {"what": "CPU seconds (time.process_time) of one import in a fresh process, median of 5: what a warm "
+                       "cache cannot remove from a jbo process's start", "machine": jbo.studies.machine_info(),
+               "code_version": jbo.studies.code_version(), "load_before": os.getloadavg(), "cpu_s": {}}
+        for m in ("jax", "pandas", "scipy.special", "jbo"):
+            vals = [float(subprocess.run([sys.executable, "-c", code.format(m=m)], cwd=ROOT, env=env, capture_output=True,
+                                         text=True, check=True).stdout) for _ in range(5)]
+            res["cpu_s"][m] = {"median": statistics.median(vals), "all": vals}
+            print(f"import {m}: {statistics.median(vals):.2f} CPU s (median of 5)", flush=True)
+        res["load_after"] = os.getloadavg()
+        out = Path(a.out).with_name("compile_cache_imports.json")
+        out.write_text(json.dumps(res, indent=1))
+        print(f"wrote {out}")
+        return
 
     if a.grid:
         with tempfile.TemporaryDirectory() as tmp:
