@@ -92,7 +92,8 @@ def _finite_tree(tree):
 @pytest.mark.parametrize("name", [n if n in IN_SUITE else pytest.param(n, marks=pytest.mark.slow) for n in GP_FAMILY])
 def test_gp_method_on_degenerate_problems(name):
     alg = jbo.algorithms.get(name, **SMALL)
-    trace = jbo.engine.run_environments(alg, list(CASES.values()), KEY, T, S)  # axes (case, seed, step)
+    trace = jbo.engine.run_environments(alg, list(CASES.values()), KEY, T, S,  # axes (case, seed, step)
+                                        keep_final_state=True)  # every leaf of the final state
     names = list(CASES)
     for i, case in enumerate(names):
         for k in ("value", "best_value"):
