@@ -30,6 +30,16 @@ runs share its program (tested bit for bit on forced CPU host devices in tests/t
 
 ``devices``: None (default) = all of ``jax.devices()``; an int n = the first n of them (``1``
 switches sharding off); or a sequence of :class:`jax.Device`.
+
+**Several CPU devices in one process** (``--xla_force_host_platform_device_count``): also pass
+``--xla_cpu_multi_thread_eigen=false`` (:func:`host_device_flags` writes both). Without it we saw a
+sharded GP-UCB run (32 seeds, 4 forced devices, 2 cores) hang for good: every device's program sat
+in jaxlib's batched LAPACK triangular solve (``lapack_dtrsm_ffi`` -> ``jax::ParallelBatchMap`` ->
+``absl::BlockingCounter::Wait``), run on a worker of XLA:CPU's intra-op Eigen pool and waiting for
+batch tasks it had scheduled on that same pool (stacks in
+experiments/results/scale/sharding_deadlock_gdb.txt; experiments/scale/sharding_deadlock.py). There
+is no collective in these programs; the wait is nested parallelism on one thread pool. With the
+flag, kernels get no intra-op pool and run their batch inline on the device's own thread.
 """
 from __future__ import annotations
 
@@ -49,6 +59,28 @@ log = logging.getLogger("jbo.parallel")
 
 
 # ---------------------------------------------------------------- hosts and devices
+SAFE_CPU_FLAG = "--xla_cpu_multi_thread_eigen=false"
+
+
+def host_device_flags(n: int) -> str:
+    """XLA_FLAGS for n CPU devices in one process (set before JAX starts), with the intra-op Eigen
+    pool off: see the module docstring (a nested wait on that pool hung sharded GP runs)."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"the number of host devices must be a positive int, got {n!r}")
+    return f"--xla_force_host_platform_device_count={int(n)} {SAFE_CPU_FLAG}"
+
+
+def _warn_cpu_pool(devs):
+    import os
+    import warnings
+
+    local = [d for d in devs if d.process_index == jax.process_index()]
+    if len(local) > 1 and local[0].platform == "cpu" and SAFE_CPU_FLAG not in os.environ.get("XLA_FLAGS", ""):
+        warnings.warn(f"{len(local)} CPU devices in one process without XLA_FLAGS={SAFE_CPU_FLAG}: a batched "
+                      "LAPACK kernel can wait forever on XLA:CPU's intra-op pool (see jbo.parallel; use "
+                      "jbo.parallel.host_device_flags(n) before JAX starts)", RuntimeWarning, stacklevel=3)
+
+
 def initialize(coordinator_address: str | None = None, num_processes: int | None = None,
                process_id: int | None = None, local_device_ids=None, *, cpu_collectives: str | None = "gloo",
                **kwargs) -> None:
@@ -84,7 +116,8 @@ def resolve_devices(devices=None) -> list:
     try:
         out = list(devices)
     except TypeError:
-        raise ValueError(f"devices must be None, a positive int or a sequence of jax devices, got {devices!r}") from None
+        raise ValueError(f"devices must be None, a positive int or a sequence of jax devices, "
+                         f"got {devices!r}") from None
     if not out or not all(isinstance(d, jax.Device) for d in out):
         raise ValueError(f"devices must be a non-empty sequence of jax.Device, got {devices!r}")
     if len(set(out)) != len(out):
@@ -282,6 +315,7 @@ def compile_runs(program: Callable, batched, replicated, *, out_axis: int = 0, d
     if not isinstance(out_axis, int) or out_axis < 0:
         raise ValueError(f"out_axis must be a non-negative int, got {out_axis!r}")
     nd = len(devs)
+    _warn_cpu_pool(devs)
     mesh = Mesh(np.asarray(devs), (AXIS,))
     to_shape = lambda x: x if isinstance(x, jax.ShapeDtypeStruct) else jax.ShapeDtypeStruct(  # noqa: E731
         np.shape(x), x.dtype, weak_type=getattr(x, "weak_type", False))

@@ -1,0 +1,114 @@
+"""Sharded vs unsharded multi-seed GP-UCB on 4 forced CPU host devices (issue 14, item 1).
+
+    python experiments/scale/sharding.py [--seeds 32] [--steps 40] [--reps 5] [--problem branin]
+
+The parent starts one child process with XLA_FLAGS=--xla_force_host_platform_device_count=4
+--xla_cpu_multi_thread_eigen=false (set before JAX starts; the second flag because without it the
+sharded run hung in a batched LAPACK kernel: see jbo.parallel and sharding_deadlock.py). The child compiles the same run_seeds program twice through
+jbo.studies.compile_seeds: devices=1 (unsharded, one device) and devices=None (the seeds spread over
+the 4 devices with jbo.parallel), then runs each `--reps` times, alternating, with compile and run
+seconds apart and the load average next to every timing (the machine is shared). It also compares
+the two curves (max |difference| of every metric, and whether they are bit-identical).
+Writes experiments/results/scale/sharding.json. Settings are ours (the issue asks for 16-32 seeds,
+a few dozen steps, on branin or hartmann6); XLA's default optimisations are on (the user's setting).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = ROOT / "experiments" / "results" / "scale" / "sharding.json"
+
+
+def child(args):
+    import time
+
+    import jax
+    import numpy as np
+
+    import jbo
+    from jbo.studies import code_version, compile_seeds, machine_info
+
+    alg = jbo.algorithms.get("gp_ucb")
+    problem = jbo.problems.get(args.problem)
+    keys = jax.random.split(jax.random.key(0), args.seeds)
+    modes = {"unsharded": 1, "sharded": None}
+    fns, record = {}, {"machine": machine_info(), "code_version": code_version(), "devices": len(jax.devices()),
+                       "cpu_count": os.cpu_count(), "xla_flags": os.environ.get("XLA_FLAGS", ""),
+                       "jax_disable_most_optimizations": os.environ.get("JAX_DISABLE_MOST_OPTIMIZATIONS", "0"),
+                       "method": "gp_ucb (registry defaults)", "problem": args.problem, "seeds": args.seeds,
+                       "steps": args.steps, "reps": args.reps, "modes": {}}
+    for name, devices in modes.items():
+        load = os.getloadavg()
+        fn, compile_s = compile_seeds(alg, problem, keys, args.steps, devices=devices)
+        fns[name] = fn
+        record["modes"][name] = {"devices": fn.plan.num_devices, "chunk_size": fn.plan.chunk_size,
+                                 "predicted_bytes_per_chunk": fn.plan.bytes_per_chunk, "compile_s": compile_s,
+                                 "load_at_compile": load, "run_s": [], "load_at_run": []}
+    traces = {}
+    for rep in range(args.reps):
+        order = list(modes) if rep % 2 == 0 else list(modes)[::-1]  # alternate, so load drift hits both
+        for name in order:
+            load = os.getloadavg()
+            t0 = time.perf_counter()
+            traces[name] = jax.block_until_ready(fns[name](keys))
+            record["modes"][name]["run_s"].append(time.perf_counter() - t0)
+            record["modes"][name]["load_at_run"].append(load)
+    for m in record["modes"].values():
+        m["run_s_median"] = float(np.median(m["run_s"]))
+    a, b = traces["unsharded"], traces["sharded"]
+    gaps = {k: float(np.max(np.abs(np.asarray(a.metrics[k], float) - np.asarray(b.metrics[k], float))))
+            for k in a.metrics}
+    record["max_abs_metric_difference"] = gaps
+    record["max_abs_action_difference"] = float(np.max(np.abs(np.asarray(a.actions) - np.asarray(b.actions))))
+    record["identical"] = all(np.array_equal(np.asarray(x), np.asarray(y))
+                              for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)))
+    record["final_simple_regret_median"] = {n: float(np.median(np.asarray(t.metrics["simple_regret"])[:, -1]))
+                                            for n, t in traces.items()}
+    un, sh = record["modes"]["unsharded"]["run_s_median"], record["modes"]["sharded"]["run_s_median"]
+    record["speedup_sharded_over_unsharded"] = un / sh
+    record["target_sharded_no_slower"] = bool(sh <= un)
+    print("RESULT" + json.dumps(record))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seeds", type=int, default=32)
+    ap.add_argument("--steps", type=int, default=40)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--problem", default="branin")
+    ap.add_argument("--devices", type=int, default=4, help="forced host devices in the child")
+    ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--eigen-pool", action="store_true",
+                    help="keep XLA:CPU's intra-op Eigen pool (the setting that hung; see sharding_deadlock.py)")
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        return child(args)
+    flags = f"--xla_force_host_platform_device_count={args.devices}"
+    if not args.eigen_pool:  # see jbo.parallel: with the intra-op pool on, a sharded GP-UCB run hung here
+        flags += " --xla_cpu_multi_thread_eigen=false"
+    env = {**os.environ, "XLA_FLAGS": flags, "PYTHONPATH": str(ROOT)}
+    env.pop("JAX_DISABLE_MOST_OPTIMIZATIONS", None)
+    cmd = [sys.executable, __file__, "--child", "--seeds", str(args.seeds), "--steps", str(args.steps),
+           "--reps", str(args.reps), "--problem", args.problem]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(proc.stderr[-4000:])
+    record = json.loads(proc.stdout.split("RESULT", 1)[1])
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(record, indent=1) + "\n")
+    for name, m in record["modes"].items():
+        print(f"{name:9s} devices={m['devices']} compile {m['compile_s']:.1f} s, run median {m['run_s_median']:.2f} s "
+              f"({', '.join(f'{t:.2f}' for t in m['run_s'])}), load {m['load_at_run'][0][0]:.1f}")
+    print(f"speedup {record['speedup_sharded_over_unsharded']:.2f}x, identical curves: {record['identical']}, "
+          f"max |metric difference| {max(record['max_abs_metric_difference'].values()):.3g} -> {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,142 @@
+"""The reported deadlock with forced CPU host devices: reproduction and cause (issue 14).
+
+    python experiments/scale/sharding_deadlock.py [--timeout 300] [--all]
+
+Issue 14 reports that "a run with 2 forced host devices was seen to deadlock on XLA:CPU". We hit it
+ourselves: experiments/scale/sharding.py (GP-UCB with registry defaults, 32 seeds x 40 steps on
+branin, 4 forced host devices on 2 cores, sharded by jbo.parallel) stopped using CPU and never
+finished. gdb on the hung process (experiments/results/scale/sharding_deadlock_gdb.txt): all 26
+threads in futex waits; four "tf_XLAEigen" workers -- one per device program -- inside
+CustomCallThunk -> lapack_dtrsm_ffi (jaxlib's batched triangular solve) -> jax::ParallelBatchMap ->
+absl::BlockingCounter::Wait, i.e. a kernel running *on* XLA:CPU's intra-op Eigen pool scheduled its
+batch on that same pool and waits for it; the main thread in BlockUntilReady. No collective is
+involved (jbo's sharded program has none: shard_map, independent runs). The cause is nested
+parallelism on one thread pool, made likely by several device programs running kernels at once on
+few cores. Avoidance: XLA_FLAGS=--xla_cpu_multi_thread_eigen=false (jbo.parallel.host_device_flags;
+jbo warns without it), which gives kernels no intra-op pool, so the batch runs inline.
+
+This script runs that program (32 seeds x 12 steps, compiled once, run 20 times) in a child per
+configuration (devices, partitioning, cores, Eigen pool on/off) with a wall-clock timeout, and
+records whether it compiled, how many runs finished, its times, and the collective ops in the compiled program. Default configurations:
+(4 devices, jbo, 2 cores, pool on), (4, jbo, 2, pool off), (2, jbo, 2, pool on); --all adds 1 core
+(taskset) and "auto" (jit + NamedSharding on the keys without shard_map: XLA's partitioner then
+inserts collectives for the batched while_loop predicates). The hang is a race: a configuration
+that finished once may hang on another run, so "finished" is evidence, not proof, of safety.
+Writes experiments/results/scale/sharding_deadlock.json.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = ROOT / "experiments" / "results" / "scale" / "sharding_deadlock.json"
+SEEDS, STEPS, REPEATS = 32, 12, 20
+COLLECTIVES = ("all-reduce", "all-gather", "collective-permute", "all-to-all", "reduce-scatter")
+
+
+def child(path: str):
+    import jax
+    import numpy as np
+    from jax.sharding import Mesh, NamedSharding
+    from jax.sharding import PartitionSpec as P
+
+    import jbo
+    from jbo import engine, parallel
+
+    alg = jbo.algorithms.get("gp_ucb")  # registry defaults: the program of experiments/scale/sharding.py
+    problem = jbo.problems.get("branin")
+    keys = jax.random.split(jax.random.key(0), SEEDS)
+    t0 = time.perf_counter()
+    if path == "jbo":
+        fn, _ = engine._seeds_runner(alg, problem, keys, STEPS, alg.default_params(), None, False, cache=False)
+        runner = [c.cell_contents for c in fn.__closure__ if isinstance(c.cell_contents, parallel.BatchRunner)]
+        text = runner[0].compiled.as_text() if runner else ""
+        run = lambda: fn(keys)  # noqa: E731
+    else:
+        mesh = Mesh(np.asarray(jax.devices()), ("seeds",))
+        prog = engine._program(alg, problem, STEPS, None, False, False)
+        jitted = jax.jit(prog, in_shardings=(NamedSharding(mesh, P("seeds")), NamedSharding(mesh, P())),
+                         out_shardings=NamedSharding(mesh, P("seeds")))
+        compiled = jitted.lower(keys, alg.default_params()).compile()
+        text = compiled.as_text()
+        run = lambda: compiled(keys, alg.default_params())  # noqa: E731
+    compile_s = time.perf_counter() - t0
+    counts = {op: len(re.findall(rf"= \S+ {op}(?:-start)?\(", text)) for op in COLLECTIVES}
+    print("COMPILED " + json.dumps({"compile_s": compile_s, "collectives": counts}), flush=True)
+    times = []
+    for i in range(REPEATS):  # the hang is a race: the same compiled program, run many times
+        t0 = time.perf_counter()
+        out = jax.block_until_ready(run())
+        times.append(time.perf_counter() - t0)
+        print(f"RUN {i}", flush=True)
+    print("RESULT " + json.dumps({"run_s": times, "repeats": REPEATS,
+                                  "finite": bool(np.isfinite(np.asarray(out.metrics["value"])).all())}), flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--timeout", type=float, default=300.0)
+    ap.add_argument("--all", action="store_true", help="also 1 core (taskset) and the automatic partitioning")
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--out", default=str(OUT))
+    args = ap.parse_args()
+    if args.child:
+        return child(args.child)
+    from jbo.studies import code_version, machine_info
+
+    rows = []
+    pin = shutil.which("taskset")
+    configs = [(4, "jbo", 2, True), (4, "jbo", 2, False), (2, "jbo", 2, True)]
+    if args.all:
+        configs += [(2, "jbo", 1, True), (2, "auto", 2, True), (4, "auto", 2, False)]
+    for devices, path, cores, pool in configs:
+        if cores == 1 and not pin:
+            continue
+        flags = f"--xla_force_host_platform_device_count={devices}" + ("" if pool else
+                                                                        " --xla_cpu_multi_thread_eigen=false")
+        env = {**os.environ, "XLA_FLAGS": flags, "PYTHONPATH": str(ROOT)}
+        env.pop("JAX_DISABLE_MOST_OPTIMIZATIONS", None)
+        cmd = [sys.executable, __file__, "--child", path]
+        if cores == 1:
+            cmd = [pin, "-c", "0"] + cmd
+        load = os.getloadavg()
+        t0 = time.perf_counter()
+        try:
+            proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.timeout)
+            out, rc, timed_out = proc.stdout, proc.returncode, False
+            err = proc.stderr[-1500:]
+        except subprocess.TimeoutExpired as e:
+            out = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+            rc, timed_out, err = None, True, ""
+        row = {"devices": devices, "partitioning": path, "cores": cores, "eigen_pool": pool, "xla_flags": flags,
+               "timed_out": timed_out,
+               "returncode": rc, "wall_s": time.perf_counter() - t0, "load_before": load}
+        for tag in ("COMPILED", "RESULT"):
+            m = re.search(tag + r" (\{.*\})", out)
+            if m:
+                row.update(json.loads(m.group(1)))
+        if rc not in (0, None):
+            row["stderr_tail"] = err
+        row["runs_completed"] = out.count("RUN ")
+        row["stage_reached"] = "finished" if "RESULT" in out else ("compiled, hung while running"
+                                                                   if "COMPILED" in out else "compiling")
+        print(json.dumps(row), flush=True)
+        rows.append(row)
+    record = {"machine": machine_info(), "code_version": code_version(), "cpu_count": os.cpu_count(),
+              "timeout_s": args.timeout,
+              "program": f"gp_ucb (registry defaults), {SEEDS} seeds x {STEPS} steps, branin, run {REPEATS} times",
+              "runs": rows}
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(record, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
