@@ -237,7 +237,8 @@ class AskTell:
         optimize again retries it (only the failed seeds are re-evaluated) and continues the run.
         """
         if executor is not None and not isinstance(executor, Executor) and not hasattr(executor, "submit"):
-            raise TypeError(f"executor must be a concurrent.futures.Executor (with submit), got {type(executor).__name__}")
+            raise TypeError("executor must be a concurrent.futures.Executor (with submit), "
+                            f"got {type(executor).__name__}")
         if num_evaluations is not None and (not isinstance(num_evaluations, (int, np.integer)) or num_evaluations < 0):
             raise ValueError(f"num_evaluations must be a non-negative int, got {num_evaluations!r}")
         for _ in range(self.num_steps - self.t if num_evaluations is None else num_evaluations):
@@ -329,4 +330,5 @@ def _evaluate(fn, points, executor) -> list:
 def _same_points(a, b) -> bool:
     """Host actions of one step equal (arrays, ints or (set, x) tuples; NaN marks free coordinates)."""
     la, lb = jax.tree.leaves(a), jax.tree.leaves(b)
-    return len(la) == len(lb) and all(np.array_equal(np.asarray(u), np.asarray(v), equal_nan=True) for u, v in zip(la, lb))
+    return len(la) == len(lb) and all(np.array_equal(np.asarray(u), np.asarray(v), equal_nan=True)
+                                      for u, v in zip(la, lb))

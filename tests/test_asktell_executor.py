@@ -119,7 +119,8 @@ def test_retry_re_evaluates_only_the_failed_seeds_unless_discarded(serial):
     bad = _Counting(fail=lambda x: np.array_equal(x, xs[3, 1]) or np.array_equal(x, xs[3, 2]))
     with pytest.raises(HostEvaluationError) as err:
         opt.optimize(bad)
-    assert [f.seed for f in err.value.failures] == [1, 2] and all(isinstance(f.error, OSError) for f in err.value.failures)
+    assert [f.seed for f in err.value.failures] == [1, 2]
+    assert all(isinstance(f.error, OSError) for f in err.value.failures)
     assert "seed 1" in str(err.value) and "seed 2" in str(err.value) and "OSError" in str(err.value)
     again = _Counting()
     opt.optimize(again, num_evaluations=1)  # only seeds 1 and 2 are evaluated again

@@ -137,8 +137,10 @@ def test_adam_local_search_is_scale_free():
 
 def test_duplicated_points_equal_one_averaged_observation():
     """Closed form: n observations y_1..y_n at the same x with noise s^2 give the posterior of one
-    observation of their mean with noise s^2 / n. With the smallest noise a model allows (the floor,
-    1e-6) three exact duplicates make a nearly singular Gram matrix; the Cholesky must still hold."""
+    observation of their mean with noise s^2 / n. With s^2 = 1e-6 (the default model's noise floor, the
+    least noise a fit can reach) three exact duplicates make a nearly singular Gram matrix (condition
+    number ~3e6); the Cholesky and the solves must still hold. Truth: the averaged problem, solved in
+    NumPy."""
     rng = np.random.default_rng(0)
     x0 = rng.uniform(size=2)
     others = rng.uniform(size=(4, 2))
@@ -148,9 +150,10 @@ def test_duplicated_points_equal_one_averaged_observation():
     params = gp.default_params(2, 0.3, 1.0, s2)
     dup = data.from_arrays(jnp.asarray(np.vstack([np.tile(x0, (n, 1)), others])),
                            jnp.asarray(np.concatenate([y_dup, y_oth])), 10)
-    one = data.from_arrays(jnp.asarray(np.vstack([x0, others])), jnp.asarray(np.concatenate([[y_dup.mean()], y_oth])), 10)
-    # the averaged observation has noise s2 / n; the other rows keep s2: a per-row noise is the same as
-    # replacing the duplicates' block, so compare through the closed-form posterior with NumPy
+    one = data.from_arrays(jnp.asarray(np.vstack([x0, others])),
+                           jnp.asarray(np.concatenate([[y_dup.mean()], y_oth])), 10)
+    # the averaged observation has noise s2 / n and the other rows s2 (a per-row noise, which jbo.gp does
+    # not offer): the reference posterior is computed directly in NumPy
     q = rng.uniform(size=(5, 2))
     m_dup, v_dup = eqx.filter_jit(lambda b, q: gp.predict_batch(gp.condition(b, params, model), q))(dup, jnp.asarray(q))
 
