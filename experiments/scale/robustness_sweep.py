@@ -72,7 +72,8 @@ def finite(tree):
 def sweep(label, alg):
     load = os.getloadavg()
     t0 = time.process_time()
-    trace = jax.block_until_ready(jbo.engine.run_environments(alg, list(CASES.values()), jax.random.key(3), T, S))
+    trace = jax.block_until_ready(jbo.engine.run_environments(alg, list(CASES.values()), jax.random.key(3), T, S,
+                                                              keep_final_state=True))
     cpu = time.process_time() - t0
     acts = np.asarray(trace.actions)
     rows = {}
@@ -93,7 +94,8 @@ def sweep(label, alg):
 
 def main():
     results = [sweep(n, jbo.algorithms.get(n, **SMALL)) for n in GP_FAMILY]
-    results.append(sweep("gp_ucb opt_steps=0 (screening only)", jbo.algorithms.get("gp_ucb", **dict(SMALL, opt_steps=0))))
+    results.append(sweep("gp_ucb opt_steps=0 (screening only)",
+                         jbo.algorithms.get("gp_ucb", **dict(SMALL, opt_steps=0))))
     results.append(sweep("gp_ucb opt_method=lbfgs", jbo.algorithms.get("gp_ucb", **dict(SMALL, opt_method="lbfgs"))))
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(dict(
