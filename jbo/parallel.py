@@ -7,8 +7,8 @@ Every multi-run entry point (``jbo.run_seeds``, ``jbo.run_sweep``, ``jbo.engine.
 * **over devices**: a 1-D :class:`jax.sharding.Mesh` over a ``"seeds"`` axis; the batch axis of the
   keys (and of swept Params) is split over it with :func:`jax.shard_map`, so every device runs the
   *unchanged* vmapped program on its own slice of runs. There is no collective at all in the
-  program (the runs never talk to each other), which is also why it cannot hit the XLA:CPU
-  collective deadlock described in experiments/scale/deadlock.py.
+  program (the runs never talk to each other); for a hang we met on several CPU devices of one
+  process, which is not a collective, see below.
 * **padded**: a run count that is not a multiple of the device count (or of the chunk size) is
   padded with copies of the first run's inputs, and the padded runs are dropped from the result.
 * **in chunks**: before anything runs, the chunk program is compiled ahead of time and its memory
@@ -31,15 +31,17 @@ runs share its program (tested bit for bit on forced CPU host devices in tests/t
 ``devices``: None (default) = all of ``jax.devices()``; an int n = the first n of them (``1``
 switches sharding off); or a sequence of :class:`jax.Device`.
 
-**Several CPU devices in one process** (``--xla_force_host_platform_device_count``): also pass
-``--xla_cpu_multi_thread_eigen=false`` (:func:`host_device_flags` writes both). Without it we saw a
-sharded GP-UCB run (32 seeds, 4 forced devices, 2 cores) hang for good: every device's program sat
-in jaxlib's batched LAPACK triangular solve (``lapack_dtrsm_ffi`` -> ``jax::ParallelBatchMap`` ->
-``absl::BlockingCounter::Wait``), run on a worker of XLA:CPU's intra-op Eigen pool and waiting for
-batch tasks it had scheduled on that same pool (stacks in
-experiments/results/scale/sharding_deadlock_gdb.txt; experiments/scale/sharding_deadlock.py). There
-is no collective in these programs; the wait is nested parallelism on one thread pool. With the
-flag, kernels get no intra-op pool and run their batch inline on the device's own thread.
+**Several CPU devices in one process** (``--xla_force_host_platform_device_count``) can hang with
+jax/jaxlib 0.10.2: the sharded GP-UCB benchmark (32 seeds x 40 steps, 4 forced devices, 2 cores)
+stopped for good, twice, with and without ``--xla_cpu_multi_thread_eigen=false``. gdb: every
+device program sat in jaxlib's batched LAPACK triangular solve (``lapack_dtrsm_ffi`` ->
+``jax::ParallelBatchMap`` -> ``absl::BlockingCounter::Wait``) on a worker of XLA:CPU's Eigen pool,
+waiting for batch tasks it had put on that same pool, while the other workers slept
+(experiments/results/scale/sharding_deadlock_gdb*.txt; reproduction:
+experiments/scale/sharding_deadlock.py). There is no collective in jbo's sharded programs; the wait
+is nested parallelism on one thread pool, and it needs GP matrices large enough for the kernel to
+split its batch (not seen at 12 steps). jbo warns when it shards over several CPU devices of one
+process; one CPU device (JAX's default) and accelerators are not affected.
 """
 from __future__ import annotations
 
@@ -59,26 +61,14 @@ log = logging.getLogger("jbo.parallel")
 
 
 # ---------------------------------------------------------------- hosts and devices
-SAFE_CPU_FLAG = "--xla_cpu_multi_thread_eigen=false"
-
-
-def host_device_flags(n: int) -> str:
-    """XLA_FLAGS for n CPU devices in one process (set before JAX starts), with the intra-op Eigen
-    pool off: see the module docstring (a nested wait on that pool hung sharded GP runs)."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"the number of host devices must be a positive int, got {n!r}")
-    return f"--xla_force_host_platform_device_count={int(n)} {SAFE_CPU_FLAG}"
-
-
 def _warn_cpu_pool(devs):
-    import os
     import warnings
 
     local = [d for d in devs if d.process_index == jax.process_index()]
-    if len(local) > 1 and local[0].platform == "cpu" and SAFE_CPU_FLAG not in os.environ.get("XLA_FLAGS", ""):
-        warnings.warn(f"{len(local)} CPU devices in one process without XLA_FLAGS={SAFE_CPU_FLAG}: a batched "
-                      "LAPACK kernel can wait forever on XLA:CPU's intra-op pool (see jbo.parallel; use "
-                      "jbo.parallel.host_device_flags(n) before JAX starts)", RuntimeWarning, stacklevel=3)
+    if len(local) > 1 and local[0].platform == "cpu":
+        warnings.warn(f"sharding over {len(local)} CPU devices of one process: with jaxlib 0.10.2 a batched LAPACK "
+                      "kernel (GP methods) can wait forever on XLA:CPU's thread pool (see jbo.parallel); "
+                      "devices=1 avoids it", RuntimeWarning, stacklevel=4)
 
 
 def initialize(coordinator_address: str | None = None, num_processes: int | None = None,

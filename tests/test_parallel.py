@@ -79,7 +79,7 @@ def _leaves_equal(a, b, exact=True):
 # ---------------------------------------------------------------- children (started once, run while the rest runs)
 _FOUR_DEVICES = """
 import os, json
-os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4 --xla_cpu_multi_thread_eigen=false"
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"
 import jax, numpy as np, jbo
 from jbo import engine
 from tests.test_parallel import PROBE, ProbeParams, KEY, T, SEEDS
@@ -110,7 +110,7 @@ print("RESULT" + json.dumps(out))
 
 _HOST = """
 import os, json
-os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2 --xla_cpu_multi_thread_eigen=false"
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"
 import jbo
 from jbo import parallel
 parallel.initialize("127.0.0.1:{port}", num_processes=2, process_id={pid})
@@ -237,7 +237,7 @@ def test_two_processes_share_one_mesh_and_each_gets_the_full_result(whole):
 
 _GP = """
 import os, json
-os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4 --xla_cpu_multi_thread_eigen=false"
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"
 import jax, numpy as np, jbo
 gp = jbo.algorithms.get("gp_ucb", num_initial=3, fit_steps=4, num_raw=16, num_starts=2, opt_steps=2)
 br = jbo.problems.get("branin")
