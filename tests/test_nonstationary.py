@@ -156,25 +156,25 @@ def test_max_variance_design_equals_brute_force_greedy_on_the_active_set():
     np.testing.assert_allclose(chol.var, _dense(K, picks, np.zeros(n), lam)[1], atol=1e-8)
 
 
-@pytest.mark.parametrize("sizes", [(5, 70), (40, 55)])
+@pytest.mark.parametrize("sizes", [(5, 9, 140), (40, 55)])
 def test_active_design_equals_the_full_design_and_a_dense_solve(sizes):
     """R-PERP's design on the compacted active set (active_design, cost ~ m |X_j|), vmapped over active
-    sets of 81 arms (5: heavy repeats, read over a prefix of 32 arms; 40, 55: 64; 70: all 81): (5, 70)
-    runs the seeds one after another (32 + 81 < 2 x 81), (40, 55) together at the wider prefix
-    (2 x 64 = 64 + 64). Against the design on all arms (max_variance_design) for each set alone: the
-    same picks and variances on the active set; and the batch mean and variance against a dense NumPy
-    solve on the multiset of picks (duplicates), 1e-8."""
-    X = pn.grid(9)
+    sets of 144 arms (5, 9: heavy repeats, on a prefix of 32 arms; 40, 55: 64; 140: all 144): (5, 9, 140)
+    runs the seeds one after another (3 x 144 > 2 (32 + 32 + 144)), (40, 55) together at the wider
+    prefix. Against the design on all arms (max_variance_design) for each set alone: the same picks and
+    variances on the active set; and the batch mean and variance against a dense NumPy solve on the
+    multiset of picks (duplicates), 1e-8."""
+    X = pn.grid(12)
     K = pn.kernel_matrix("matern52", 0.5, X, X)
     rng = np.random.default_rng(len(sizes))
-    actives = np.zeros((len(sizes), 81), bool)
+    actives = np.zeros((len(sizes), 144), bool)
     for act, k in zip(actives, sizes):
-        act[rng.choice(81, k, replace=False)] = True
+        act[rng.choice(144, k, replace=False)] = True
     lam, n = 0.01, 48
     design = jax.vmap(lambda a: ns.active_design(a, n, "matern52", 0.5, jnp.asarray(X), lam, n))
     chols, orders, counts = jax.jit(design)(jnp.asarray(actives))
     for b, active in enumerate(actives):
-        full = ns.max_variance_design(ns.cholesky_empty(n, 81), jnp.asarray(active), n, "matern52", 0.5,
+        full = ns.max_variance_design(ns.cholesky_empty(n, 144), jnp.asarray(active), n, "matern52", 0.5,
                                       jnp.asarray(X), lam)
         chol = jax.tree.map(lambda x: x[b], chols)
         order, count = np.asarray(orders[b]), int(counts[b])

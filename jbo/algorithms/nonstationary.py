@@ -24,8 +24,8 @@ a pick's projection reads only a static prefix of W >= |X_j| arms (32, 64, ..., 
 a batch costs ~ sum_m m W instead of sum_m m |X| (SE batches reach ~1000 picks, mostly repeats on a
 small X_j). |X_j| differs per seed, and a batched prefix would turn every block read into a gather,
 so the design has its own vmap rule (``jax.custom_batching.custom_vmap``): the seeds run together at
-the widest seed's prefix or one after another at their own, whichever reads fewer entries. The rest
-of the step is vmapped as usual.
+the widest seed's prefix unless that reads more than twice the entries of running them one after
+another, each at its own prefix. The rest of the step is vmapped as usual.
 
 Baselines: R-GP-UCB (restart every H_ucb steps) and SW-GP-UCB (the last W observations), both with
 beta^{1/2} = B + (rho / sqrt(lambda)) sqrt(2 (gamma_hat_n + ln(1/delta))) and gamma_hat from the greedy
@@ -209,7 +209,7 @@ def cholesky_empty(capacity: int, num_arms: int) -> Cholesky:
     return Cholesky(jnp.zeros((cap, num_arms)), jnp.ones((cap,)), jnp.ones((num_arms,)), jnp.zeros((cap,), jnp.int32))
 
 
-MIN_COLS = 32  # the narrowest prefix of arms a projection reads when only the leading arms are needed
+MIN_COLS = 32  # the narrowest prefix of arms the design works on when only the leading arms are active
 
 
 def _prefix_widths(num_arms: int) -> list[int]:
@@ -221,45 +221,37 @@ def _prefix_widths(num_arms: int) -> list[int]:
     return widths + [num_arms]
 
 
-def _projection(rows, j, m, num_cols=None):
-    """sum_{l < m} v_l v_l(x_j) over the arms, reading only the blocks of rows that can be non-zero
-    (rows >= m are zero): the cost of a pick grows with m instead of the capacity.
+def _projection(rows, j, m, width=None):
+    """sum_{l < m} v_l v_l(x_j) over the first `width` arms (static; default all), reading only the
+    blocks of rows that can be non-zero (rows >= m are zero): the cost of a pick grows with m instead
+    of the capacity, and with the width instead of |X|."""
+    width = rows.shape[1] if width is None else width
 
-    num_cols (traced int, optional): only the arms x < num_cols are needed (the others come back as
-    0): the blocks are read over the smallest static prefix of arms W >= num_cols (a power of two
-    times MIN_COLS, or all arms; ``lax.switch``), so the cost is ~ m W <= 2 m num_cols, not m |X|.
-    The branch is real only where num_cols is unbatched (see :func:`active_design`)."""
-    K = rows.shape[1]
+    def block(b, acc):
+        blk = jax.lax.dynamic_slice(rows, ((b * BLOCK).astype(jnp.int32), jnp.int32(0)), (BLOCK, width))
+        return acc + blk.T @ blk[:, j]
 
-    def over(width):
-        def block(b, acc):
-            blk = jax.lax.dynamic_slice(rows, ((b * BLOCK).astype(jnp.int32), jnp.int32(0)), (BLOCK, width))
-            return acc + blk.T @ blk[:, j]
-
-        def run(_):
-            acc = jax.lax.fori_loop(0, (m + BLOCK - 1) // BLOCK, block, jnp.zeros(width, rows.dtype))
-            return acc if width == K else jnp.zeros(K, rows.dtype).at[:width].set(acc)
-        return run
-
-    if num_cols is None:
-        return over(K)(None)
-    widths = _prefix_widths(K)
-    index = jnp.searchsorted(jnp.asarray(widths[:-1], jnp.int32), num_cols, side="left")
-    return jax.lax.switch(index, [over(w) for w in widths], None)
+    return jax.lax.fori_loop(0, (m + BLOCK - 1) // BLOCK, block, jnp.zeros(width, rows.dtype))
 
 
-def cholesky_add(chol: Cholesky, m, j, column, lam, num_cols=None):
+def cholesky_add(chol: Cholesky, m, j, column, lam, width: int | None = None):
     """Add arm j (its kernel column over the arms) as the m-th point: returns (chol, v_m, d_m).
 
     c = k(., x_j) - sum_{l<m} v_l v_l(x_j), d = sqrt(sigma^2(x_j) + lambda), v_m = c / d,
-    sigma^2 <- max(sigma^2 - v_m^2, 0). num_cols: only the arms x < num_cols are kept exact (see
-    :func:`_projection`; the rest of rows[m] and var is then meaningless, j must be < num_cols)."""
+    sigma^2 <- max(sigma^2 - v_m^2, 0). width (static, optional): only the first `width` arms are
+    updated (column has `width` entries, j < width; the rest of rows[m] and var is left as it was)."""
+    K = chol.rows.shape[1]
+    width = K if width is None else width
     j = jnp.asarray(j, jnp.int32)
-    c = column - _projection(chol.rows, j, m, num_cols)
+    c = column - _projection(chol.rows, j, m, width)
     d = jnp.sqrt(chol.var[j] + lam)
     v = c / d
-    return Cholesky(chol.rows.at[m].set(v), chol.pivots.at[m].set(d), jnp.maximum(chol.var - v * v, 0.0),
-                    chol.picks.at[m].set(j)), v, d
+    if width == K:
+        rows, var = chol.rows.at[m].set(v), jnp.maximum(chol.var - v * v, 0.0)
+    else:
+        rows = jax.lax.dynamic_update_slice(chol.rows, v[None], (jnp.asarray(m, jnp.int32), jnp.int32(0)))
+        var = chol.var.at[:width].set(jnp.maximum(chol.var[:width] - v * v, 0.0))
+    return Cholesky(rows, chol.pivots.at[m].set(d), var, chol.picks.at[m].set(j)), v, d
 
 
 def cholesky_mean(chol: Cholesky, y, n):
@@ -304,16 +296,26 @@ def compact_active(active):
 
 
 def _active_design(active, n, lengthscale, arms, lam, num_cols, *, kernel: str, capacity: int):
-    """The design on the compacted arms, each projection reading the first `num_cols` (>= |X_j|) columns."""
+    """The design on the compacted arms, every pick computed on the smallest static prefix of
+    W >= num_cols (>= |X_j|) arms (``lax.switch`` over :func:`_prefix_widths`, once per design)."""
     order, count = compact_active(active)
     arms_c = arms[order]
     mask = jnp.arange(arms.shape[0]) < count
+    widths = _prefix_widths(arms.shape[0])
 
-    def pick(m, chol):
-        j = first_argmax(chol.var, mask)
-        return cholesky_add(chol, m, j, kernel_column(kernel, lengthscale, arms_c, j), lam, num_cols=num_cols)[0]
+    def design(width):
+        def pick(m, chol):
+            j = first_argmax(chol.var[:width], mask[:width])
+            return cholesky_add(chol, m, j, kernel_column(kernel, lengthscale, arms_c[:width], j), lam, width)[0]
+        return lambda chol: jax.lax.fori_loop(jnp.int32(0), n, pick, chol)
 
-    return jax.lax.fori_loop(jnp.int32(0), n, pick, cholesky_empty(capacity, arms.shape[0])), order, count
+    index = jnp.searchsorted(jnp.asarray(widths[:-1], jnp.int32), num_cols, side="left")
+    chol = jax.lax.switch(index, [design(w) for w in widths], cholesky_empty(capacity, arms.shape[0]))
+    return chol, order, count
+
+
+TOGETHER = 2.0  # vmapped seeds share the widest prefix while S W_max <= TOGETHER sum_s W_s (batched reads
+# ran about twice as fast per entry as one seed at a time on the 2-core test machine: experiments/nonstationary)
 
 
 def active_design(active, n, kernel: str, lengthscale, arms, lam, capacity: int):
@@ -327,8 +329,8 @@ def active_design(active, n, kernel: str, lengthscale, arms, lam, capacity: int)
 
     Under ``vmap`` (seeds with different X_j) the prefix must stay unbatched, or every block read
     becomes a gather; the batching rule (``jax.custom_batching.custom_vmap``) therefore runs, per
-    batch, whichever reads fewer entries: all seeds together at the widest seed's prefix
-    (S W_max <= sum_s W_s, ties included), or the seeds one after another (``lax.map``) each at its
+    batch, all seeds together at the widest seed's prefix W_max while S W_max <= TOGETHER sum_s W_s
+    (batched work is cheaper per entry), else the seeds one after another (``lax.map``) each at its
     own prefix. Both are exact; the choice is a real branch (it depends only on the batch's counts).
     Under a second, outer ``vmap`` (a Params sweep around the seeds) that choice and the prefix
     become batched: still exact, slower."""
@@ -357,7 +359,7 @@ def active_design(active, n, kernel: str, lengthscale, arms, lam, capacity: int)
 
             widths = jnp.asarray(_prefix_widths(K), jnp.int32)
             w = widths[jnp.searchsorted(widths[:-1], counts, side="left")]
-            out = jax.lax.cond(axis_size * jnp.max(w) <= jnp.sum(w), together, apart, a)
+            out = jax.lax.cond(axis_size * jnp.max(w) <= TOGETHER * jnp.sum(w), together, apart, a)
         return out, jax.tree.map(lambda _: True, out)
 
     return f(*args)
