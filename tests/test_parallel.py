@@ -243,7 +243,7 @@ gp = jbo.algorithms.get("gp_ucb", num_initial=3, fit_steps=4, num_raw=16, num_st
 br = jbo.problems.get("branin")
 a = jbo.run_seeds(gp, br, jax.random.key(0), 8, 8, devices=1)
 b = jbo.run_seeds(gp, br, jax.random.key(0), 8, 8)
-gap = lambda x, y: max(float(np.max(np.abs(np.asarray(u) - np.asarray(v)))) for u, v in
+gap = lambda x, y: max(float(np.max(np.abs(np.asarray(u, float) - np.asarray(v, float)))) for u, v in
                        zip(jax.tree.leaves(x), jax.tree.leaves(y)))
 print("RESULT" + json.dumps({"actions": gap(a.actions, b.actions), "value": gap(a.metrics, b.metrics),
                              "identical": gap(a, b) == 0.0}))
