@@ -160,7 +160,7 @@ def test_max_variance_design_equals_brute_force_greedy_on_the_active_set():
 def test_active_design_equals_the_full_design_and_a_dense_solve(sizes):
     """R-PERP's design on the compacted active set (active_design, cost ~ m |X_j|), vmapped over active
     sets of 144 arms (5, 9: heavy repeats, on a prefix of 32 arms; 40, 55: 64; 140: all 144): (5, 9, 140)
-    runs the seeds one after another (3 x 144 > 2 (32 + 32 + 144)), (40, 55) together at the wider
+    runs the seeds one after another (3 x 144 > 1.5 (32 + 32 + 144)), (40, 55) together at the wider
     prefix. Against the design on all arms (max_variance_design) for each set alone: the same picks and
     variances on the active set; and the batch mean and variance against a dense NumPy solve on the
     multiset of picks (duplicates), 1e-8."""
