@@ -22,7 +22,7 @@ from typing import Mapping
 
 import jax
 import numpy as np
-import pandas as pd
+from jbo._lazy import pandas as pd
 
 from jbo import algorithms as _algorithms
 from jbo import problems as _problems

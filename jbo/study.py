@@ -69,7 +69,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
+from jbo._lazy import pandas as pd
 
 TOP_KEYS = ("name", "seeds", "seed", "steps", "budget", "free_initial", "methods", "problems")
 METHOD_KEYS = ("name", "options", "params")

@@ -25,7 +25,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.scipy.special import ndtr, ndtri
-from scipy.special import erf as np_erf
 
 from jbo import designs, kernels
 from jbo.engine import Environment
@@ -188,6 +187,8 @@ def _ackley_laplace_rule(dc: int, dim: int, sd: float, step: float = 0.25, lo: f
     s = np.exp(np.arange(lo, hi + step / 2, step))
     levy = b / (2 * math.sqrt(math.pi)) * s**-1.5 * np.exp(-b * b / (4 * s))
     atom = math.erfc(Z / sd_z / math.sqrt(2))  # 2 Phi(-Z/sd_z)
+    from scipy.special import erf as np_erf  # here, not at import: import jbo stays light
+
     phi = np_erf(Z * np.sqrt(1 / (2 * sd_z**2) + s)) / np.sqrt(1 + 2 * s * sd_z**2) + atom * np.exp(-s * Z * Z)
     return jnp.asarray(s), jnp.asarray(step * s * levy * phi**dc)
 
