@@ -10,6 +10,10 @@ import time
 from pathlib import Path
 
 
+DEMO_METHODS = ["random_search", "gp_ucb", "gp_ei"]
+DEMO_PROBLEMS = ["branin", "hartmann6"]
+
+
 def demo(args) -> int:
     import jax
 
@@ -19,6 +23,8 @@ def demo(args) -> int:
                "gp_ucb": jbo.algorithms.get("gp_ucb", num_initial=args.num_initial),
                "gp_ei": jbo.algorithms.get("gp_ei", num_initial=args.num_initial)}
     problems = {"branin": jbo.problems.get("branin"), "hartmann6": jbo.problems.get("hartmann6")}
+    methods = {k: v for k, v in methods.items() if k in args.methods}
+    problems = {k: v for k, v in problems.items() if k in args.problems}
     steps = {"branin": args.steps_branin, "hartmann6": args.steps_hartmann6}
     print(f"jbo demo: {args.seeds} seeds x {list(methods)} x {list(problems)}; steps {steps}; "
           f"backend {jax.default_backend()} on {platform.machine()} ({platform.processor() or 'cpu'})", flush=True)
@@ -90,6 +96,8 @@ def main(argv=None) -> int:
     d.add_argument("--steps-branin", type=int, default=40)
     d.add_argument("--steps-hartmann6", type=int, default=60)
     d.add_argument("--out", default="jbo_demo_output")
+    d.add_argument("--methods", nargs="+", default=DEMO_METHODS, choices=DEMO_METHODS, help="a subset of the methods")
+    d.add_argument("--problems", nargs="+", default=DEMO_PROBLEMS, choices=DEMO_PROBLEMS, help="a subset of the problems")
     s = sub.add_parser("study", help="run (or resume) a study grid from a TOML config (see jbo.study)")
     s.add_argument("config", help="the study's .toml file")
     s.add_argument("--out", default=None, help="output directory (default: jbo_study_<config name>); "

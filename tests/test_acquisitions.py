@@ -60,6 +60,7 @@ def test_gradients_match_finite_differences(name):
     np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-8)
 
 
+@pytest.mark.slow  # suite time: runs with --runslow
 def test_thompson_samples_have_posterior_moments(xla_optimized):
     keys = jax.random.split(jax.random.key(5), 2000)
     xs = jnp.array([[0.2, 0.8], [0.9, 0.1]])

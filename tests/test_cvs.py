@@ -438,6 +438,7 @@ def test_ei_naive_expected_improvement_equals_exact_gaussian_monte_carlo():
     assert float(g[1]) == 0.0 and abs(float(g[0]) - float(fd)) < 1e-5 * max(1.0, abs(float(fd)))
 
 
+@pytest.mark.slow  # suite time: runs with --runslow
 def test_ei_naive_plays_argmax_ei_per_estimated_cost():
     env = P.CVSProblem("plant", "cheap", 0.04)
     alg = A.CVS(method="ei_naive", num_ei_paths=8, num_features=256, **TINY)

@@ -60,6 +60,7 @@ def test_sweep_equals_separate_runs():
         np.testing.assert_allclose(swept.actions[i], one.actions, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.slow  # suite time; test_asktell_executor checks the serial loop == run_seeds for 3 seeds
 def test_ask_tell_on_host_reproduces_the_scan():
     """The same algorithm, driven by a Python objective through ask/tell, makes the same decisions."""
     problem = jbo.problems.get("branin")

@@ -216,6 +216,7 @@ def test_ask_tell_on_control_sets_and_finite_arms_reproduce_the_scan():
     assert arm.best()[1] == float(np.max(scan.observations))
 
 
+@pytest.mark.slow  # suite time; test_asktell_executor checks a failed step leaves every state leaf unchanged
 def test_failing_host_objective_does_not_corrupt_state():
     problem = jbo.problems.get("branin")
     alg = jbo.algorithms.get("gp_ucb", num_initial=3, fit_steps=5, num_raw=32, num_starts=2, opt_steps=3)

@@ -66,7 +66,8 @@ def _scipy_best(buf, model, num_starts=20):
     return obj, max(-r.fun for r in runs)
 
 
-@pytest.mark.parametrize("case", [_se3, _m52_map, _m32], ids=["se_d3_n30_mle", "m52_d2_n16_map", "m32_d4_n24_mle"])
+@pytest.mark.parametrize("case", [_m52_map, pytest.param(_se3, marks=pytest.mark.slow), pytest.param(_m32, marks=pytest.mark.slow)],
+                         ids=["m52_d2_n16_map", "se_d3_n30_mle", "m32_d4_n24_mle"])
 def test_converged_fit_reaches_scipy_optimum_and_default_gap_is_reported(case):
     x, y, model = case()
     buf = data.from_arrays(jnp.asarray(x), jnp.asarray(y), len(y) + (4 if case is _m32 else 0))

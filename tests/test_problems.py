@@ -42,7 +42,9 @@ def dense_best(problem, rng):
     return best
 
 
-@pytest.mark.parametrize("name, options", CASES, ids=[f"{n}-{o}" for n, o in CASES])
+@pytest.mark.parametrize("name, options", [  # the 2-D SE sample path (dense search, ~15 s) with --runslow
+    pytest.param(n, o, marks=pytest.mark.slow) if (n, o.get("dim")) == ("gp_sample", 2) else (n, o) for n, o in CASES],
+    ids=[f"{n}-{o}" for n, o in CASES])
 def test_optimum(name, options):
     p = jbo.problems.get(name, **options)
     assert p.bounds.shape == (2, p.dim)

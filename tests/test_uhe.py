@@ -135,6 +135,7 @@ def test_information_gain_matches_numpy():
     assert np.isclose(float(uhe.information_gain(buf, model, th)), want, rtol=1e-10)
 
 
+@pytest.mark.slow  # suite time: runs with --runslow
 def test_hyperparameter_recovery_on_iid_gp_sample():
     """Test 5 of 8.10: 200 i.i.d. points of a Matern-5/2 RFF sample path with l* = 0.2: the MAP
     lengthscale (the paper's priors) is within 25%."""
