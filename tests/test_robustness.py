@@ -25,7 +25,7 @@ import pytest
 
 import jbo
 from jbo import data, gp
-from jbo.spaces import Box
+from jbo.problems import degenerate
 
 KEY = jax.random.key(3)
 T, S = 8, 2
@@ -37,47 +37,8 @@ IN_SUITE = ("gp_ucb", "gp_pi")
 SMALL = dict(num_initial=3, fit_steps=3, num_raw=16, num_starts=2, opt_steps=2)
 
 
-def _g(u):
-    """A smooth bumpy function on the unit square, range about [-1.3, 0.5]."""
-    return -jnp.sum((u - 0.3) ** 2) + 0.5 * jnp.sin(5.0 * u[0]) * jnp.cos(3.0 * u[1])
-
-
-class Degenerate(jbo.Environment):
-    """y = offset + scale * g(u(x)) + noise_std * N(0, 1), x in original coordinates on `box`."""
-
-    box: Box
-    scale: jax.Array
-    offset: jax.Array
-    noise_std: jax.Array
-
-    @property
-    def space(self):
-        return self.box
-
-    def reset(self, key):
-        return ()
-
-    def step(self, key, state, action, step):
-        x = self.box.from_unit(action)  # original coordinates (tiny or huge), then back
-        f = self.offset + self.scale * _g(self.box.to_unit(x))
-        return state, f + self.noise_std * jax.random.normal(key), {"value": f}
-
-
-def _case(lo=0.0, hi=1.0, scale=1.0, offset=0.0, noise=0.0):
-    return Degenerate(Box(np.array([[lo, lo], [hi, hi]])), jnp.asarray(float(scale)), jnp.asarray(float(offset)),
-                      jnp.asarray(float(noise)))
-
-
-CASES = {
-    "base": _case(),
-    "constant_y": _case(scale=0.0, offset=3.0),
-    "x_tiny": _case(hi=1e-8),
-    "x_huge": _case(lo=-1e8, hi=1e8),
-    "y_tiny": _case(scale=1e-8),
-    "y_huge": _case(scale=1e8),
-    "y_offset": _case(offset=1e6),
-    "very_noisy": _case(noise=100.0),
-}
+# the degenerate problems (box, output scale, offset, noise as array values): jbo.problems.degenerate
+CASES = degenerate.CASES
 # invariances: these see exactly the base problem up to an affine map of x or of y (before the fix in
 # jbo.optimize.local_search, y x 1e-8 moved the decisions of every acquisition valued in units of y:
 # Adam's absolute eps = 1e-8 shrank steps once |grad| ~ 1e-8; see test_adam_local_search_is_scale_free)

@@ -22,7 +22,7 @@ import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
 import jbo  # noqa: E402
-from jbo.spaces import Box  # noqa: E402
+from jbo.problems import degenerate  # noqa: E402
 from jbo.studies import code_version, machine_info  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "scale" / "robustness_sweep.json"
@@ -31,37 +31,7 @@ SMALL = dict(num_initial=3, fit_steps=3, num_raw=16, num_starts=2, opt_steps=2)
 GP_FAMILY = ("gp_ucb", "gp_ei", "gp_log_ei", "gp_pi", "gp_ts", "gp_mean", "gp_std")
 
 
-def g(u):
-    return -jnp.sum((u - 0.3) ** 2) + 0.5 * jnp.sin(5.0 * u[0]) * jnp.cos(3.0 * u[1])
-
-
-class Degenerate(jbo.Environment):
-    box: Box
-    scale: jax.Array
-    offset: jax.Array
-    noise_std: jax.Array
-
-    @property
-    def space(self):
-        return self.box
-
-    def reset(self, key):
-        return ()
-
-    def step(self, key, state, action, step):
-        x = self.box.from_unit(action)
-        f = self.offset + self.scale * g(self.box.to_unit(x))
-        return state, f + self.noise_std * jax.random.normal(key), {"value": f}
-
-
-def case(lo=0.0, hi=1.0, scale=1.0, offset=0.0, noise=0.0):
-    return Degenerate(Box(np.array([[lo, lo], [hi, hi]])), jnp.asarray(float(scale)), jnp.asarray(float(offset)),
-                      jnp.asarray(float(noise)))
-
-
-CASES = {"base": case(), "constant_y": case(scale=0.0, offset=3.0), "x_tiny": case(hi=1e-8),
-         "x_huge": case(lo=-1e8, hi=1e8), "y_tiny": case(scale=1e-8), "y_huge": case(scale=1e8),
-         "y_offset": case(offset=1e6), "very_noisy": case(noise=100.0)}
+CASES = degenerate.CASES  # jbo.problems.degenerate: the same problems as tests/test_robustness.py
 
 
 def finite(tree):
