@@ -263,16 +263,18 @@ def _run(algorithm: Algorithm, environment: Environment, key, num_steps: int, pa
 SMALL_STATE_ELEMENTS = 1024
 
 
-def _keep_state(trace: Trace, keep) -> Trace:
+def _keep_state(trace: Trace, keep, run_axes: int = 0) -> Trace:
     """Trace.final_state as asked: True the whole state, False None, "small" (the multi-run default)
     the leaves with at most SMALL_STATE_ELEMENTS elements per run (counters, active sets, fitted
-    hyper-parameters) and None for the larger ones (data buffers, Gram matrices, factors)."""
+    hyper-parameters) and None for the larger ones (data buffers, Gram matrices, factors).
+    run_axes: leading run axes of the leaves (0 inside a vmap over runs; 2 for (environment, seed))."""
     if keep is True:
         return trace
     if keep is False:
         return trace._replace(final_state=None)
+    per_run = lambda a: np.size(a) // max(1, int(np.prod(np.shape(a)[:run_axes])))  # noqa: E731
     return trace._replace(final_state=jax.tree.map(
-        lambda a: a if np.size(a) <= SMALL_STATE_ELEMENTS else None, trace.final_state))
+        lambda a: a if per_run(a) <= SMALL_STATE_ELEMENTS else None, trace.final_state))
 
 
 def _check_keep(keep):
@@ -510,7 +512,7 @@ def run_environments(algorithm: Algorithm, environments, key, num_steps: int, nu
             dyn, params = replicated
             alg, envs = eqx.combine(dyn, static)
             prog = environments_program(alg, num_steps, axes, len(environments), b, free_initial, sequential)
-            return _keep_state_tree(prog(envs, keys, params), keep)
+            return _keep_state(prog(envs, keys, params), keep, run_axes=2)
         return program
 
     runner, _ = _batch_runner("environments", (static, num_steps, b, free_initial, keep), build, keys, (dyn, params),
@@ -519,15 +521,6 @@ def run_environments(algorithm: Algorithm, environments, key, num_steps: int, nu
 
 
 run_environments.__doc__ += _PARALLEL_DOC
-
-
-def _keep_state_tree(trace: Trace, keep) -> Trace:
-    """_keep_state for a trace with two run axes (environment, seed): sizes counted per run."""
-    if keep is True or keep is False:
-        return _keep_state(trace, keep)
-    return trace._replace(final_state=jax.tree.map(
-        lambda a: a if np.size(a) // max(1, np.prod(np.shape(a)[:2])) <= SMALL_STATE_ELEMENTS else None,
-        trace.final_state))
 
 
 def stack_params(*params):
