@@ -1,6 +1,8 @@
 """jbo: a JAX functional experiment engine for Bayesian-optimisation research.
 
-Importing jbo switches JAX to float64: GP, KDE and kernel-regression numerics need it.
+Importing jbo switches JAX to float64: GP, KDE and kernel-regression numerics need it. With jaxlib
+0.10.x it also lowers batched Choleskys and triangular solves on CPU to loops of unbatched LAPACK
+calls, which avoids a deadlock in that jaxlib (see jbo.linalg; JBO_LAPACK_LOOP=0 turns it off).
 """
 import jax
 
@@ -9,6 +11,10 @@ jax.config.update("jax_enable_x64", True)
 from jbo import cache  # noqa: E402
 
 cache.configure_from_env()  # persistent compilation cache (JBO_CACHE=0 turns it off; see jbo.cache)
+
+from jbo import linalg  # noqa: E402
+
+linalg.install()  # batched LAPACK calls on CPU as loops: jaxlib 0.10.x can deadlock on them (jbo.linalg)
 
 from jbo import (  # noqa: E402
     acquisitions,
@@ -40,6 +46,6 @@ from jbo import study  # noqa: E402  (studies from a config file: `jbo study CON
 __all__ = [
     "Algorithm", "AskTell", "Environment", "Spec", "Step", "Trace", "replace_params", "run", "run_seeds", "run_sweep",
     "acquisitions", "algorithms", "bandits", "data", "designs", "gp", "kde", "kernels", "optimize",
-    "parallel", "problems", "regression", "spaces", "studies", "cache", "study",
+    "parallel", "problems", "regression", "spaces", "studies", "cache", "study", "linalg",
 ]
 __version__ = "0.1.0"

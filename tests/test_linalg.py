@@ -1,0 +1,73 @@
+"""jbo.linalg: batched Choleskys and triangular solves lowered to loops of unbatched LAPACK calls
+(the jaxlib 0.10.x deadlock workaround). Truths: the unbatched JAX call on each matrix (bit for bit),
+NumPy, and the lowered program's text."""
+import jax
+import jax.numpy as jnp
+import jax.scipy.linalg as jsl
+import numpy as np
+import pytest
+
+import jbo  # noqa: F401  (installs the lowering)
+from jbo import linalg
+
+
+def _spd(key, shape, n):
+    a = jax.random.normal(key, shape + (n, n))
+    return a @ jnp.swapaxes(a, -1, -2) / n + jnp.eye(n)
+
+
+def test_affected_versions():
+    assert linalg.affected("0.10.0") and linalg.affected("0.10.2") and linalg.affected("0.11.0")
+    assert not linalg.affected("0.9.2") and not linalg.affected("0.11.1") and not linalg.affected("0.12.0")
+    assert linalg.affected("0.10.2.dev20260101")
+
+
+def test_installed_here_and_loops_in_the_lowered_program():
+    import jaxlib
+
+    assert linalg.installed() == linalg.affected(jaxlib.__version__)
+    if not linalg.installed():
+        pytest.skip("jaxlib is not affected: the native lowering is kept")
+    a = _spd(jax.random.key(0), (3, 2), 40)
+    text = jax.jit(jnp.linalg.cholesky).lower(a).as_text()
+    assert "while" in text and text.count("lapack_dpotrf_ffi") == 1
+    assert "while" not in jax.jit(jnp.linalg.cholesky).lower(a[0, 0]).as_text()  # unbatched: untouched
+
+
+@pytest.mark.parametrize("lower,trans", [(True, 0), (True, 1), (False, 0)])
+def test_batched_equals_unbatched_bit_for_bit(lower, trans):
+    a = _spd(jax.random.key(1), (3, 2), 33)
+    b = jax.random.normal(jax.random.key(2), (3, 2, 33, 4))
+    chol = jax.jit(jnp.linalg.cholesky)
+    L = chol(a)
+    tri = L if lower else jnp.swapaxes(L, -1, -2)
+    solve = jax.jit(lambda t, r: jsl.solve_triangular(t, r, lower=lower, trans=trans))
+    x = solve(tri, b)
+    for i in range(3):
+        for j in range(2):
+            np.testing.assert_array_equal(np.asarray(L[i, j]), np.asarray(chol(a[i, j])))
+            np.testing.assert_array_equal(np.asarray(x[i, j]), np.asarray(solve(tri[i, j], b[i, j])))
+    np.testing.assert_allclose(np.asarray(L), np.linalg.cholesky(np.asarray(a)), rtol=1e-12, atol=1e-12)
+    op = np.swapaxes(np.asarray(tri), -1, -2) if trans else np.asarray(tri)
+    np.testing.assert_allclose(op @ np.asarray(x), np.asarray(b), atol=1e-10)
+
+
+def test_right_side_solve_and_vmapped_gradient():
+    a = _spd(jax.random.key(3), (4,), 12)
+    L = jnp.linalg.cholesky(a)
+    b = jax.random.normal(jax.random.key(4), (4, 5, 12))
+    x = jax.jit(lambda t, r: jax.lax.linalg.triangular_solve(t, r, left_side=False, lower=True))(L, b)
+    np.testing.assert_allclose(np.asarray(x) @ np.asarray(L), np.asarray(b), atol=1e-10)
+
+    def logdet(m):
+        return 2.0 * jnp.sum(jnp.log(jnp.diag(jnp.linalg.cholesky(m))))
+
+    g = jax.jit(jax.vmap(jax.grad(logdet)))(a)
+    np.testing.assert_allclose(np.asarray(g), np.linalg.inv(np.asarray(a)), rtol=1e-9, atol=1e-10)  # d logdet / dA = A^-1
+
+
+def test_failed_factorisation_is_nan_per_matrix():  # as JAX's own lowering: NaN lower triangle
+    a = _spd(jax.random.key(5), (3,), 8)
+    a = a.at[1].set(-jnp.eye(8))  # not positive definite
+    L = np.asarray(jax.jit(jnp.linalg.cholesky)(a))
+    assert np.all(np.isnan(L[1][np.tril_indices(8)])) and np.all(np.isfinite(L[0])) and np.all(np.isfinite(L[2]))
