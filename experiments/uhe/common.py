@@ -43,6 +43,8 @@ PROBLEMS = {  # name -> (registry name, options)
     # E0 (spec 5.4): Matern-5/2 GP sample paths with a known lengthscale l* = 0.1
     "gp_d1": ("gp_sample", {"dim": 1, "lengthscale": 0.1, "seed": 0}),
     "gp_d2": ("gp_sample", {"dim": 2, "lengthscale": 0.1, "seed": 0}),
+    # Fig 2 bottom (spec 5.3), all three REPLACEMENTS of the paper's data sets (jbo/problems/uhe.py)
+    "lr": ("uhe:lr_vehicle_like", {}), "gb": ("uhe:gb_kc1_like", {}), "lunar": ("uhe:lunar", {}),
 }
 QUICK = dict(num_restarts=2, fit_steps=5, num_raw=64, num_starts=2, opt_steps=5, num_warmup=5, num_samples=2,
              num_leapfrog=3, grid_candidates=16)
@@ -76,21 +78,29 @@ def run_one(name: str, prob_name: str, budget: int, seeds: int, quick: bool, key
     timing = dict(method=name, problem=prob_name, seeds=seeds, steps=T, compile_s=t1 - t0, run_s=t2 - t1,
                   load=os.getloadavg()[0])
     print(json.dumps(timing), file=log, flush=True)
-    sr = np.asarray(tr.metrics["simple_regret"])
-    best = np.asarray(tr.metrics["best_value"])
     info = {k: np.asarray(v) for k, v in tr.info.items()}
+    best = np.asarray(tr.metrics["best_value"])
+    sr = np.asarray(tr.metrics.get("simple_regret", np.full_like(best, np.nan)))
+    rows = trace_rows(name, prob_name, alg.num_initial, prob.dim, sr, best, info)
+    return rows, timing, tr
+
+
+def trace_rows(name, prob_name, n0, dim, sr, best, info) -> list[dict]:
+    """Tidy rows (one per seed and step) from (seeds, T) arrays of simple regret (NaN where the
+    optimum is unknown), best value and the algorithm's per-step info."""
     rows = []
+    seeds, T = best.shape
     for s in range(seeds):
         for t in range(T):
-            row = dict(method=name, problem=prob_name, seed=s, step=t, evaluation=t + 1 - alg.num_initial,
+            row = dict(method=name, problem=prob_name, seed=s, step=t, evaluation=t + 1 - n0,
                        simple_regret=sr[s, t], best_value=best[s, t])
-            ls = info["lengthscale"][s, t] if "lengthscale" in info else np.full(prob.dim, np.nan)
+            ls = info["lengthscale"][s, t] if "lengthscale" in info else np.full(dim, np.nan)
             for j, v in enumerate(np.atleast_1d(ls)):
                 row[f"lengthscale_{j}"] = v
             for k in ("p_random", "random", "noise", "outputscale", "scale"):
                 row[k] = info[k][s, t] if k in info else np.nan
             rows.append(row)
-    return rows, timing, tr
+    return rows
 
 
 def out_path(name: str, quick: bool, ext: str) -> Path:
@@ -128,10 +138,14 @@ def plot_curves(df: pd.DataFrame, path: Path, metric: str = "simple_regret", log
     plt.close(fig)
 
 
-def summary(df: pd.DataFrame) -> pd.DataFrame:
+def summary(df: pd.DataFrame, metric: str = "simple_regret") -> pd.DataFrame:
+    """Final-step mean, s.e. and median of `metric` per problem and method (and the mean log10 for
+    the simple regret)."""
     last = df[df.step == df.groupby(["method", "problem"])["step"].transform("max")]
-    g = last.groupby(["problem", "method"])["simple_regret"]
+    g = last.groupby(["problem", "method"])[metric]
     out = pd.DataFrame({"mean": g.mean(), "se": g.std(ddof=1) / np.sqrt(g.count()), "median": g.median(),
-                        "log10_mean": last.assign(l=np.log10(np.maximum(last.simple_regret, 1e-12)))
-                        .groupby(["problem", "method"])["l"].mean(), "seeds": g.count()})
+                        "seeds": g.count()})
+    if metric == "simple_regret":
+        out.insert(3, "log10_mean", last.assign(l=np.log10(np.maximum(last.simple_regret, 1e-12)))
+                   .groupby(["problem", "method"])["l"].mean())
     return out.reset_index()

@@ -1,9 +1,14 @@
-"""Final-step comparison table for the reduced runs: per (figure, problem, method) the mean +- s.e.
-of log10 simple regret at the last evaluation and, seed by seed (common random numbers: the same
-D0 under one seed), how often UHE-BO ends strictly below the method, equal (both at the same value)
-or above it.
+"""Final-step comparison table: per (figure, problem, method) the mean +- s.e. of the final metric
+(log10 simple regret; the best observed value on the real-world problems, which have no known
+optimum) and, seed by seed (common random numbers: the same D0 under one seed), how often UHE-BO
+ends strictly better than the method, equal, or worse.
 
-    python experiments/uhe/compare.py --tag _s5_T50   -> experiments/results/uhe/compare_s5_T50.csv
+    python experiments/uhe/compare.py --tags "" _mcmc --out compare      (the full-protocol runs)
+    python experiments/uhe/compare.py --tags _s5_T50 --out compare_s5_T50 (the earlier reduced runs)
+
+A figure's rows for one problem are read from every `<figure><tag>_<problem>.csv` of the given tags
+(so the MCMC runs, written apart with tag _mcmc, join their figure); Fig 4 takes its UHE-BO rows
+from Fig 2 (the same program and keys). Writes experiments/results/uhe/<out>.csv and <out>.md.
 """
 from __future__ import annotations
 
@@ -13,36 +18,64 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+import common
+
 R = Path(__file__).resolve().parents[1] / "results" / "uhe"
+FIGURES = ("fig2", "fig2_d3", "fig2_realworld", "fig4", "fig5", "e0")
+REALWORLD = {"lr", "gb", "lunar"}
+
+
+def _read(figure: str, tags, problem: str) -> pd.DataFrame | None:
+    frames = [pd.read_csv(R / f"{figure}{t}_{problem}.csv") for t in tags if (R / f"{figure}{t}_{problem}.csv").exists()]
+    if not frames:
+        return None
+    return pd.concat(frames).drop_duplicates(["method", "problem", "seed", "step"], keep="last")
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--tag", default="_s5_T50")
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--tags", nargs="+", default=["", "_mcmc"])
+    ap.add_argument("--out", default="compare")
     a = ap.parse_args(argv)
     rows = []
-    for csv in sorted(R.glob(f"fig*{a.tag}_*.csv")) + sorted(R.glob(f"e0{a.tag}_gp_*.csv")):
-        if "summary" in csv.name or "lengthscale" in csv.name:
-            continue
-        fig = csv.name.split(a.tag)[0]
-        df = pd.read_csv(csv).drop_duplicates(["method", "problem", "seed", "step"], keep="last")
-        last = df[df.step == df.groupby("method")["step"].transform("max")]
-        piv = last.pivot(index="seed", columns="method", values="simple_regret")
-        for m in piv.columns:
-            v = np.log10(np.maximum(piv[m].values, 1e-12))
-            row = dict(figure=fig, problem=df.problem.iloc[0], method=m, seeds=len(v),
-                       evaluations=int(df.evaluation.max()), log10_regret_mean=v.mean(),
-                       log10_regret_se=v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else np.nan,
-                       regret_median=float(np.median(piv[m].values)))
-            if "uhe_bo" in piv.columns and m != "uhe_bo":
-                u, o = piv["uhe_bo"].values, piv[m].values
-                close = np.isclose(u, o, rtol=1e-6, atol=1e-9)
-                row.update(uhe_better=int(np.sum((u < o) & ~close)), tie=int(np.sum(close)),
-                           uhe_worse=int(np.sum((u > o) & ~close)))
-            rows.append(row)
+    for fig in FIGURES:
+        for problem in common.PROBLEMS:
+            df = _read(fig, a.tags, problem)
+            if df is None:
+                continue
+            if fig == "fig4" and "uhe_bo" not in set(df.method):
+                base = _read("fig2", a.tags, problem)
+                if base is not None:
+                    df = pd.concat([df, base[base.method == "uhe_bo"]])
+            real = problem in REALWORLD
+            metric = "best_value" if real else "simple_regret"
+            last = df[df.step == df.groupby("method")["step"].transform("max")]
+            piv = last.pivot(index="seed", columns="method", values=metric)
+            for m in piv.columns:
+                raw = piv[m].dropna().values
+                v = raw if real else np.log10(np.maximum(raw, 1e-12))
+                row = dict(figure=fig, problem=problem, method=m, seeds=len(v), evaluations=int(df.evaluation.max()),
+                           metric="best value" if real else "log10 simple regret", mean=v.mean(),
+                           se=v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else np.nan, median_raw=float(np.median(raw)))
+                if "uhe_bo" in piv.columns and m != "uhe_bo":
+                    both = piv[["uhe_bo", m]].dropna()
+                    u, o = both["uhe_bo"].values, both[m].values
+                    close = np.isclose(u, o, rtol=1e-6, atol=1e-9)
+                    better = (u > o) if real else (u < o)
+                    row.update(uhe_better=int(np.sum(better & ~close)), tie=int(np.sum(close)),
+                               uhe_worse=int(np.sum(~better & ~close)))
+                rows.append(row)
     out = pd.DataFrame(rows)
-    out.to_csv(R / f"compare{a.tag}.csv", index=False)
-    print(out.to_string())
+    out.to_csv(R / f"{a.out}.csv", index=False)
+    md = ["| figure | problem | method | seeds | T | metric | mean ± s.e. | UHE-BO better / tie / worse |",
+          "|---|---|---|---|---|---|---|---|"]
+    for r in out.itertuples():
+        wins = "—" if r.method == "uhe_bo" or pd.isna(getattr(r, "uhe_better", np.nan)) else \
+            f"{int(r.uhe_better)} / {int(r.tie)} / {int(r.uhe_worse)}"
+        md.append(f"| {r.figure} | {r.problem} | {common.LABELS.get(r.method, r.method)} | {r.seeds} | {r.evaluations} | "
+                  f"{r.metric} | {r.mean:.3f} ± {r.se:.3f} | {wins} |")
+    (R / f"{a.out}.md").write_text("\n".join(md) + "\n")
+    print("\n".join(md))
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ in one process, on Hartmann3 (T = 100 BO evaluations after n0 = 9) and Deceptive
 One seed per method, each run as one compiled program (`jbo.run`); compile time (lowering +
 compilation) is measured apart from the run; the run time covers the algorithm and the (cheap,
 in-program) objective. The load average is recorded next to every number: others share the CPU.
+Also measures the step's parts apart (`components`: the MAP fit on n points, the pseudo-data fit on
+2n, the acquisition) at each bucket size, which is where the UHE-BO / MAP ratio comes from.
 Writes experiments/results/uhe/timing.json.
 """
 from __future__ import annotations
@@ -16,7 +18,7 @@ import os
 import sys
 import time
 
-import common  # noqa: F401  (sets XLA_FLAGS before jax)
+import common  # first: sets XLA_FLAGS and the BLAS threads before jax
 import jax
 
 import jbo
@@ -50,6 +52,7 @@ def main(argv=None):
                      loadavg_before=load0, loadavg_after=os.getloadavg())
             out["runs"].append(r)
             print(json.dumps(r), file=sys.stderr, flush=True)
+    out["components"] = components(a.quick)
     for p in a.problems.split(","):
         per = {r["method"]: r["s_per_bo_step"] for r in out["runs"] if r["problem"] == p}
         if "map" in per:
@@ -57,6 +60,46 @@ def main(argv=None):
     path = common.out_path("timing" + ("" if budget == 100 or a.quick else f"_T{budget}"), a.quick, "json")
     path.write_text(json.dumps(out, indent=1))
     print(json.dumps(out.get("ratios"), indent=1), file=sys.stderr)
+
+
+def components(quick: bool, dim: int = 3, reps: int = 10) -> list[dict]:
+    """Where a BO step's time goes (one seed, jitted apart, ms per call): the MAP fit on n real points
+    (buffer of `size` rows), the pseudo-data fit on 2n pseudo points (2 * size rows), and the
+    acquisition maximisation, at every bucket size a Hartmann3 run at T = 100 uses. UHE-BO runs the
+    pseudo fit on 3/4 of its evaluations (arm 0's random step has none), MAP its fit on all of them."""
+    import jax.numpy as jnp
+
+    from jbo import acquisitions, data
+    from jbo.algorithms import uhe
+
+    alg = common.method("uhe_bo", dim, quick)
+    model, kw = alg.model, alg._fit_kw
+    rows = []
+    for size in (16, 32, 64, 128):
+        n = size - 3
+        key = jax.random.key(size)
+        x = jax.random.uniform(key, (size, dim))
+        buf = data.Buffer(x, jnp.sin(5.0 * x).sum(1), jnp.arange(size) < n, jnp.int32(n))
+        warm = uhe._start(buf)
+
+        def acq(k, b):
+            post = uhe.gp.condition(b, warm, model)
+            return alg._maximise(k, lambda z: acquisitions.ucb(post, z, 1.96), b)
+
+        row = dict(size=size, n=n)
+        for name, f in (("fit_map_ms", lambda k, b: uhe.fit_map(k, b, model, warm, kw)),
+                        ("fit_pseudo_ms", lambda k, b: uhe.fit_pseudo(k, b, model, warm, kw, 2, 2 * size)),
+                        ("maximise_ms", acq)):
+            f = jax.jit(f)
+            jax.block_until_ready(f(key, buf))
+            t0 = time.perf_counter()
+            for _ in range(reps):
+                jax.block_until_ready(f(key, buf))
+            row[name] = (time.perf_counter() - t0) / reps * 1e3
+        row["pseudo_over_map_fit"] = row["fit_pseudo_ms"] / row["fit_map_ms"]
+        print(json.dumps(row), file=sys.stderr, flush=True)
+        rows.append(row)
+    return rows
 
 
 if __name__ == "__main__":
