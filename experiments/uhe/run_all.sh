@@ -1,11 +1,19 @@
 #!/bin/bash
-# The full synthetic runs, cheapest first (each (method, problem) program appends to its CSV).
+# The full UHE-BO experiments, cheapest first (each (method, problem) program appends to its CSV).
 # Usage: nohup bash experiments/uhe/run_all.sh > experiments/results/uhe/run_all.log 2>&1 &
+# MCMC (HMC, 200 + 10 transitions of 20 leapfrog steps every BO step) is ~40x MAP per step: its runs
+# go last and write apart (tag _mcmc); compare.py joins them to their figure.
 set -x
 PY=${PY:-.venv/bin/python}
-$PY experiments/uhe/synthetic.py --figure fig2 --methods random,map,uhe_bo,portfolio,wdf,a_gp_ucb
+$PY experiments/uhe/timing.py
+$PY experiments/uhe/synthetic.py --figure fig2 --methods uhe_bo,map,random,portfolio,wdf,a_gp_ucb
 $PY experiments/uhe/synthetic.py --figure fig4 --methods ra_bo,random_exp3
-$PY experiments/uhe/synthetic.py --figure fig5 --methods random,map,uhe_bo,portfolio,wdf,a_gp_ucb
-$PY experiments/uhe/synthetic.py --figure fig2 --methods mcmc
-$PY experiments/uhe/synthetic.py --figure fig5 --methods mcmc
 $PY experiments/uhe/synthetic.py --figure e0
+$PY experiments/uhe/fig3.py
+$PY experiments/uhe/synthetic.py --figure fig5 --methods uhe_bo,map,random,portfolio,wdf,a_gp_ucb
+$PY experiments/uhe/realworld.py --problems lr,gb --methods uhe_bo,map,random,portfolio,wdf,a_gp_ucb
+$PY experiments/uhe/realworld.py --problems lunar --methods uhe_bo,map,random,portfolio,wdf,a_gp_ucb
+$PY experiments/uhe/synthetic.py --figure fig2 --methods mcmc --tag _mcmc
+$PY experiments/uhe/synthetic.py --figure fig5 --methods mcmc --tag _mcmc
+$PY experiments/uhe/realworld.py --methods mcmc --tag _mcmc
+$PY experiments/uhe/compare.py --tags "" _mcmc --out compare

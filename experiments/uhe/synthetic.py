@@ -36,6 +36,7 @@ def main(argv=None):
     ap.add_argument("--seeds", type=int, default=None)
     ap.add_argument("--budget", type=int, default=None, help="BO evaluations after D0 (even)")
     ap.add_argument("--tag", default="", help="suffix of the output names (reduced runs)")
+    ap.add_argument("--no-run", action="store_true", help="only redo the plot and summaries from the CSVs")
     a = ap.parse_args(argv)
     probs, methods = FIGURES[a.figure]
     probs = a.problems.split(",") if a.problems else probs
@@ -46,13 +47,14 @@ def main(argv=None):
         raise ValueError(f"--budget must be even (D7), got {budget}")
     common.header(f"UHE {a.figure}: {probs} x {methods}, {seeds} seeds, T = {budget}")
     log = open(common.out_path(a.figure + a.tag, a.quick, "log"), "a")
-    for p in probs:
+    for p in [] if a.no_run else probs:
         csv = common.out_path(f"{a.figure}{a.tag}_{p}", a.quick, "csv")
         for m in methods:
             rows, timing, _ = common.run_one(m, p, budget, seeds, a.quick, log=log)
             print(timing, file=sys.stderr, flush=True)
             pd.DataFrame(rows).to_csv(csv, mode="a", header=not csv.exists(), index=False)
-    df = pd.concat([pd.read_csv(common.out_path(f"{a.figure}{a.tag}_{p}", a.quick, "csv")) for p in probs
+    everything = FIGURES[a.figure][0]  # the summaries cover every problem of the figure run so far
+    df = pd.concat([pd.read_csv(common.out_path(f"{a.figure}{a.tag}_{p}", a.quick, "csv")) for p in everything
                     if common.out_path(f"{a.figure}{a.tag}_{p}", a.quick, "csv").exists()])
     df = df.drop_duplicates(["method", "problem", "seed", "step"], keep="last")
     common.plot_curves(df, common.out_path(a.figure + a.tag, a.quick, "png"), title=f"UHE-BO {a.figure}: log10 simple regret, mean +- s.e.")

@@ -341,27 +341,31 @@ class UHE(Algorithm):
             return jax.random.uniform(k_rand, (state.buffer.x.shape[1],)), state.theta, state.theta_fit, \
                 state.scale, state.log_ls0
 
-        def bo_step():
-            return self._bo_step(k_bo, state, params, step)
-
-        if self.method in PAIRED + ("portfolio",):
-            x, theta, theta_fit, scale, log_ls0 = jax.lax.cond(random, random_step, bo_step)
-        else:
-            x, theta, theta_fit, scale, log_ls0 = bo_step()
+        skip = random_step if self.method in PAIRED + ("portfolio",) else None
+        x, theta, theta_fit, scale, log_ls0 = self._bo_step(k_bo, state, params, step, random, skip)
         return x, state._replace(theta=theta, theta_fit=theta_fit, arm=arm, probs=probs, gamma=gamma,
                                  random=random, scale=scale, log_ls0=log_ls0)
 
-    def _bo_step(self, key, state: UHEState, params: UHEParams, step: Step):
+    def _bo_step(self, key, state: UHEState, params: UHEParams, step: Step, random, skip=None):
         """The BO step at every bucket size: lax.switch on the unbatched t picks the smallest prefix of
-        the buffer that holds all observations (n <= t)."""
+        the buffer that holds all observations (n <= t). With `skip`, each bucket's branch is
+        lax.cond(random, skip, BO step): the switch stays outside the cond on purpose. A cond whose
+        predicate is batched (the arm differs across vmapped seeds) runs both sides with every operand
+        batched, t included; had the switch been inside, its index would be batched too and every
+        bucket size would run at every step (a 10-seed UHE-BO run took ~5x RA-BO's time that way)."""
         cap = state.buffer.capacity
         sizes = _bucket_sizes(cap) if self.bucket else [cap]
+
+        def at(size):
+            def bo():
+                return self._bo_step_sized(key, state, params, step, size)
+            return bo if skip is None else (lambda: jax.lax.cond(random, skip, bo))
+
         if len(sizes) == 1:
-            return self._bo_step_sized(key, state, params, step, cap)
+            return at(cap)()
         index = jnp.searchsorted(jnp.asarray(sizes), step.t)  # first size >= t >= n
         index = jnp.minimum(index, len(sizes) - 1)
-        branches = [lambda size=size: self._bo_step_sized(key, state, params, step, size) for size in sizes]
-        return jax.lax.switch(index, branches)
+        return jax.lax.switch(index, [at(size) for size in sizes])
 
     def _bo_step_sized(self, key, state: UHEState, params: UHEParams, step: Step, size: int):
         k_fit, k_acq, k_grid = jax.random.split(key, 3)
