@@ -40,8 +40,13 @@ waiting for batch tasks it had put on that same pool, while the other workers sl
 (experiments/results/scale/sharding_deadlock_gdb*.txt; reproduction:
 experiments/scale/sharding_deadlock.py). There is no collective in jbo's sharded programs; the wait
 is nested parallelism on one thread pool, and it needs GP matrices large enough for the kernel to
-split its batch (not seen at 12 steps). jbo warns when it shards over several CPU devices of one
-process; one CPU device (JAX's default) and accelerators are not affected.
+split its batch (not seen at 12 steps). The same wait later hung single-device 10-seed UHE-BO runs
+through the batched Cholesky; :mod:`jbo.linalg` now lowers batched Choleskys and triangular solves on
+CPU to loops of unbatched calls, which cured those. With it the sharded reproduction finished 5 of 5
+runs on the quiet machine but only 2 of 5 within 300 s under load
+(experiments/results/scale/sharding_deadlock_lapack_loop*.json), so a race may remain with four device
+programs on a 2-thread pool: jbo still warns when it shards over several CPU devices of one process;
+accelerators do not use these kernels.
 """
 from __future__ import annotations
 

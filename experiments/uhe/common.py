@@ -103,6 +103,22 @@ def trace_rows(name, prob_name, n0, dim, sr, best, info) -> list[dict]:
     return rows
 
 
+def read_figure(figure: str, problems, tags=("",), quick: bool = False) -> pd.DataFrame | None:
+    """Every row written so far for `figure` on `problems`, over the output tags (e.g. "" and the
+    MCMC runs' "_mcmc"), last write kept; Fig 4 takes its UHE-BO rows from Fig 2 (the same program and
+    keys). None when nothing was written."""
+    paths = [out_path(f"{figure}{t}_{p}", quick, "csv") for p in problems for t in tags]
+    frames = [pd.read_csv(path) for path in paths if path.exists()]
+    if not frames:
+        return None
+    df = pd.concat(frames)
+    if figure == "fig4" and "uhe_bo" not in set(df.method):
+        base = read_figure("fig2", problems, tags, quick)
+        if base is not None:
+            df = pd.concat([df, base[base.method == "uhe_bo"]])
+    return df.drop_duplicates(["method", "problem", "seed", "step"], keep="last")
+
+
 def out_path(name: str, quick: bool, ext: str) -> Path:
     OUT.mkdir(parents=True, exist_ok=True)
     return OUT / f"{name}{'_quick' if quick else ''}.{ext}"

@@ -13,23 +13,15 @@ from Fig 2 (the same program and keys). Writes experiments/results/uhe/<out>.csv
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 import common
 
-R = Path(__file__).resolve().parents[1] / "results" / "uhe"
+R = common.OUT
 FIGURES = ("fig2", "fig2_d3", "fig2_realworld", "fig4", "fig5", "e0")
 REALWORLD = {"lr", "gb", "lunar"}
-
-
-def _read(figure: str, tags, problem: str) -> pd.DataFrame | None:
-    frames = [pd.read_csv(R / f"{figure}{t}_{problem}.csv") for t in tags if (R / f"{figure}{t}_{problem}.csv").exists()]
-    if not frames:
-        return None
-    return pd.concat(frames).drop_duplicates(["method", "problem", "seed", "step"], keep="last")
 
 
 def main(argv=None):
@@ -40,13 +32,9 @@ def main(argv=None):
     rows = []
     for fig in FIGURES:
         for problem in common.PROBLEMS:
-            df = _read(fig, a.tags, problem)
+            df = common.read_figure(fig, [problem], a.tags)
             if df is None:
                 continue
-            if fig == "fig4" and "uhe_bo" not in set(df.method):
-                base = _read("fig2", a.tags, problem)
-                if base is not None:
-                    df = pd.concat([df, base[base.method == "uhe_bo"]])
             real = problem in REALWORLD
             metric = "best_value" if real else "simple_regret"
             last = df[df.step == df.groupby("method")["step"].transform("max")]

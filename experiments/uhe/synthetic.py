@@ -55,13 +55,7 @@ def main(argv=None):
             pd.DataFrame(rows).to_csv(csv, mode="a", header=not csv.exists(), index=False)
     # the plot and summaries cover every problem of the figure run so far, with the MCMC runs (tag _mcmc)
     tags = [a.tag, a.tag + "_mcmc"] if "_mcmc" not in a.tag else [a.tag]
-    paths = [common.out_path(f"{a.figure}{t}_{p}", a.quick, "csv") for p in FIGURES[a.figure][0] for t in tags]
-    df = pd.concat([pd.read_csv(path) for path in paths if path.exists()])
-    if a.figure == "fig4" and "uhe_bo" not in set(df.method):  # UHE-BO's curves: Fig 2's program, same keys
-        base = [common.out_path(f"fig2{a.tag}_{p}", a.quick, "csv") for p in FIGURES["fig4"][0]]
-        fig2 = pd.concat([pd.read_csv(path) for path in base if path.exists()])
-        df = pd.concat([df, fig2[fig2.method == "uhe_bo"]])
-    df = df.drop_duplicates(["method", "problem", "seed", "step"], keep="last")
+    df = common.read_figure(a.figure, FIGURES[a.figure][0], tags, a.quick)
     common.plot_curves(df, common.out_path(a.figure + a.tag, a.quick, "png"), title=f"UHE-BO {a.figure}: log10 simple regret, mean +- s.e.")
     s = common.summary(df)
     s.to_csv(common.out_path(a.figure + a.tag + "_summary", a.quick, "csv"), index=False)

@@ -69,7 +69,7 @@ def components(quick: bool, dim: int = 3, reps: int = 10) -> list[dict]:
     pseudo fit on 3/4 of its evaluations (arm 0's random step has none), MAP its fit on all of them."""
     import jax.numpy as jnp
 
-    from jbo import acquisitions, data
+    from jbo import acquisitions, data, gp
     from jbo.algorithms import uhe
 
     alg = common.method("uhe_bo", dim, quick)
@@ -83,7 +83,7 @@ def components(quick: bool, dim: int = 3, reps: int = 10) -> list[dict]:
         warm = uhe._start(buf)
 
         def acq(k, b):
-            post = uhe.gp.condition(b, warm, model)
+            post = gp.condition(b, warm, model)
             return alg._maximise(k, lambda z: acquisitions.ucb(post, z, 1.96), b)
 
         row = dict(size=size, n=n)

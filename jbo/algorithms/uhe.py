@@ -341,15 +341,15 @@ class UHE(Algorithm):
             return jax.random.uniform(k_rand, (state.buffer.x.shape[1],)), state.theta, state.theta_fit, \
                 state.scale, state.log_ls0
 
-        skip = random_step if self.method in PAIRED + ("portfolio",) else None
-        x, theta, theta_fit, scale, log_ls0 = self._bo_step(k_bo, state, params, step, random, skip)
+        skip = (random, random_step) if self.method in PAIRED + ("portfolio",) else None
+        x, theta, theta_fit, scale, log_ls0 = self._bo_step(k_bo, state, params, step, skip)
         return x, state._replace(theta=theta, theta_fit=theta_fit, arm=arm, probs=probs, gamma=gamma,
                                  random=random, scale=scale, log_ls0=log_ls0)
 
-    def _bo_step(self, key, state: UHEState, params: UHEParams, step: Step, random, skip=None):
+    def _bo_step(self, key, state: UHEState, params: UHEParams, step: Step, skip=None):
         """The BO step at every bucket size: lax.switch on the unbatched t picks the smallest prefix of
-        the buffer that holds all observations (n <= t). With `skip`, each bucket's branch is
-        lax.cond(random, skip, BO step): the switch stays outside the cond on purpose. A cond whose
+        the buffer that holds all observations (n <= t). With skip = (random, random_step), each bucket's
+        branch is lax.cond(random, random_step, BO step): the switch stays outside the cond on purpose. A cond whose
         predicate is batched (the arm differs across vmapped seeds) runs both sides with every operand
         batched, t included; had the switch been inside, its index would be batched too and every
         bucket size would run at every step (a 10-seed UHE-BO run took ~5x RA-BO's time that way)."""
@@ -359,7 +359,7 @@ class UHE(Algorithm):
         def at(size):
             def bo():
                 return self._bo_step_sized(key, state, params, step, size)
-            return bo if skip is None else (lambda: jax.lax.cond(random, skip, bo))
+            return bo if skip is None else (lambda: jax.lax.cond(skip[0], skip[1], bo))
 
         if len(sizes) == 1:
             return at(cap)()
