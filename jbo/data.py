@@ -93,6 +93,34 @@ def window(buf: Buffer, width) -> Buffer:
     return restrict(buf, order(buf) >= buf.count - width)
 
 
+def prefix(buf: Buffer, size: int) -> Buffer:
+    """The first `size` rows (static): the same data as long as every valid row lies in them (a
+    growing, non-ring buffer with at most `size` writes)."""
+    return Buffer(buf.x[:size], buf.y[:size], buf.mask[:size], buf.count)
+
+
+def bucket_sizes(capacity: int, smallest: int = 16) -> list[int]:
+    """Powers of two from `smallest` below `capacity`, then `capacity`: the prefix sizes of :func:`by_size`."""
+    sizes, s = [], smallest
+    while s < capacity:
+        sizes.append(s)
+        s *= 2
+    return sizes + [capacity]
+
+
+def by_size(n, capacity: int, branch, bucketed: bool = True):
+    """Run `branch(size)()` for the smallest bucket size >= n (``lax.switch``): work that is O(size^2)
+    or O(size^3) on a buffer prefix then grows with the data instead of the capacity. `branch(size)`
+    returns a zero-argument function; every branch must return the same shapes. Pass an n that is
+    unbatched under vmap (e.g. the scan's step index, an upper bound of the rows written): a batched
+    index turns the switch into a select that runs every size. bucketed=False runs `branch(capacity)`."""
+    sizes = bucket_sizes(capacity) if bucketed else [capacity]
+    if len(sizes) == 1:
+        return branch(capacity)()
+    index = jnp.minimum(jnp.searchsorted(jnp.asarray(sizes), n), len(sizes) - 1)
+    return jax.lax.switch(index, [branch(size) for size in sizes])
+
+
 def num_valid(buf: Buffer) -> jax.Array:
     return jnp.sum(buf.mask)
 

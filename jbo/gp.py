@@ -255,6 +255,14 @@ def predict_cov(post: Posterior, xq: jax.Array):
     return post.y_mean + post.y_std * mean, post.y_std**2 * cov
 
 
+def prefix(post: Posterior, size: int) -> Posterior:
+    """The posterior on the first `size` rows (static) of its data: equal to `post` wherever every
+    valid row lies among them (padding rows of L and L^{-1} are identity rows, so the sliced factors
+    are the factors of the sliced Gram matrix). Pairs with :func:`jbo.data.by_size`."""
+    return Posterior(post.model, post.params, post.x[:size], post.mask[:size], post.chol[:size, :size],
+                     post.chol_inv[:size, :size], post.alpha[:size], post.y_mean, post.y_std)
+
+
 def residuals(post: Posterior) -> jax.Array:
     """Standardised residuals (y - y_mean)/y_std - mean recovered from the factorisation (K~ alpha),
     zero on padding: lets updates and pathwise samples reuse a Posterior without the raw y."""

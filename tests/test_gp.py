@@ -83,6 +83,22 @@ def test_closed_form_lml_gradient_matches_autodiff_and_finite_differences(name):
     np.testing.assert_allclose(jax.flatten_util.ravel_pytree(g)[0], fd, rtol=1e-5, atol=1e-7)
 
 
+def test_prefix_posterior_matches_numpy_and_by_size_picks_the_smallest_bucket():
+    post = gp.condition(data.from_arrays(jnp.asarray(X), jnp.asarray(Y), 40), PARAMS, "se")
+    m_np, c_np = numpy_posterior("se", X, Y, XQ, PARAMS)
+    for size in (N, 16, 32):  # any prefix holding the N = 9 rows is the same posterior
+        small = gp.prefix(post, size)
+        assert small.chol.shape == (size, size)
+        mean, var = gp.predict_batch(small, jnp.asarray(XQ))
+        np.testing.assert_allclose(mean, m_np, rtol=1e-9, atol=1e-10)
+        np.testing.assert_allclose(var, np.diag(c_np), rtol=1e-7, atol=1e-10)
+        np.testing.assert_allclose(data.prefix(data.from_arrays(jnp.asarray(X), jnp.asarray(Y), 40), size).y[:N], Y)
+    assert data.bucket_sizes(40) == [16, 32, 40] and data.bucket_sizes(16) == [16] and data.bucket_sizes(64) == [16, 32, 64]
+    pick = jax.jit(lambda n: data.by_size(n, 40, lambda size: lambda: jnp.int32(size)))
+    assert [int(pick(n)) for n in (0, 9, 16, 17, 32, 33, 40, 41)] == [16, 16, 16, 32, 32, 40, 40, 40]
+    assert int(data.by_size(3, 40, lambda size: lambda: jnp.int32(size), bucketed=False)) == 40
+
+
 def test_rank_one_append_equals_refactorisation():
     buf = data.from_arrays(jnp.asarray(X[:-1]), jnp.asarray(Y[:-1]), CAP)
     post = gp.condition(buf, PARAMS)

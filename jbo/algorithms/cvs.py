@@ -62,8 +62,12 @@ Shared protocol: the 5 initial points are free uniform full-domain queries (bocv
 environment reports them as such), after which every step computes, with masks and fixed shapes,
 only what its method needs: the per-set maximisations run one set after another (``lax.map``) under
 a ``lax.switch`` (skip / full set with one Monte-Carlo row / expected), and a step after the budget
-is spent does no work at all. Under ``vmap`` those branches become selects (everything is computed);
-run seeds with ``jbo.engine.run_environments(..., sequential=True)`` to keep them real branches.
+is spent does no work at all. Each step works on the smallest power-of-two prefix of the data that
+holds every observation (``bucket=True``, :func:`jbo.data.by_size` on the scan's unbatched step index):
+the O(N^2) per-point posterior costs grow with the data, not the scan length (UCB-CVS 4.4x, uCVS 1.3x
+faster on Levy-12D cheap at 750 steps, same plays). Under ``vmap`` the other branches become selects
+(everything is computed); run seeds with ``jbo.engine.run_environments(..., sequential=True)`` to keep
+them real branches.
 The inner optimiser is jbo's raw screening + top-k projected Adam (D19), warm-started at each set's
 previous maximiser. Defaults are smaller than the spec's GPU-sized suggestions (num_mc 64 rows for the
 acquisitions instead of 256-1500, 64 raw candidates, 2 starts x 15 Adam steps): a 2-core CPU budget.
@@ -256,6 +260,7 @@ class CVS(Algorithm):
     refit: bool | None = eqx.field(static=True, default=None)  # None: uCVS refits in exploitation, baselines never
     num_features: int = eqx.field(static=True, default=2048)
     num_ei_paths: int = eqx.field(static=True, default=32)  # EI-naive's posterior draws (bocvs.md 3.4)
+    bucket: bool = eqx.field(static=True, default=True)  # work on power-of-two data prefixes (ask)
 
     def __check_init__(self):
         if self.method not in METHODS:
@@ -375,8 +380,19 @@ class CVS(Algorithm):
 
     # -------------------------------------------------------------- one step
     def ask(self, key, state: CVSState, params: CVSParams, step: Step):
-        live = state.spent < params.budget  # after the budget nothing is computed (the step is inactive)
-        return jax.lax.cond(live, lambda s: self._ask(key, s, params), lambda s: (self._idle(s), s), state)
+        """The step on the smallest power-of-two prefix of the data that holds every observation
+        (``bucket``; the switch on the unbatched t sits outside the budget's cond, whose predicate is
+        batched under vmap); after the budget nothing is computed (the step is inactive)."""
+        live = state.spent < params.budget
+
+        def sized(size):
+            def step_on_prefix(s):
+                small = s._replace(buffer=data.prefix(s.buffer, size), post=gp.prefix(s.post, size))
+                action, new = self._ask(key, small, params)
+                return action, new._replace(buffer=s.buffer, post=s.post)
+            return lambda: jax.lax.cond(live, step_on_prefix, lambda s: (self._idle(s), s), state)
+
+        return data.by_size(step.t, state.buffer.capacity, sized, self.bucket)  # n <= t rows written
 
     def _idle(self, state):
         return ControlAction(jnp.zeros((), jnp.int32), state.best_x[0])

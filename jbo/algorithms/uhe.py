@@ -353,24 +353,17 @@ class UHE(Algorithm):
         predicate is batched (the arm differs across vmapped seeds) runs both sides with every operand
         batched, t included; had the switch been inside, its index would be batched too and every
         bucket size would run at every step (a 10-seed UHE-BO run took ~5x RA-BO's time that way)."""
-        cap = state.buffer.capacity
-        sizes = _bucket_sizes(cap) if self.bucket else [cap]
-
         def at(size):
             def bo():
                 return self._bo_step_sized(key, state, params, step, size)
             return bo if skip is None else (lambda: jax.lax.cond(skip[0], skip[1], bo))
 
-        if len(sizes) == 1:
-            return at(cap)()
-        index = jnp.searchsorted(jnp.asarray(sizes), step.t)  # first size >= t >= n
-        index = jnp.minimum(index, len(sizes) - 1)
-        return jax.lax.switch(index, [at(size) for size in sizes])
+        return data.by_size(step.t, state.buffer.capacity, at, self.bucket)  # n <= t rows written
 
     def _bo_step_sized(self, key, state: UHEState, params: UHEParams, step: Step, size: int):
         k_fit, k_acq, k_grid = jax.random.split(key, 3)
         full = state.buffer
-        buf = data.Buffer(full.x[:size], full.y[:size], full.mask[:size], full.count)
+        buf = data.prefix(full, size)
         model, kw = self.model, self._fit_kw
         k = step.t - self.num_initial
         scale, log_ls0 = jnp.ones(()), state.log_ls0
@@ -464,14 +457,6 @@ def _scaled(r, buffer: data.Buffer, n0: int):
 
 def _grid_len(ratio: float, top: float) -> int:
     return int(math.floor(math.log(top) / math.log(ratio) + 1e-9)) + 1
-
-
-def _bucket_sizes(capacity: int) -> list[int]:
-    sizes, s = [], 16
-    while s < capacity:
-        sizes.append(s)
-        s *= 2
-    return sizes + [capacity]
 
 
 # ---------------------------------------------------------------- B6: random search
