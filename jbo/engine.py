@@ -26,7 +26,9 @@ steps), ``cumulative_cost`` and ``active``.
 
 **Budgets.** With ``budget=C`` a step is active while the cost spent before it is below C; once the
 budget is spent the remaining steps are inactive: the algorithm's and environment's states are
-frozen, the metrics are held, ``active`` is False. The scan keeps its fixed length.
+frozen, the metrics are held, ``active`` is False, and the step computes nothing (a ``lax.cond``: a
+real branch for one run or seeds run one after another, a select under vmap); its recorded action
+and observation are zeros. The scan keeps its fixed length.
 
 Common random numbers: a seed's key is split into an *environment* stream (initial design, reset,
 observation noise) and an *algorithm* stream. Methods that share ``num_initial`` therefore see the
@@ -200,10 +202,6 @@ def _split_seed(key):
     return design_key, reset_key, noise_key, init_key, step_key
 
 
-def _select(keep_new, new, old):
-    return jax.tree.map(lambda a, b: jnp.where(keep_new, a, b), new, old)
-
-
 def _run(algorithm: Algorithm, environment: Environment, key, num_steps: int, params, budget=None,
          free_initial: bool = False) -> Trace:
     n0 = algorithm.num_initial
@@ -244,18 +242,24 @@ def _run(algorithm: Algorithm, environment: Environment, key, num_steps: int, pa
             return (state, env_state, tally), (action, obs, metrics, algorithm.info(state, params))
         state, env_state, tally, held = carry
         active = tally.cumulative_cost < budget  # cost spent before this step
-        new = one(state, env_state, tally, t)
-        state, env_state, tally = _select(active, new[:3], (state, env_state, tally))
-        action, obs, metrics = new[3:]
-        metrics = _select(active, metrics, held)
+
+        def idle():  # nothing is computed: states frozen, metrics held, zero action and observation
+            return (state, env_state, tally) + tuple(jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), blank)) + (held,)
+
+        # a real branch when active is unbatched (one run, or seeds run one after another); under vmap over
+        # seeds JAX turns it into a select of both sides, which is what the step costs anyway
+        state, env_state, tally, action, obs, metrics = jax.lax.cond(
+            active, lambda: one(state, env_state, tally, t), idle)
+        metrics = dict(metrics)
         metrics["active"] = active
         held = {k: v for k, v in metrics.items() if k != "active"}
         return (state, env_state, tally, held), (action, obs, metrics, algorithm.info(state, params))
 
     carry = (state, env_state, _tally_init())
     if budget is not None:  # the metrics an inactive step holds: the last active step's (step 0 is always active)
-        shapes = jax.eval_shape(lambda c: one(*c, jnp.int32(0))[5], carry)
-        carry = carry + (jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), shapes),)
+        shapes = jax.eval_shape(lambda c: one(*c, jnp.int32(0)), carry)
+        blank = shapes[3:5]  # what an inactive step records as its action and observation (zeros)
+        carry = carry + (jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), shapes[5]),)
     carry, (actions, obs, metrics, info) = jax.lax.scan(scan_step, carry, jnp.arange(num_steps))
     return Trace(actions, obs, metrics, info, carry[0])
 

@@ -365,6 +365,22 @@ def test_bucketed_prefix_steps_equal_whole_buffer_steps(method):
         np.testing.assert_allclose(np.asarray(out[True].actions.x), np.asarray(out[False].actions.x), atol=1e-9)
 
 
+def test_expected_values_chunked_equal_a_direct_mean():
+    """The reporting evaluator (chunks of plays, 8 at a time) == the NumPy mean of f over the rows."""
+    env = P.CVSProblem("airfoil", "cheap", 0.02)
+    key = jax.random.key(11)
+    sets = RNG.integers(0, 7, size=(2, 10))
+    xs = RNG.uniform(size=(2, 10, 5))
+    got = np.asarray(P.expected_values(env, sets, xs, key, num=64, chunk=7))
+    R = np.asarray(env.free_sample(key, 64))
+    masks = np.asarray(env.sets.masks)
+    f = jax.jit(jax.vmap(P.airfoil))
+    want = np.array([[np.mean(np.asarray(f(jnp.asarray(np.where(masks[s], x, R))))) for s, x in zip(sr, xr)]
+                     for sr, xr in zip(sets, xs)])
+    assert got.shape == (2, 10)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
 def test_environments_vmapped_equal_looped_and_sequential():
     envs = [P.CVSProblem("plant", c, v) for c, v in (("cheap", 0.02), ("moderate", 0.04))]
     alg = A.CVS(method="random")

@@ -89,6 +89,8 @@ def test_budget_equals_truncated_run_and_freezes_state():
         np.testing.assert_allclose(cut.metrics[name][:k], full.metrics[name][:k])
         np.testing.assert_allclose(cut.metrics[name][k:], full.metrics[name][k - 1])  # held
     assert float(cut.metrics["cumulative_cost"][-1]) <= budget + cost.max()
+    for leaf in jax.tree.leaves((cut.actions, cut.observations)):  # an inactive step computes nothing
+        np.testing.assert_array_equal(np.asarray(leaf)[k:], 0)
     short = jbo.run(ArmUCB(), DRIFT, KEY, k)
     # the frozen state equals the state after the k active steps (steps buffer aside: its length differs)
     np.testing.assert_allclose(cut.final_state.sums, short.final_state.sums)

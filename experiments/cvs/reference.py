@@ -75,6 +75,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--objectives", nargs="*", default=list(cvs.OBJECTIVES))
+    ap.add_argument("--variances", nargs="*", type=float, default=list(cvs.VARIANCES))
+    ap.add_argument("--check", action="store_true",
+                    help="write reference_constants_check.csv only (the package's npz is left alone)")
     args = ap.parse_args()
     rows_n = 1024 if args.quick else 8192
     n_screen, n_starts = (256, 2) if args.quick else (2048, 6)
@@ -83,7 +86,7 @@ def main():
         obj = cvs.OBJECTIVES[name]
         t0 = time.perf_counter()
         fmin = f_min(obj.fn, obj.dim, np.random.default_rng(1), n=20_000 if args.quick else 200_000)
-        for v in cvs.VARIANCES:
+        for v in args.variances:
             rng = np.random.default_rng(0)
             U = rng.uniform(size=(rows_n, obj.dim))
             n_rows = rows_n if name != "airfoil" or args.quick else 2048  # airfoil: 1503-point GP per row
@@ -99,18 +102,20 @@ def main():
                 print(name, v, i + 1, round(fv, 5), flush=True)
             f_star[(name, v)] = vals
         print(name, "f_min", fmin, f"{time.perf_counter() - t0:.0f}s", flush=True)
-        save(rows, f_star, args.quick)  # after every objective: a long run keeps what it has
+        save(rows, f_star, args.quick, args.check)  # after every objective: a long run keeps what it has
 
 
-def save(rows, f_star, quick):
-    """Merge into the CSV and (full runs) the package's npz: objectives computed now replace old rows."""
-    out = ROOT / "experiments/results/cvs" / ("reference_constants_quick.csv" if quick else "reference_constants.csv")
+def save(rows, f_star, quick, check=False):
+    """Merge into the CSV and (full runs) the package's npz: objectives computed now replace old rows.
+    check: only reference_constants_check.csv (compare against the package's constants, change nothing)."""
+    name = "reference_constants_quick.csv" if quick else "reference_constants.csv"
+    out = ROOT / "experiments/results/cvs" / ("reference_constants_check.csv" if check else name)
     new = pd.DataFrame(rows)
     if out.exists():
         old = pd.read_csv(out)
         new = pd.concat([old[~old.objective.isin(new.objective.unique())], new], ignore_index=True)
     new.to_csv(out, index=False)
-    if not quick:
+    if not quick and not check:
         keys = sorted({(o, float(v)) for o, v in zip(new.objective, new.variance)})
         table = {k: new[(new.objective == k[0]) & (new.variance == k[1])].sort_values("set").f_star.tolist()
                  for k in keys}
