@@ -4,7 +4,8 @@
 
 Writes <out>_regret.png (Fig 1: simple regret vs cost, mean +- s.e.), <out>_evaluations.png (Fig 2:
 evaluations vs cost), <out>_table.csv and <out>_table.md (per cell and method: final simple regret,
-R^f, R^c, fraction of plays on i_*, steps; mean +- s.e. over seeds; regret at cost 30 and 60 too).
+R^f, R^c, fraction of plays on i_*, steps; mean +- s.e. over seeds; regret at cost 30 and 60 too) and
+<out>_pivot.md (cells x methods: final regret, R^c, plays on i_*, steps).
 """
 from __future__ import annotations
 
@@ -43,6 +44,43 @@ def markdown(t: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+def pivot(t: pd.DataFrame, value: str, err: str | None = None, fmt: str = "{:.3g}") -> str:
+    """One row per cell (objective, costs, v), one column per method: a compact Fig 1 / table view.
+    The best (lowest) value of each row is bold."""
+    methods = list(dict.fromkeys(t.method))
+    lines = ["| objective | costs | v | " + " | ".join(methods) + " |", "|---|---|---:|" + "---:|" * len(methods)]
+    for (o, c, v), g in t.groupby(["objective", "cost_set", "variance"], sort=False):
+        g = g.set_index("method")
+        best = g[value].min()
+        cells = []
+        for m in methods:
+            if m not in g.index:
+                cells.append("—")
+                continue
+            txt = fmt.format(g.loc[m, value]) + (f" ± {g.loc[m, err]:.2g}" if err else "")
+            cells.append(f"**{txt}**" if g.loc[m, value] == best else txt)
+        lines.append(f"| {o} | {c} | {v} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def timing_markdown(tm: pd.DataFrame) -> str:
+    """Seconds per run (run time / runs of the program) and compile seconds, objectives x methods,
+    and the totals of the grid (the programs ran in separate processes; load is in the CSVs)."""
+    methods = list(dict.fromkeys(tm.method))
+    lines = ["Run seconds per run (compile seconds of the program in brackets)\n",
+             "| objective | runs per program | " + " | ".join(methods) + " |",
+             "|---|---:|" + "---:|" * len(methods)]
+    for o, g in tm.groupby("objective", sort=False):
+        g = g.set_index("method")
+        cells = [f"{g.loc[m, 'run_s_per_lane']:.1f} ({g.loc[m, 'compile_s']:.0f})" if m in g.index else "—"
+                 for m in methods]
+        lines.append(f"| {o} | {int(g.lanes.iloc[0])} | " + " | ".join(cells) + " |")
+    lines += ["", f"Totals: run {tm.run_s.sum() / 60:.1f} min, compile {tm.compile_s.sum() / 60:.1f} min over "
+              f"{len(tm)} programs ({int(tm.lanes.sum())} runs); load average during the programs "
+              f"{tm.load1.min():.1f}-{tm.load1.max():.1f}."]
+    return "\n".join(lines) + "\n"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tags", nargs="*", default=["fig1"])
@@ -56,6 +94,14 @@ def main():
     t = table(curves, runs)
     t.to_csv(F.OUT / f"{args.out}_table.csv", index=False)
     (F.OUT / f"{args.out}_table.md").write_text(markdown(t))
+    (F.OUT / f"{args.out}_pivot.md").write_text(
+        "Final simple regret (mean ± s.e. over seeds; bold: lowest in the row)\n\n" + pivot(t, "final_regret", "final_regret_se")
+        + "\nCost regret R^c at the end of the budget (mean; bold: lowest)\n\n" + pivot(t, "R_c", fmt="{:.1f}")
+        + "\nFraction of plays on i_* (mean)\n\n" + pivot(t, "frac_on_i_star", fmt="{:.2f}").replace("**", "")
+        + "\nBO steps for the budget (mean)\n\n" + pivot(t, "steps", fmt="{:.0f}").replace("**", ""))
+    timing = [pd.read_csv(F.OUT / f"{tag}_timing.csv") for tag in args.tags if (F.OUT / f"{tag}_timing.csv").exists()]
+    if timing:
+        (F.OUT / f"{args.out}_timing.md").write_text(timing_markdown(pd.concat(timing, ignore_index=True)))
     print(markdown(t))
 
 
