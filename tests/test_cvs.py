@@ -347,22 +347,23 @@ def test_ucb_psq_always_plays_the_full_set():
     assert np.all(np.asarray(tr.actions.set[0, 0])[5:][active[5:]] == 6)
 
 
-@pytest.mark.parametrize("method", ["ucvs", "ucb_cvs"])
-def test_bucketed_prefix_steps_equal_whole_buffer_steps(method):
+@pytest.mark.parametrize("method,seq", [("ucvs", True),  # vmapped: slow (suite time); test_uhe covers by_size under vmap
+                                        pytest.param("ucb_cvs", False, marks=pytest.mark.slow)])
+def test_bucketed_prefix_steps_equal_whole_buffer_steps(method, seq):
     """Each ask works on the smallest power-of-two prefix of the data (16, 32, 48 here): the same
-    plays as on the whole 48-row buffer, sequential and vmapped over seeds."""
+    plays as on the whole 48-row buffer (uCVS with seeds in sequence, UCB-CVS vmapped over 2 seeds)."""
     env = P.CVSProblem("plant", "cheap", 0.02)
-    for seq in (True, False):
+    if seq:
         out = {b: _budget_run(A.CVS(method=method, bucket=b, **TINY), env, 9.0, 48) for b in (True, False)}
-        if not seq:
-            out = {b: engine.run_environments(A.CVS(method=method, bucket=b, **TINY), [env], jax.random.key(3), 48, 2,
-                                              params=jbo.replace_params(A.CVS().default_params(), budget=9.0),
-                                              budget=9.0, free_initial=True) for b in (True, False)}
-        active = np.asarray(out[False].metrics["active"])
-        assert active.sum(-1).min() > 33  # the runs reach the largest bucket
-        np.testing.assert_array_equal(np.asarray(out[True].metrics["active"]), active)
-        np.testing.assert_array_equal(np.asarray(out[True].actions.set), np.asarray(out[False].actions.set))
-        np.testing.assert_allclose(np.asarray(out[True].actions.x), np.asarray(out[False].actions.x), atol=1e-9)
+    else:
+        out = {b: engine.run_environments(A.CVS(method=method, bucket=b, **TINY), [env], jax.random.key(3), 48, 2,
+                                          params=jbo.replace_params(A.CVS().default_params(), budget=9.0),
+                                          budget=9.0, free_initial=True) for b in (True, False)}
+    active = np.asarray(out[False].metrics["active"])
+    assert active.sum(-1).min() > 33  # the runs reach the largest bucket
+    np.testing.assert_array_equal(np.asarray(out[True].metrics["active"]), active)
+    np.testing.assert_array_equal(np.asarray(out[True].actions.set), np.asarray(out[False].actions.set))
+    np.testing.assert_allclose(np.asarray(out[True].actions.x), np.asarray(out[False].actions.x), atol=1e-9)
 
 
 def test_expected_values_chunked_equal_a_direct_mean():
