@@ -18,7 +18,7 @@ from jbo.problems import control, cvs as P
 from jbo.spaces import ControlAction, ControlObservation, ControlSets
 
 RNG = np.random.default_rng(11)
-TINY = dict(num_mc=8, num_raw=8, num_starts=1, opt_steps=3)  # small inner optimiser: fast compiles
+TINY = dict(num_mc=8, num_raw=8, num_starts=1, opt_steps=3, bucket=False)  # small inner optimiser, one buffer size: fast compiles
 
 
 def _np_se(A_, B_, ls, s2):
@@ -354,9 +354,9 @@ def test_bucketed_prefix_steps_equal_whole_buffer_steps(method, seq):
     plays as on the whole 48-row buffer (uCVS with seeds in sequence, UCB-CVS vmapped over 2 seeds)."""
     env = P.CVSProblem("plant", "cheap", 0.02)
     if seq:
-        out = {b: _budget_run(A.CVS(method=method, bucket=b, **TINY), env, 9.0, 48) for b in (True, False)}
+        out = {b: _budget_run(A.CVS(method=method, **{**TINY, "bucket": b}), env, 9.0, 48) for b in (True, False)}
     else:
-        out = {b: engine.run_environments(A.CVS(method=method, bucket=b, **TINY), [env], jax.random.key(3), 48, 2,
+        out = {b: engine.run_environments(A.CVS(method=method, **{**TINY, "bucket": b}), [env], jax.random.key(3), 48, 2,
                                           params=jbo.replace_params(A.CVS().default_params(), budget=9.0),
                                           budget=9.0, free_initial=True) for b in (True, False)}
     active = np.asarray(out[False].metrics["active"])
