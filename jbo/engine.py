@@ -202,6 +202,11 @@ def _split_seed(key):
     return design_key, reset_key, noise_key, init_key, step_key
 
 
+def _zeros(shapes):
+    """Zero arrays shaped like a pytree of ShapeDtypeStructs (from jax.eval_shape)."""
+    return jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
+
+
 def _run(algorithm: Algorithm, environment: Environment, key, num_steps: int, params, budget=None,
          free_initial: bool = False) -> Trace:
     n0 = algorithm.num_initial
@@ -244,7 +249,7 @@ def _run(algorithm: Algorithm, environment: Environment, key, num_steps: int, pa
         active = tally.cumulative_cost < budget  # cost spent before this step
 
         def idle():  # nothing is computed: states frozen, metrics held, zero action and observation
-            return (state, env_state, tally) + tuple(jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), blank)) + (held,)
+            return (state, env_state, tally) + tuple(_zeros(blank)) + (held,)
 
         # a real branch when active is unbatched (one run, or seeds run one after another); under vmap over
         # seeds JAX turns it into a select of both sides, which is what the step costs anyway
@@ -259,7 +264,7 @@ def _run(algorithm: Algorithm, environment: Environment, key, num_steps: int, pa
     if budget is not None:  # the metrics an inactive step holds: the last active step's (step 0 is always active)
         shapes = jax.eval_shape(lambda c: one(*c, jnp.int32(0)), carry)
         blank = shapes[3:5]  # what an inactive step records as its action and observation (zeros)
-        carry = carry + (jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), shapes[5]),)
+        carry = carry + (_zeros(shapes[5]),)
     carry, (actions, obs, metrics, info) = jax.lax.scan(scan_step, carry, jnp.arange(num_steps))
     return Trace(actions, obs, metrics, info, carry[0])
 

@@ -64,8 +64,8 @@ only what its method needs: the per-set maximisations run one set after another 
 a ``lax.switch`` (skip / full set with one Monte-Carlo row / expected), and a step after the budget
 is spent does no work at all. Each step works on the smallest power-of-two prefix of the data that
 holds every observation (``bucket=True``, :func:`jbo.data.by_size` on the scan's unbatched step index):
-the O(N^2) per-point posterior costs grow with the data, not the scan length (UCB-CVS 4.4x, uCVS 1.3x
-faster on Levy-12D cheap at 750 steps, same plays). Under ``vmap`` the other branches become selects
+the O(N^2) per-point posterior costs grow with the data, not the scan length (Levy-12D cheap, 750
+steps: UCB-CVS 15.2 -> 2.2 s, uCVS 34.1 -> 23.2 s, same plays; experiments/results/cvs/bucket_check.json). Under ``vmap`` the other branches become selects
 (everything is computed); run seeds with ``jbo.engine.run_environments(..., sequential=True)`` to keep
 them real branches.
 The inner optimiser is jbo's raw screening + top-k projected Adam (D19), warm-started at each set's
