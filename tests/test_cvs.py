@@ -137,6 +137,38 @@ def test_objective_optima_and_simulator_check_values():
     assert np.all(np.isfinite(g))
 
 
+def _np_plant(U):
+    """The plant simulator written out in NumPy (bocvs.md 4.3): var * exp(-r^2/2) @ w."""
+    d = P.plant_data()
+    z = d["bounds"][0] + U * (d["bounds"][1] - d["bounds"][0])
+    r2 = (((z[:, None, :] - d["Z"][None]) / d["lengthscales0"]) ** 2).sum(-1)
+    return d["variance0"] * np.exp(-0.5 * r2) @ d["weights"]
+
+
+def _np_airfoil(U):
+    """The airfoil simulator written out in NumPy (bocvs.md 4.4): c + Matern52(U, X) @ alpha."""
+    a = P.airfoil_data()
+    r = np.sqrt((((U[:, None, :] - a["X"][None]) / a["lengthscale"]) ** 2).sum(-1))
+    k = a["outputscale"] * (1 + np.sqrt(5) * r + 5.0 / 3.0 * r**2) * np.exp(-np.sqrt(5) * r)
+    return a["mean_constant"] + k @ a["alpha"]
+
+
+def test_simulators_batched_and_pointwise_equal_numpy_formulas():
+    """plant/airfoil at many rows at once (the kernels' cross-covariance matrix, used for the Monte-Carlo
+    means) and one point at a time both equal the formulas written out in NumPy; so does env.expected."""
+    U = RNG.uniform(size=(64, 5))
+    U[0] = P.airfoil_data()["X"][3]  # r = 0 at a data point
+    for batch, one, ref in ((P.plant_batch, P.plant, _np_plant), (P.airfoil_batch, P.airfoil, _np_airfoil)):
+        want = ref(U)
+        np.testing.assert_allclose(np.asarray(batch(jnp.asarray(U))), want, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(np.asarray(jax.vmap(one)(jnp.asarray(U))), want, rtol=1e-12, atol=1e-12)
+    env = P.CVSProblem("airfoil", "cheap", 0.02, num_mc=50)
+    R = np.asarray(env.reset(jax.random.key(3)).free_sample)
+    x = RNG.uniform(size=5)
+    got = float(env.expected(2, jnp.asarray(x), jnp.asarray(R)))
+    assert abs(got - np.mean(_np_airfoil(np.where(np.asarray(env.sets.masks[2]), x, R)))) < 1e-12
+
+
 def test_shift_f_lo_is_a_lower_bound_and_nearly_attained():
     """f - f_lo >= 0 on 4096 random points, and f_lo within 0.01 of the minimum our search found
     (bocvs.md D2; Levy keeps the spec's rounded -414.41, 0.004 above its minimum -414.414)."""
@@ -375,8 +407,7 @@ def test_expected_values_chunked_equal_a_direct_mean():
     got = np.asarray(P.expected_values(env, sets, xs, key, num=64, chunk=7))
     R = np.asarray(env.free_sample(key, 64))
     masks = np.asarray(env.sets.masks)
-    f = jax.jit(jax.vmap(P.airfoil))
-    want = np.array([[np.mean(np.asarray(f(jnp.asarray(np.where(masks[s], x, R))))) for s, x in zip(sr, xr)]
+    want = np.array([[np.mean(_np_airfoil(np.where(masks[s], x, R))) for s, x in zip(sr, xr)]
                      for sr, xr in zip(sets, xs)])
     assert got.shape == (2, 10)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
