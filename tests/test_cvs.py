@@ -206,10 +206,11 @@ SPEC_F_STAR = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(set(SPEC_F_STAR) - {"airfoil"}))  # airfoil: the spec's table itself
+@pytest.mark.parametrize("name", sorted(SPEC_F_STAR))
 def test_recomputed_reference_constants_agree_with_the_spec(name):
     ours = np.asarray(P.F_STAR[(name, 0.02)])
-    tol = 0.3 if name == "levy12" else 0.03
+    # airfoil: 2048 MC rows (standard error ~0.012) against the spec's +-0.01
+    tol = {"levy12": 0.3, "airfoil": 0.04}.get(name, 0.03)
     # our values come from a stronger search on another sample: agree within the MC error, or above
     # it where the spec's search was weaker
     np.testing.assert_array_less(np.asarray(SPEC_F_STAR[name]) - tol, ours + 1e-12)
@@ -225,6 +226,26 @@ def test_acceptable_sets_and_cheapest_set_of_section_4_7(name, acceptable, cheap
     assert set(np.nonzero(ref["cheapest"])[0] + 1) == cheapest
     env = P.CVSProblem(name, "cheap", 0.02)
     assert abs(float(env.f_plus) - max(P.F_STAR[(name, 0.02)])) < 1e-12
+
+
+def test_airfoil_reference_constant_by_independent_numpy_monte_carlo():
+    """F*_6 (the airfoil's F+ at v = 0.02) at its committed maximiser, by NumPy Monte Carlo over 4096
+    fresh truncated-normal rows (scipy): within three standard errors plus the 2048-row search's own
+    Monte-Carlo error (~0.012) of the committed constant."""
+    import csv
+    from pathlib import Path
+
+    table = Path(__file__).resolve().parents[1] / "experiments/results/cvs/reference_constants.csv"
+    row = next(r for r in csv.DictReader(table.open())
+               if r["objective"] == "airfoil" and float(r["variance"]) == 0.02 and r["set"] == "6")
+    sd = control.scale_for_variance(0.02)
+    R = stats.truncnorm.rvs(-0.5 / sd, 0.5 / sd, loc=0.5, scale=sd, size=(4096, 5), random_state=11)
+    x = np.zeros(5)
+    x[[0, 1]] = [float(a) for a in row["argmax"].split()]  # set 6 = variables (1, 2)
+    vals = _np_airfoil(np.where(np.asarray(P.masks(P.SETS_AIRFOIL, 5)[5]), x, R))
+    se = vals.std(ddof=1) / np.sqrt(vals.size)
+    assert abs(vals.mean() - P.F_STAR[("airfoil", 0.02)][5]) < 3 * se + 0.025
+    assert P.F_STAR[("airfoil", 0.02)][5] == max(P.F_STAR[("airfoil", 0.02)])
 
 
 def test_hartmann_set_value_by_independent_monte_carlo():
