@@ -224,7 +224,6 @@ class CVSProblem(Environment):
     name: str = eqx.field(static=True)
     objective: str = eqx.field(static=True)
     fn: Callable = eqx.field(static=True)  # f at one point
-    values: Callable = eqx.field(static=True)  # f at the rows of an (n, d) array (Objective.values)
     num_mc: int = eqx.field(static=True)
     sets: ControlSets
     cost_mean: jax.Array  # (m,)
@@ -262,7 +261,7 @@ class CVSProblem(Environment):
                 raise ValueError(f"{what} must be finite and >= 0, got {v!r}")
         ref = reference(objective, variance, costs)  # also checks the variance has a reference
         self.name = f"cvs:{objective}"
-        self.objective, self.fn, self.values, self.num_mc = objective, obj.fn, obj.values, int(num_mc)
+        self.objective, self.fn, self.num_mc = objective, obj.fn, int(num_mc)
         self.sets = ControlSets(masks(obj.sets, obj.dim))
         self.cost_mean = jnp.asarray(costs)
         self.cost_std, self.cost_noise_threshold = jnp.asarray(float(cost_std)), jnp.asarray(float(thr))
@@ -288,6 +287,10 @@ class CVSProblem(Environment):
 
     def reset(self, key) -> CVSState:
         return CVSState(self.free_sample(key, self.num_mc))
+
+    def values(self, U):
+        """f at the rows of U (n, d), batched where the simulator allows (Objective.values)."""
+        return OBJECTIVES[self.objective].values(U)
 
     def expected(self, set_index, x, free_sample):
         """F(i, x^i): the mean of f over the rows of free_sample (n, d) with set i's coordinates from x."""
