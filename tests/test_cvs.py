@@ -89,13 +89,40 @@ def test_full_set_dominates_every_subset():
     alg = A.CVS(method="ucb_psq", num_mc=64, num_raw=256, num_starts=4, opt_steps=40)
     state = A.CVSState(*[None] * len(A.CVSState._fields))._replace(
         masks=masks, R=R, best_x=jnp.full((4, 4), 0.5))
-    score = lambda x, m, r: A.expected_ucb(post, x, m, r, 4.0)  # noqa: E731
+    score = lambda m, r: lambda x: A.expected_ucb(post, x, m, r, 4.0)  # noqa: E731
     xs, g = jax.jit(lambda k: alg._maximize_sets(k, score, state, jnp.ones(4, bool)))(jax.random.key(0))
     assert np.all(np.isfinite(g))
     assert np.all(g[3] >= g[:3] - 1e-6), g  # max_x u >= max_x E u (optimiser tolerance)
     # the full set's value is its pointwise UCB at its maximiser; each set's value its expected UCB
     for i in range(4):
-        assert abs(float(score(xs[i], masks[i], R)) - float(g[i])) < 1e-9
+        assert abs(float(score(masks[i], R)(xs[i])) - float(g[i])) < 1e-9
+
+
+@pytest.mark.parametrize("kernel", ["se", "matern52"])
+def test_expected_sample_path_equals_the_direct_mean_over_rows(kernel):
+    """TS-PSQ's g(i, xc) in its rearranged form (row means of the features and, for SE, of the kernel's
+    free-coordinate factor, taken once per set) == the plain mean over the rows of the path evaluated
+    point by point, in value and gradient; padding rows of the buffer play no part."""
+    rng = np.random.default_rng(4)
+    X, y = rng.uniform(size=(9, 4)), rng.normal(size=9)
+    model = A.MODEL if kernel == "se" else gp.GPModel(kernel=kernel, standardize=False, mean="trainable")
+    post = gp.condition(data.from_arrays(jnp.asarray(X), jnp.asarray(y), 14),
+                        gp.default_params(4, jnp.array([0.3, 0.5, 0.4, 0.7]), 1.3, 1e-3, 0.2), model)
+    path = jbo.acquisitions.thompson_sample(jax.random.key(1), post, 256)
+    R, mask = jnp.asarray(rng.uniform(size=(16, 4))), jnp.array([True, False, True, False])
+
+    def direct(xc):  # the path at each composed point, then the mean (what the rearrangement replaces)
+        pts = np.where(np.asarray(mask), xc, np.asarray(R))
+        return jnp.mean(jnp.stack([jbo.acquisitions.sample_path_value(path, jnp.asarray(p)) for p in pts]))
+
+    g = A.expected_path(path, mask, R)
+    for xc in rng.uniform(size=(3, 4)):
+        np.testing.assert_allclose(float(g(jnp.asarray(xc))), float(direct(xc)), rtol=1e-12, atol=1e-12)
+        grad = np.asarray(jax.grad(g)(jnp.asarray(xc)))
+        grad_direct = np.asarray(jax.grad(lambda x: jnp.mean(jax.vmap(lambda p: jbo.acquisitions.sample_path_value(
+            path, p))(A.compose(mask, x, R))))(jnp.asarray(xc)))
+        np.testing.assert_allclose(grad, grad_direct, rtol=1e-10, atol=1e-12)
+        assert grad[1] == 0.0 and grad[3] == 0.0
 
 
 # ---------------------------------------------------------------- 3. truncated normal

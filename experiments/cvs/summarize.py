@@ -6,6 +6,8 @@ Writes <out>_regret.png (Fig 1: simple regret vs cost, mean +- s.e.), <out>_eval
 evaluations vs cost), <out>_table.csv and <out>_table.md (per cell and method: final simple regret,
 R^f, R^c, fraction of plays on i_*, steps; mean +- s.e. over seeds; regret at cost 30 and 60 too) and
 <out>_pivot.md (cells x methods: final regret, R^c, plays on i_*, steps).
+Where several tags hold the same (objective, method) program, the last tag's run replaces the earlier
+ones (a re-run of a few programs after a change), and <out>_timing.md lists which run each came from.
 """
 from __future__ import annotations
 
@@ -81,13 +83,41 @@ def timing_markdown(tm: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+def latest(frames, tags) -> pd.DataFrame:
+    """Concatenate the tags' tables; where several tags hold the same (objective, method) program, keep
+    only the last tag's rows (a re-run of some programs replaces the earlier run of them, never doubles
+    its seeds). The tag each row came from is in the column ``tag``."""
+    frames = [f.assign(tag=t) for f, t in zip(frames, tags)]
+    owner = {}
+    for f, t in zip(frames, tags):
+        for key in set(zip(f.objective, f.method)):
+            owner[key] = t
+    keep = pd.concat([f[[owner[k] == t for k in zip(f.objective, f.method)]] for f, t in zip(frames, tags)],
+                     ignore_index=True)
+    objectives = list(dict.fromkeys(pd.concat(frames).objective))  # the runs' order, methods as in fig1.py
+    methods = list(F.METHODS) + list(F.EXTRAS)
+    rank = [(objectives.index(o), methods.index(m) if m in methods else len(methods)) for o, m in zip(keep.objective, keep.method)]
+    order = sorted(range(len(keep)), key=lambda i: rank[i])  # stable: rows of one program keep their order
+    return keep.iloc[order].reset_index(drop=True)
+
+
+def provenance(tm: pd.DataFrame) -> str:
+    """Which run (tag) each program's numbers come from, when more than one."""
+    if tm.tag.nunique() < 2:
+        return ""
+    lines = ["", "Programs by run (tag):", ""]
+    for t, g in tm.groupby("tag", sort=False):
+        lines.append(f"- {t}: " + ", ".join(f"{o} {m}" for o, m in zip(g.objective, g.method)))
+    return "\n".join(lines) + "\n"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tags", nargs="*", default=["fig1"])
     ap.add_argument("--out", default="fig1")
     args = ap.parse_args()
-    curves = pd.concat([pd.read_csv(F.OUT / f"{t}_curves.csv") for t in args.tags], ignore_index=True)
-    runs = pd.concat([pd.read_csv(F.OUT / f"{t}_runs.csv") for t in args.tags], ignore_index=True)
+    curves = latest([pd.read_csv(F.OUT / f"{t}_curves.csv") for t in args.tags], args.tags)
+    runs = latest([pd.read_csv(F.OUT / f"{t}_runs.csv") for t in args.tags], args.tags)
     F.plot(curves, "simple_regret", F.OUT / f"{args.out}_regret.png", "simple regret")
     F.plot(curves, "evaluations", F.OUT / f"{args.out.replace('fig1', 'fig2')}_evaluations.png", "evaluations",
            log=False)
@@ -99,9 +129,10 @@ def main():
         + "\nCost regret R^c at the end of the budget (mean; bold: lowest)\n\n" + pivot(t, "R_c", fmt="{:.1f}")
         + "\nFraction of plays on i_* (mean)\n\n" + pivot(t, "frac_on_i_star", fmt="{:.2f}").replace("**", "")
         + "\nBO steps for the budget (mean)\n\n" + pivot(t, "steps", fmt="{:.0f}").replace("**", ""))
-    timing = [pd.read_csv(F.OUT / f"{tag}_timing.csv") for tag in args.tags if (F.OUT / f"{tag}_timing.csv").exists()]
-    if timing:
-        (F.OUT / f"{args.out}_timing.md").write_text(timing_markdown(pd.concat(timing, ignore_index=True)))
+    tags = [tag for tag in args.tags if (F.OUT / f"{tag}_timing.csv").exists()]
+    if tags:
+        tm = latest([pd.read_csv(F.OUT / f"{tag}_timing.csv") for tag in tags], tags)
+        (F.OUT / f"{args.out}_timing.md").write_text(timing_markdown(tm) + provenance(tm))
     print(markdown(t))
 
 

@@ -37,7 +37,8 @@ the noise stays at 1e-4, D16).
 
 **Baselines** (bocvs.md 3): ``ucb_psq`` (play argmax_i gU(i); UCB-PSQ of Hayashi et al.), ``ts_psq``
 (the same with one posterior sample path per step instead of the UCB: random Fourier features +
-pathwise conditioning, :func:`jbo.acquisitions.thompson_sample`), ``etc`` (ETC-50: groups of sets
+pathwise conditioning, :func:`jbo.acquisitions.thompson_sample`; its mean over the Monte-Carlo rows in
+closed form per set, :func:`expected_path`), ``etc`` (ETC-50: groups of sets
 each played 50 times by argmax gU inside the group, then UCB-PSQ; groups ``"size"`` = the paper's
 one group per set size in increasing size without the full set (D18), ``"tiers"`` = Tay's cost
 tiers ((1,2,3), (4,5,6)), or explicit 0-based tuples), ``ucb_cvs`` (Tay et al.'s UCB-CVS with KNOWN
@@ -80,7 +81,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jbo import acquisitions, data, gp, optimize
+from jbo import acquisitions, data, gp, kernels, optimize
 from jbo.algorithms.gp_bo import HypersParams
 from jbo.engine import Algorithm, Spec, Step
 from jbo.problems.control import truncated_normal_from_uniform
@@ -125,7 +126,49 @@ def expected_lcb(post: gp.Posterior, xc, mask, R, beta):
 
 def expected_sample(path: acquisitions.SamplePath, xc, mask, R):
     """E over the rows of R of one posterior sample path at [xc^i, R_j] (TS-PSQ's g)."""
-    return jnp.mean(jax.vmap(lambda x: acquisitions.sample_path_value(path, x))(compose(mask, xc, R)))
+    return expected_path(path, mask, R)(xc)
+
+
+def expected_path(path: acquisitions.SamplePath, mask, R):
+    """xc -> E_j f([xc^i, R_j]) for one sample path and one set, with what does not depend on xc
+    computed here, once per set and step, not once per evaluation of the inner optimiser.
+
+    Exact rearrangements of the mean over the rows of R (equal to the direct mean to rounding; tested):
+    the path is f = m + sum_k a_k cos(w_k . x + b_k) + sum_i u_i k(x, X_i). With x = [xc, R_j] split as
+    w_k . x = w_k . xc^i + c_jk (c_jk = w_k . R_j^free + b_k),
+    mean_j cos(w_k . xc^i + c_jk) = cos(w_k . xc^i) mean_j cos c_jk - sin(w_k . xc^i) mean_j sin c_jk,
+    and the SE kernel factorises over coordinates, mean_j k([xc, R_j], X_i) = k(xc^i, X_i^i)
+    mean_j exp(-r2_free(R_j, X_i) / 2): one evaluation costs 2D transcendentals and an n-vector kernel
+    instead of J times that. Other kernels keep the direct mean for the kernel term. With one row
+    (a full set: R drops out) the path is evaluated directly, which is cheaper (D cosines, not 2D)."""
+    if R.shape[0] == 1:
+        return lambda xc: acquisitions.sample_path_value(path, compose(mask, xc, R[0]))
+    post, ff = path.posterior, path.features
+    kp = post.params.kernel_params()
+    num = ff.phases.shape[0]
+    amp = jnp.sqrt(2.0 * ff.outputscale / num) * path.weights  # (D,)
+    free = jnp.where(mask, 0.0, R)  # (J, d): the free coordinates, the set's zeroed
+    c = free @ ff.frequencies.T + ff.phases  # (J, D)
+    cos_mean, sin_mean = amp * jnp.mean(jnp.cos(c), axis=0), amp * jnp.mean(jnp.sin(c), axis=0)
+    update = jnp.where(post.mask, path.update, 0.0)
+    X_set = jnp.where(mask, post.x, 0.0)
+    if post.kernel == "se":
+        r2_free = kernels.sqdist_matrix(free, jnp.where(mask, 0.0, post.x), kp.lengthscale)  # (J, N)
+        weights = jnp.mean(jnp.exp(-0.5 * r2_free), axis=0) * update  # (N,)
+
+        def kernel_term(xc):
+            return kernels.from_sqdist("se", kp, kernels.sqdist_to_rows(xc, X_set, kp.lengthscale)) @ weights
+    else:
+        def kernel_term(xc):
+            K = kernels.gram(post.kernel, kp, compose(mask, xc, R), post.x)  # (J, N)
+            return jnp.mean(K @ update)
+
+    def value(xc):
+        a = jnp.where(mask, xc, 0.0) @ ff.frequencies.T  # (D,)
+        f = post.params.mean + jnp.cos(a) @ cos_mean - jnp.sin(a) @ sin_mean + kernel_term(jnp.where(mask, xc, 0.0))
+        return post.y_mean + post.y_std * f
+
+    return value
 
 
 def sample_paths(key, post: gp.Posterior, num_paths: int, num_features: int):
@@ -154,7 +197,7 @@ def incumbents(paths, post: gp.Posterior):
 
 def expected_improvement(paths, post: gp.Posterior, incumbent, xc, mask, R):
     """EI-naive's EI(i, xc) = mean over paths s of max(mean_j f_s([xc^i, R_j]) - incumbent_s, 0)."""
-    value = jnp.mean(path_values(paths, post, compose(mask, xc, R)), axis=1)
+    value = jax.vmap(lambda f, w, u: expected_sample(acquisitions.SamplePath(f, w, u, post), xc, mask, R))(*paths)
     return jnp.mean(jnp.maximum(value - incumbent, 0.0))
 
 
@@ -342,8 +385,9 @@ class CVS(Algorithm):
         return self.method == "ucvs" if self.refit is None else self.refit
 
     def _maximize_sets(self, key, score, state: CVSState, needed):
-        """For every set: (maximiser, max) of score(xc, mask, R) over xc, or (warm start, -inf) where
-        not needed. One set after another; a full set uses one Monte-Carlo row (R drops out)."""
+        """For every set: (maximiser, max) over xc of score(mask, R)(xc), or (warm start, -inf) where not
+        needed. One set after another; a full set uses one Monte-Carlo row (R drops out). score(mask, R)
+        builds the set's objective once, before the inner optimiser (what does not depend on xc)."""
         masks = state.masks
         m, d = masks.shape
         keys = jax.random.split(key, m)
@@ -353,7 +397,7 @@ class CVS(Algorithm):
             full = jnp.all(mask)
 
             def run(R):
-                return optimize.maximize(lambda x: score(x, mask, R), k, d, self.num_raw, self.num_starts,
+                return optimize.maximize(score(mask, R), k, d, self.num_raw, self.num_starts,
                                          self.opt_steps, "adam", candidates=warm[None])
 
             branch = jnp.where(need, jnp.where(full, 1, 2), 0)
@@ -366,7 +410,7 @@ class CVS(Algorithm):
         """gL = max over sets and values of L: the full set's pointwise LCB maximum when one exists
         (it attains the maximum), otherwise the best set's expected LCB."""
         full = jnp.all(state.masks, axis=1)
-        lcb = lambda x, mask, R: expected_lcb(post, x, mask, R, beta_lcb)  # noqa: E731
+        lcb = lambda mask, R: lambda x: expected_lcb(post, x, mask, R, beta_lcb)  # noqa: E731
         _, vals = self._maximize_sets(key, lcb, state, jnp.where(full.any(), full, True))
         return jnp.max(vals)
 
@@ -415,13 +459,13 @@ class CVS(Algorithm):
         beta_u = jnp.where(explore, params.beta, params.beta_exploit)
         if self.method in ("ts_psq", "ts_naive"):
             path = acquisitions.thompson_sample(k_ts, post, self.num_features)
-            score = lambda x, mask, R: expected_sample(path, x, mask, R)  # noqa: E731
+            score = lambda mask, R: expected_path(path, mask, R)  # noqa: E731
         elif self.method == "ei_naive":
             paths = sample_paths(k_ts, post, self.num_ei_paths, self.num_features)
             best = incumbents(paths, post)
-            score = lambda x, mask, R: expected_improvement(paths, post, best, x, mask, R)  # noqa: E731
+            score = lambda mask, R: lambda x: expected_improvement(paths, post, best, x, mask, R)  # noqa: E731
         else:
-            score = lambda x, mask, R: expected_ucb(post, x, mask, R, beta_u)  # noqa: E731
+            score = lambda mask, R: lambda x: expected_ucb(post, x, mask, R, beta_u)  # noqa: E731
 
         policy = {"ucvs": self._ucvs, "ucb_psq": self._ucb_psq, "ts_psq": self._ucb_psq, "etc": self._etc,
                   "ucb_cvs": self._ucb_cvs, "ucb_naive": self._naive, "ts_naive": self._naive,
@@ -531,4 +575,4 @@ def naive_cost(state: CVSState, t):
 
 __all__ = ["CVS", "CVSParams", "CVSState", "METHODS", "MODEL", "PRESETS", "alpha_at", "cheapest_last_index",
            "cheapest_then_best", "compose", "cost_lcb", "expected_bounds", "expected_improvement", "expected_lcb",
-           "expected_sample", "expected_ucb", "feasible_set", "incumbents", "naive_cost", "path_values", "sample_paths"]
+           "expected_path", "expected_sample", "expected_ucb", "feasible_set", "incumbents", "naive_cost", "path_values", "sample_paths"]
