@@ -99,22 +99,28 @@ def prefix(buf: Buffer, size: int) -> Buffer:
     return Buffer(buf.x[:size], buf.y[:size], buf.mask[:size], buf.count)
 
 
-def bucket_sizes(capacity: int, smallest: int = 16) -> list[int]:
-    """Powers of two from `smallest` below `capacity`, then `capacity`: the prefix sizes of :func:`by_size`."""
+def bucket_sizes(capacity: int, smallest: int = 16, max_step: int | None = None) -> list[int]:
+    """The prefix sizes of :func:`by_size`: sizes below `capacity` from `smallest` on, each twice the
+    last or (with `max_step`) the last plus max_step where that is smaller, then `capacity`.
+    max_step=None: powers of two (16, 32, 64, ...); max_step=128 at capacity 750: 16, 32, 64, 128,
+    256, 384, 512, 640, 750 (a step on n = 300 rows then works on 384 of them, not 512)."""
+    if max_step is not None and max_step < 1:
+        raise ValueError(f"bucket max_step must be a positive int or None, got {max_step!r}")
     sizes, s = [], smallest
     while s < capacity:
         sizes.append(s)
-        s *= 2
+        s = 2 * s if max_step is None else min(2 * s, s + max_step)
     return sizes + [capacity]
 
 
-def by_size(n, capacity: int, branch, bucketed: bool = True):
+def by_size(n, capacity: int, branch, bucketed: bool = True, max_step: int | None = None):
     """Run `branch(size)()` for the smallest bucket size >= n (``lax.switch``): work that is O(size^2)
     or O(size^3) on a buffer prefix then grows with the data instead of the capacity. `branch(size)`
     returns a zero-argument function; every branch must return the same shapes. Pass an n that is
     unbatched under vmap (e.g. the scan's step index, an upper bound of the rows written): a batched
-    index turns the switch into a select that runs every size. bucketed=False runs `branch(capacity)`."""
-    sizes = bucket_sizes(capacity) if bucketed else [capacity]
+    index turns the switch into a select that runs every size. bucketed=False runs `branch(capacity)`;
+    max_step: see :func:`bucket_sizes`."""
+    sizes = bucket_sizes(capacity, max_step=max_step) if bucketed else [capacity]
     if len(sizes) == 1:
         return branch(capacity)()
     index = jnp.minimum(jnp.searchsorted(jnp.asarray(sizes), n), len(sizes) - 1)

@@ -94,6 +94,12 @@ def test_prefix_posterior_matches_numpy_and_by_size_picks_the_smallest_bucket():
         np.testing.assert_allclose(var, np.diag(c_np), rtol=1e-7, atol=1e-10)
         np.testing.assert_allclose(data.prefix(data.from_arrays(jnp.asarray(X), jnp.asarray(Y), 40), size).y[:N], Y)
     assert data.bucket_sizes(40) == [16, 32, 40] and data.bucket_sizes(16) == [16] and data.bucket_sizes(64) == [16, 32, 64]
+    # growth capped at max_step (uCVS's 750-row buffer): below 256 rows the same powers of two
+    assert data.bucket_sizes(750, max_step=128) == [16, 32, 64, 128, 256, 384, 512, 640, 750]
+    assert data.bucket_sizes(750) == [16, 32, 64, 128, 256, 512, 750]
+    assert data.bucket_sizes(236, max_step=128) == data.bucket_sizes(236) == [16, 32, 64, 128, 236]
+    with pytest.raises(ValueError, match="max_step"):
+        data.bucket_sizes(100, max_step=0)
     pick = jax.jit(lambda n: data.by_size(n, 40, lambda size: lambda: jnp.int32(size)))
     assert [int(pick(n)) for n in (0, 9, 16, 17, 32, 33, 40, 41)] == [16, 16, 16, 32, 32, 40, 40, 40]
     assert int(data.by_size(3, 40, lambda size: lambda: jnp.int32(size), bucketed=False)) == 40

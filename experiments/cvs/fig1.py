@@ -68,6 +68,9 @@ def add_args(ap):
     ap.add_argument("--refit", choices=["spec", "never"], default="never",
                     help="uCVS hyper-parameters in exploitation: spec = 10 Adam steps every step; never = fixed")
     ap.add_argument("--tmax", type=int, default=750, help="scan length (steps incl. the initial design)")
+    ap.add_argument("--bucket-step", default="128",
+                    help="growth cap of the data-prefix buckets (CVS.bucket_step); 'none' = powers of two, "
+                         "as fig1_grid2 / fig1_grid3 ran")
     ap.add_argument("--eval-rows", type=int, default=8192)
     ap.add_argument("--tag", default="fig1")
 
@@ -77,7 +80,8 @@ def build(name, opts, args):
     if args.quick:
         kw.update(num_mc=4, num_raw=4, num_starts=1, opt_steps=2)
     else:
-        kw.update(num_mc=args.num_mc, num_raw=args.num_raw, num_starts=args.starts, opt_steps=args.opt_steps)
+        kw.update(num_mc=args.num_mc, num_raw=args.num_raw, num_starts=args.starts, opt_steps=args.opt_steps,
+                  bucket_step=None if args.bucket_step == "none" else int(args.bucket_step))
     if kw["method"] == "ucvs" and args.refit == "never":
         kw["refit"] = False
     return A.CVS(**kw)

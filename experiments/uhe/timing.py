@@ -1,7 +1,7 @@
 """Fig 4 right / the running-time target: seconds per BO step of UHE-BO, MAP and MCMC, side by side
 in one process, on Hartmann3 (T = 100 BO evaluations after n0 = 9) and Deceptive (n = 2).
 
-    python experiments/uhe/timing.py [--quick] [--problems hartmann3,deceptive2]
+    python experiments/uhe/timing.py [--quick] [--problems hartmann3,deceptive2] [--tag _x] [--no-components]
 
 One seed per method, each run as one compiled program (`jbo.run`); compile time (lowering +
 compilation) is measured apart from the run; the run time covers the algorithm and the (cheap,
@@ -30,6 +30,8 @@ def main(argv=None):
     ap.add_argument("--problems", default="hartmann3")
     ap.add_argument("--methods", default="uhe_bo,map,mcmc")
     ap.add_argument("--budget", type=int, default=None)
+    ap.add_argument("--tag", default="", help="suffix of the output name (timing<tag>.json)")
+    ap.add_argument("--no-components", action="store_true", help="skip the per-part Hartmann3 timings")
     a = ap.parse_args(argv)
     budget = a.budget or (6 if a.quick else 100)
     common.header(f"UHE timing, T = {budget}")
@@ -52,12 +54,13 @@ def main(argv=None):
                      loadavg_before=load0, loadavg_after=os.getloadavg())
             out["runs"].append(r)
             print(json.dumps(r), file=sys.stderr, flush=True)
-    out["components"] = components(a.quick)
+    if not a.no_components:
+        out["components"] = components(a.quick)
     for p in a.problems.split(","):
         per = {r["method"]: r["s_per_bo_step"] for r in out["runs"] if r["problem"] == p}
         if "map" in per:
             out.setdefault("ratios", {})[p] = {f"{m}_over_map": v / per["map"] for m, v in per.items()}
-    path = common.out_path("timing" + ("" if budget == 100 or a.quick else f"_T{budget}"), a.quick, "json")
+    path = common.out_path("timing" + ("" if budget == 100 or a.quick else f"_T{budget}") + a.tag, a.quick, "json")
     path.write_text(json.dumps(out, indent=1))
     print(json.dumps(out.get("ratios"), indent=1), file=sys.stderr)
 
