@@ -141,7 +141,8 @@ def plot_curves(df: pd.DataFrame, path: Path, metric: str = "simple_regret", log
         for m in dict.fromkeys(sub["method"]):
             g = sub[sub.method == m].pivot(index="seed", columns="evaluation", values=metric)
             v = np.log10(np.maximum(g.values, 1e-12)) if log else g.values
-            mu, se = v.mean(0), v.std(0, ddof=1) / np.sqrt(max(v.shape[0], 2) - 0) if v.shape[0] > 1 else (v.mean(0), 0)
+            mu = v.mean(0)  # s.e. band only with more than one seed
+            se = v.std(0, ddof=1) / np.sqrt(v.shape[0]) if v.shape[0] > 1 else np.zeros_like(mu)
             ax.plot(g.columns, mu, label=LABELS.get(m, m))
             ax.fill_between(g.columns, mu - se, mu + se, alpha=0.2)
         ax.set_title(p)
