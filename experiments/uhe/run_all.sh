@@ -6,7 +6,11 @@
 set -x
 PY=${PY:-.venv/bin/python}
 $PY experiments/uhe/timing.py
+$PY experiments/uhe/timing.py --problems deceptive2 --no-components --tag _deceptive2
+$PY experiments/uhe/realworld.py --problems gb --methods uhe_bo,map,mcmc --seeds 1 --tag _timing_s1
+$PY experiments/uhe/fig4_runtime.py
 $PY experiments/uhe/synthetic.py --figure fig2 --methods uhe_bo,map,random,portfolio,wdf,a_gp_ucb
+$PY experiments/uhe/synthetic.py --figure fig2_d3 --methods uhe_bo,map,random,portfolio,wdf,a_gp_ucb
 $PY experiments/uhe/synthetic.py --figure fig4 --methods ra_bo,random_exp3
 $PY experiments/uhe/synthetic.py --figure e0
 $PY experiments/uhe/fig3.py
@@ -14,6 +18,7 @@ $PY experiments/uhe/synthetic.py --figure fig5 --methods uhe_bo,map,random,portf
 $PY experiments/uhe/realworld.py --problems lr,gb --methods uhe_bo,map,random,portfolio,wdf,a_gp_ucb
 $PY experiments/uhe/realworld.py --problems lunar --methods uhe_bo,map,random,portfolio,wdf,a_gp_ucb
 $PY experiments/uhe/synthetic.py --figure fig2 --methods mcmc --tag _mcmc
+$PY experiments/uhe/synthetic.py --figure fig2_d3 --methods mcmc --tag _mcmc
 $PY experiments/uhe/synthetic.py --figure fig5 --methods mcmc --tag _mcmc
 $PY experiments/uhe/realworld.py --methods mcmc --tag _mcmc
 $PY experiments/uhe/compare.py --tags "" _mcmc --out compare
