@@ -2,7 +2,7 @@
 the paper's data sets (no OpenML / HPOBench here; see jbo/problems/uhe.py):
 
     python experiments/uhe/realworld.py [--quick] [--problems lr,gb,lunar] [--methods uhe_bo,map]
-                                        [--seeds 10] [--budget 100] [--tag _x]
+                                        [--seeds 10] [--budget 100] [--tag _x] [--no-run]
 
 * lr    (replaces LR-Vehicle, d = 2): SGD logistic regression in pure JAX, so every seed of a method
         runs inside one compiled program, like the synthetic figures;
@@ -81,6 +81,7 @@ def main(argv=None):
     ap.add_argument("--seeds", type=int, default=None)
     ap.add_argument("--budget", type=int, default=None, help="BO evaluations after D0 (even); default 100, lunar 200")
     ap.add_argument("--tag", default="", help="suffix of the output names (reduced runs)")
+    ap.add_argument("--no-run", action="store_true", help="only redo the plot and summary from the CSVs")
     a = ap.parse_args(argv)
     probs, methods = a.problems.split(","), a.methods.split(",")
     unknown = [p for p in probs if p not in BUDGET]
@@ -89,7 +90,7 @@ def main(argv=None):
     seeds = a.seeds or (2 if a.quick else 10)
     common.header(f"UHE fig2 bottom: {probs} x {methods}, {seeds} seeds")
     log = open(common.out_path("fig2_realworld" + a.tag, a.quick, "log"), "a")
-    for p in probs:
+    for p in [] if a.no_run else probs:
         budget = a.budget or (6 if a.quick else BUDGET[p])
         if budget % 2:
             raise ValueError(f"--budget must be even (D7), got {budget}")
@@ -101,9 +102,9 @@ def main(argv=None):
                 rows, timing, _ = common.run_one(m, p, budget, seeds, a.quick, log=log)
             print(timing, file=sys.stderr, flush=True)
             pd.DataFrame(rows).to_csv(csv, mode="a", header=not csv.exists(), index=False)
-    paths = [common.out_path(f"fig2_realworld{a.tag}_{p}", a.quick, "csv") for p in probs]
-    df = pd.concat([pd.read_csv(c) for c in paths if c.exists()])
-    df = df.drop_duplicates(["method", "problem", "seed", "step"], keep="last")
+    # the plot and summary cover every problem run so far under this tag, with the MCMC runs (tag _mcmc)
+    tags = [a.tag, a.tag + "_mcmc"] if "_mcmc" not in a.tag else [a.tag]
+    df = common.read_figure("fig2_realworld", list(BUDGET), tags, a.quick)  # last write kept
     common.plot_curves(df, common.out_path("fig2_realworld" + a.tag, a.quick, "png"), metric="best_value", log=False,
                        title="UHE-BO Fig 2 bottom (replacements): best observed value, mean +- s.e.")
     s = common.summary(df, metric="best_value")
