@@ -102,6 +102,8 @@ def test_prefix_posterior_matches_numpy_and_by_size_picks_the_smallest_bucket():
         data.bucket_sizes(100, max_step=0)
     pick = jax.jit(lambda n: data.by_size(n, 40, lambda size: lambda: jnp.int32(size)))
     assert [int(pick(n)) for n in (0, 9, 16, 17, 32, 33, 40, 41)] == [16, 16, 16, 32, 32, 40, 40, 40]
+    capped = jax.jit(lambda n: data.by_size(n, 750, lambda size: lambda: jnp.int32(size), max_step=128))
+    assert [int(capped(n)) for n in (200, 257, 384, 385, 600, 641, 750)] == [256, 384, 384, 512, 640, 750, 750]
     assert int(data.by_size(3, 40, lambda size: lambda: jnp.int32(size), bucketed=False)) == 40
 
 

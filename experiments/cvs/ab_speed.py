@@ -52,7 +52,7 @@ def main():
     a = ap.parse_args()
     base = load_base(a.base)
     envs = [P.CVSProblem(a.objective, "cheap", 0.02)]
-    kw = dict(method=a.method, num_mc=16, num_raw=16, num_starts=1, opt_steps=5)
+    kw = dict(method=a.method, **F.GRID_ACQ)
     runs = []
     for r in range(a.repeats):
         for name, mod in (("working tree", A), (a.base, base)):

@@ -49,7 +49,7 @@ def main():
         for method in args.methods or methods:
             res = {}
             for value in (old, new):
-                kw = dict(fig1.METHODS[method], num_mc=16, num_raw=16, num_starts=1, opt_steps=5, **{option: value})
+                kw = dict(fig1.METHODS[method], **fig1.GRID_ACQ, **{option: value})
                 if kw["method"] == "ucvs":
                     kw["refit"] = False
                 trace, tc, tr = fig1.run_program(A.CVS(**kw), [env], 1, args.tmax)

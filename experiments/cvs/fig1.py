@@ -50,6 +50,9 @@ METHODS = {
     "UCB-CVS (known costs)": dict(method="ucb_cvs"),
     "random": dict(method="random"),
 }
+#: the grid's acquisition sizes (a CPU budget; the spec suggests 256 MC rows, 512 candidates, top-4 x 30
+#: steps): the defaults of the command line below, shared by the speed checks (ab_speed, bucket_check)
+GRID_ACQ = dict(num_mc=16, num_raw=16, num_starts=1, opt_steps=5)
 EXTRAS = {"UCB-naive": dict(method="ucb_naive"), "TS-naive": dict(method="ts_naive"), "EI-naive": dict(method="ei_naive")}
 
 
@@ -61,10 +64,10 @@ def add_args(ap):
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--methods", nargs="*", default=list(METHODS))
     ap.add_argument("--extras", action="store_true", help="also the additions UCB-naive, TS-naive, EI-naive")
-    ap.add_argument("--num-mc", type=int, default=16, help="free-variable rows of the acquisitions")
-    ap.add_argument("--num-raw", type=int, default=16)
-    ap.add_argument("--starts", type=int, default=1)
-    ap.add_argument("--opt-steps", type=int, default=5)
+    ap.add_argument("--num-mc", type=int, default=GRID_ACQ["num_mc"], help="free-variable rows of the acquisitions")
+    ap.add_argument("--num-raw", type=int, default=GRID_ACQ["num_raw"])
+    ap.add_argument("--starts", type=int, default=GRID_ACQ["num_starts"])
+    ap.add_argument("--opt-steps", type=int, default=GRID_ACQ["opt_steps"])
     ap.add_argument("--refit", choices=["spec", "never"], default="never",
                     help="uCVS hyper-parameters in exploitation: spec = 10 Adam steps every step; never = fixed")
     ap.add_argument("--tmax", type=int, default=750, help="scan length (steps incl. the initial design)")

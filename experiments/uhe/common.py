@@ -119,6 +119,11 @@ def read_figure(figure: str, problems, tags=("",), quick: bool = False) -> pd.Da
     return df.drop_duplicates(["method", "problem", "seed", "step"], keep="last")
 
 
+def with_mcmc(tag: str) -> list[str]:
+    """The output tags a figure's plot and summary join: `tag` and its MCMC runs (`tag` + "_mcmc")."""
+    return [tag] if "_mcmc" in tag else [tag, tag + "_mcmc"]
+
+
 def out_path(name: str, quick: bool, ext: str) -> Path:
     OUT.mkdir(parents=True, exist_ok=True)
     return OUT / f"{name}{'_quick' if quick else ''}.{ext}"

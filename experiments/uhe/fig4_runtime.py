@@ -37,7 +37,7 @@ def rows():
             continue
         r = json.loads(line)
         if r.get("problem") == "gb" and r["method"] in METHODS and r["seeds"] == 1:
-            bo = r["steps"] - 3 * 4  # n0 = 3d, d = 4
+            bo = r["steps"] - 3 * common.problem("gb").dim  # n0 = 3d (D1)
             out.append(dict(problem="gb", method=r["method"], s_per_bo_evaluation=r["algorithm_s"] / (bo - 1),
                             compile_s=r["first_bo_step_s"], objective_s=r["evaluation_s"],
                             source="fig2_realworld_timing_s1.log"))

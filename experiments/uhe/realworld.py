@@ -103,8 +103,7 @@ def main(argv=None):
             print(timing, file=sys.stderr, flush=True)
             pd.DataFrame(rows).to_csv(csv, mode="a", header=not csv.exists(), index=False)
     # the plot and summary cover every problem run so far under this tag, with the MCMC runs (tag _mcmc)
-    tags = [a.tag, a.tag + "_mcmc"] if "_mcmc" not in a.tag else [a.tag]
-    df = common.read_figure("fig2_realworld", list(BUDGET), tags, a.quick)  # last write kept
+    df = common.read_figure("fig2_realworld", list(BUDGET), common.with_mcmc(a.tag), a.quick)  # last write kept
     common.plot_curves(df, common.out_path("fig2_realworld" + a.tag, a.quick, "png"), metric="best_value", log=False,
                        title="UHE-BO Fig 2 bottom (replacements): best observed value, mean +- s.e.")
     s = common.summary(df, metric="best_value")

@@ -54,8 +54,7 @@ def main(argv=None):
             print(timing, file=sys.stderr, flush=True)
             pd.DataFrame(rows).to_csv(csv, mode="a", header=not csv.exists(), index=False)
     # the plot and summaries cover every problem of the figure run so far, with the MCMC runs (tag _mcmc)
-    tags = [a.tag, a.tag + "_mcmc"] if "_mcmc" not in a.tag else [a.tag]
-    df = common.read_figure(a.figure, FIGURES[a.figure][0], tags, a.quick)
+    df = common.read_figure(a.figure, FIGURES[a.figure][0], common.with_mcmc(a.tag), a.quick)
     common.plot_curves(df, common.out_path(a.figure + a.tag, a.quick, "png"), title=f"UHE-BO {a.figure}: log10 simple regret, mean +- s.e.")
     s = common.summary(df)
     s.to_csv(common.out_path(a.figure + a.tag + "_summary", a.quick, "csv"), index=False)
