@@ -3,6 +3,7 @@ the paper's data sets (no OpenML / HPOBench here; see jbo/problems/uhe.py):
 
     python experiments/uhe/realworld.py [--quick] [--problems lr,gb,lunar] [--methods uhe_bo,map]
                                         [--seeds 10] [--budget 100] [--tag _x] [--no-run]
+                                        [--workers 2]
 
 * lr    (replaces LR-Vehicle, d = 2): SGD logistic regression in pure JAX, so every seed of a method
         runs inside one compiled program, like the synthetic figures;
@@ -37,9 +38,11 @@ HOST = {"gb", "lunar"}
 BUDGET = {"lr": 100, "gb": 100, "lunar": 200}
 
 
-def run_host(name: str, prob_name: str, budget: int, seeds: int, quick: bool, log=sys.stderr):
+def run_host(name: str, prob_name: str, budget: int, seeds: int, quick: bool, log=sys.stderr, pool=None):
     """All seeds of one method on a host problem, through one jbo.AskTell (num_seeds = seeds): the
-    same keys as run_one's program, so the same initial design D0 under each seed (D1)."""
+    same keys as run_one's program, so the same initial design D0 under each seed (D1). `pool`: an
+    executor evaluating the seeds' points in parallel (the objectives are deterministic, so the values
+    are those of the sequential loop); a progress line goes to stderr every 20 evaluations."""
     prob = common.problem(prob_name)
     objective = {"gb": jbo.problems.uhe.gb_objective, "lunar": jbo.problems.uhe.lunar_objective}[prob_name]
     alg = common.method(name, prob.dim, quick)
@@ -53,7 +56,7 @@ def run_host(name: str, prob_name: str, budget: int, seeds: int, quick: bool, lo
         t0 = time.perf_counter()
         x = opt.ask()
         t1 = time.perf_counter()
-        y = np.array([objective(xi) for xi in x])
+        y = np.array(list(pool.map(objective, x)) if pool is not None else [objective(xi) for xi in x])
         t2 = time.perf_counter()
         opt.tell(x, y)
         t3 = time.perf_counter()
@@ -64,6 +67,9 @@ def run_host(name: str, prob_name: str, budget: int, seeds: int, quick: bool, lo
             t_alg += (t1 - t0) + (t3 - t2)
         t_eval += t2 - t1
         ys.append(y)
+        if (t + 1) % 20 == 0:
+            print(f"  {name} on {prob_name}: {t + 1}/{T} evaluations, algorithm {t_alg:.0f} s, "
+                  f"objective {t_eval:.0f} s", file=sys.stderr, flush=True)
     y = np.stack(ys, 1)  # (seeds, T)
     best = np.maximum.accumulate(y, axis=1)
     info = {k: np.stack([i[k] for i in infos], 1) for k in infos[0]} if infos[0] else {}
@@ -82,6 +88,8 @@ def main(argv=None):
     ap.add_argument("--budget", type=int, default=None, help="BO evaluations after D0 (even); default 100, lunar 200")
     ap.add_argument("--tag", default="", help="suffix of the output names (reduced runs)")
     ap.add_argument("--no-run", action="store_true", help="only redo the plot and summary from the CSVs")
+    ap.add_argument("--workers", type=int, default=0,
+                    help="processes evaluating the host objectives (gb, lunar) in parallel; 0: in this process")
     a = ap.parse_args(argv)
     probs, methods = a.problems.split(","), a.methods.split(",")
     unknown = [p for p in probs if p not in BUDGET]
@@ -90,6 +98,12 @@ def main(argv=None):
     seeds = a.seeds or (2 if a.quick else 10)
     common.header(f"UHE fig2 bottom: {probs} x {methods}, {seeds} seeds")
     log = open(common.out_path("fig2_realworld" + a.tag, a.quick, "log"), "a")
+    pool = None
+    if a.workers > 0:
+        import concurrent.futures
+        import multiprocessing
+
+        pool = concurrent.futures.ProcessPoolExecutor(a.workers, mp_context=multiprocessing.get_context("spawn"))
     for p in [] if a.no_run else probs:
         budget = a.budget or (6 if a.quick else BUDGET[p])
         if budget % 2:
@@ -97,7 +111,7 @@ def main(argv=None):
         csv = common.out_path(f"fig2_realworld{a.tag}_{p}", a.quick, "csv")
         for m in methods:
             if p in HOST:
-                rows, timing = run_host(m, p, budget, seeds, a.quick, log=log)
+                rows, timing = run_host(m, p, budget, seeds, a.quick, log=log, pool=pool)
             else:
                 rows, timing, _ = common.run_one(m, p, budget, seeds, a.quick, log=log)
             print(timing, file=sys.stderr, flush=True)
