@@ -3,7 +3,7 @@ the paper's data sets (no OpenML / HPOBench here; see jbo/problems/uhe.py):
 
     python experiments/uhe/realworld.py [--quick] [--problems lr,gb,lunar] [--methods uhe_bo,map]
                                         [--seeds 10] [--budget 100] [--tag _x] [--no-run]
-                                        [--workers 2]
+                                        [--workers 2] [--seed-ids 0,1,2]
 
 * lr    (replaces LR-Vehicle, d = 2): SGD logistic regression in pure JAX, so every seed of a method
         runs inside one compiled program, like the synthetic figures;
@@ -38,27 +38,36 @@ HOST = {"gb", "lunar"}
 BUDGET = {"lr": 100, "gb": 100, "lunar": 200}
 
 
-def run_host(name: str, prob_name: str, budget: int, seeds: int, quick: bool, log=sys.stderr, pool=None):
+def run_host(name: str, prob_name: str, budget: int, seeds: int, quick: bool, log=sys.stderr, pool=None,
+             seed_id: int | None = None):
     """All seeds of one method on a host problem, through one jbo.AskTell (num_seeds = seeds): the
     same keys as run_one's program, so the same initial design D0 under each seed (D1). `pool`: an
     executor evaluating the seeds' points in parallel (the objectives are deterministic, so the values
-    are those of the sequential loop); a progress line goes to stderr every 20 evaluations."""
+    are those of the sequential loop); a progress line goes to stderr every 20 evaluations.
+    seed_id: run only that seed of the `seeds`-seed batch, alone (one AskTell without num_seeds, on the
+    batch's key for that seed: the same D0 and decisions as in the batch, up to rounding) -- for methods
+    too slow to run all seeds in one session (MCMC on lunar); its rows carry seed = seed_id."""
     prob = common.problem(prob_name)
     objective = {"gb": jbo.problems.uhe.gb_objective, "lunar": jbo.problems.uhe.lunar_objective}[prob_name]
     alg = common.method(name, prob.dim, quick)
     T = alg.num_initial + budget
-    opt = jbo.AskTell(alg, prob.space, num_steps=T, key=jax.random.key(0), num_seeds=seeds)
+    if seed_id is None:
+        opt = jbo.AskTell(alg, prob.space, num_steps=T, key=jax.random.key(0), num_seeds=seeds)
+    else:
+        if not 0 <= seed_id < seeds:
+            raise ValueError(f"seed id {seed_id} is outside the {seeds}-seed batch")
+        opt = jbo.AskTell(alg, prob.space, num_steps=T, key=jax.random.split(jax.random.key(0), seeds)[seed_id])
     info_fn = jax.jit(jax.vmap(lambda s: alg.info(s, opt.params)))
     t_alg = t_eval = 0.0
     ys, infos = [], []
     t_first = None
     for t in range(T):
         t0 = time.perf_counter()
-        x = opt.ask()
+        x = opt.ask() if seed_id is None else opt.ask()[None]
         t1 = time.perf_counter()
         y = np.array(list(pool.map(objective, x)) if pool is not None else [objective(xi) for xi in x])
         t2 = time.perf_counter()
-        opt.tell(x, y)
+        opt.tell(x, y) if seed_id is None else opt.tell(x[0], y[0])
         t3 = time.perf_counter()
         infos.append(jax.tree.map(np.asarray, info_fn(opt.state)))  # diagnostics: not timed
         if t == alg.num_initial:  # the first BO step compiles ask / tell: reported apart
@@ -73,10 +82,15 @@ def run_host(name: str, prob_name: str, budget: int, seeds: int, quick: bool, lo
     y = np.stack(ys, 1)  # (seeds, T)
     best = np.maximum.accumulate(y, axis=1)
     info = {k: np.stack([i[k] for i in infos], 1) for k in infos[0]} if infos[0] else {}
-    timing = dict(method=name, problem=prob_name, seeds=seeds, steps=T, first_bo_step_s=t_first,
+    timing = dict(method=name, problem=prob_name, seeds=seeds if seed_id is None else [seed_id], steps=T,
+                  first_bo_step_s=t_first,
                   algorithm_s=t_alg, evaluation_s=t_eval, load=os.getloadavg()[0])
     print(json.dumps(timing), file=log, flush=True)
-    return common.trace_rows(name, prob_name, alg.num_initial, prob.dim, np.full_like(best, np.nan), best, info), timing
+    rows = common.trace_rows(name, prob_name, alg.num_initial, prob.dim, np.full_like(best, np.nan), best, info)
+    if seed_id is not None:
+        for row in rows:
+            row["seed"] = seed_id
+    return rows, timing
 
 
 def main(argv=None):
@@ -88,6 +102,9 @@ def main(argv=None):
     ap.add_argument("--budget", type=int, default=None, help="BO evaluations after D0 (even); default 100, lunar 200")
     ap.add_argument("--tag", default="", help="suffix of the output names (reduced runs)")
     ap.add_argument("--no-run", action="store_true", help="only redo the plot and summary from the CSVs")
+    ap.add_argument("--seed-ids", default=None,
+                    help="host problems: run these seeds of the --seeds batch one at a time (e.g. 0,1,2), each "
+                         "written when it ends: a slow method's seeds spread over several sessions")
     ap.add_argument("--workers", type=int, default=0,
                     help="processes evaluating the host objectives (gb, lunar) in parallel; 0: in this process")
     a = ap.parse_args(argv)
@@ -110,12 +127,16 @@ def main(argv=None):
             raise ValueError(f"--budget must be even (D7), got {budget}")
         csv = common.out_path(f"fig2_realworld{a.tag}_{p}", a.quick, "csv")
         for m in methods:
-            if p in HOST:
-                rows, timing = run_host(m, p, budget, seeds, a.quick, log=log, pool=pool)
-            else:
-                rows, timing, _ = common.run_one(m, p, budget, seeds, a.quick, log=log)
-            print(timing, file=sys.stderr, flush=True)
-            pd.DataFrame(rows).to_csv(csv, mode="a", header=not csv.exists(), index=False)
+            ids = [None] if a.seed_ids is None else [int(i) for i in a.seed_ids.split(",")]
+            if ids != [None] and p not in HOST:
+                raise ValueError(f"--seed-ids is for the host problems {sorted(HOST)}, not {p!r}")
+            for i in ids:
+                if p in HOST:
+                    rows, timing = run_host(m, p, budget, seeds, a.quick, log=log, pool=pool, seed_id=i)
+                else:
+                    rows, timing, _ = common.run_one(m, p, budget, seeds, a.quick, log=log)
+                print(timing, file=sys.stderr, flush=True)
+                pd.DataFrame(rows).to_csv(csv, mode="a", header=not csv.exists(), index=False)
     # the plot and summary cover every problem run so far under this tag, with the MCMC runs (tag _mcmc)
     df = common.read_figure("fig2_realworld", list(BUDGET), common.with_mcmc(a.tag), a.quick)  # last write kept
     common.plot_curves(df, common.out_path("fig2_realworld" + a.tag, a.quick, "png"), metric="best_value", log=False,
