@@ -246,6 +246,23 @@ def test_uhe_bo_pairs_rewards_and_exp3_bookkeeping_match_a_hand_replay():
     np.testing.assert_allclose(np.asarray(whole.actions), np.asarray(one.actions), rtol=1e-6, atol=1e-8)
 
 
+def test_bucket_step_runs_equal_the_whole_buffer_and_bad_steps_are_named():
+    """Finer buckets (bucket_step = 4 at capacity 24: prefixes 16, 20, 24, pseudo fits on 32, 40, 48
+    points) play the run of the whole buffer every step."""
+    from jbo import data
+
+    assert data.bucket_sizes(24, max_step=4) == [16, 20, 24]
+    prob = jbo.problems.get("branin")
+    key = jax.random.key(5)
+    fine = jbo.run(uhe.UHE(bucket_step=4, **TINY), prob, key, 24)
+    whole = jbo.run(uhe.UHE(bucket=False, **TINY), prob, key, 24)
+    np.testing.assert_allclose(np.asarray(fine.actions), np.asarray(whole.actions), rtol=1e-6, atol=1e-8)
+    np.testing.assert_array_equal(np.asarray(fine.info["arm"]), np.asarray(whole.info["arm"]))
+    for bad in (0, -4, True):
+        with pytest.raises(ValueError, match="bucket_step"):
+            uhe.UHE(bucket_step=bad)
+
+
 def test_exp3_two_step_hand_example():
     """One UHE-BO pair by hand: p = (1/2, 1/2) at t = 1; arm 0 earns r = 0.8 at t = 2 with
     gamma(2) = sqrt(4 ln 2 / (2 (e - 1))); at t = 3 gamma(3) mixes the new weights."""

@@ -55,9 +55,10 @@ def problem(name: str):
     return jbo.problems.get(reg, **opts)
 
 
-def method(name: str, dim: int, quick: bool = False):
-    """D1: n0 = 3d uniform points (shared across methods under one seed)."""
-    opts = {"num_initial": 3 * dim}
+def method(name: str, dim: int, quick: bool = False, **options):
+    """D1: n0 = 3d uniform points (shared across methods under one seed); `options`: more UHE fields
+    (e.g. bucket_step)."""
+    opts = {"num_initial": 3 * dim, **options}
     if quick and name != "random":
         opts.update(QUICK)
     return uhe.make(name, **opts)

@@ -3,7 +3,7 @@ the paper's data sets (no OpenML / HPOBench here; see jbo/problems/uhe.py):
 
     python experiments/uhe/realworld.py [--quick] [--problems lr,gb,lunar] [--methods uhe_bo,map]
                                         [--seeds 10] [--budget 100] [--tag _x] [--no-run]
-                                        [--workers 2] [--seed-ids 0,1,2]
+                                        [--workers 2] [--seed-ids 0,1,2] [--bucket-step 32]
 
 * lr    (replaces LR-Vehicle, d = 2): SGD logistic regression in pure JAX, so every seed of a method
         runs inside one compiled program, like the synthetic figures;
@@ -39,7 +39,7 @@ BUDGET = {"lr": 100, "gb": 100, "lunar": 200}
 
 
 def run_host(name: str, prob_name: str, budget: int, seeds: int, quick: bool, log=sys.stderr, pool=None,
-             seed_id: int | None = None):
+             seed_id: int | None = None, bucket_step: int | None = None):
     """All seeds of one method on a host problem, through one jbo.AskTell (num_seeds = seeds): the
     same keys as run_one's program, so the same initial design D0 under each seed (D1). `pool`: an
     executor evaluating the seeds' points in parallel (the objectives are deterministic, so the values
@@ -49,7 +49,7 @@ def run_host(name: str, prob_name: str, budget: int, seeds: int, quick: bool, lo
     too slow to run all seeds in one session (MCMC on lunar); its rows carry seed = seed_id."""
     prob = common.problem(prob_name)
     objective = {"gb": jbo.problems.uhe.gb_objective, "lunar": jbo.problems.uhe.lunar_objective}[prob_name]
-    alg = common.method(name, prob.dim, quick)
+    alg = common.method(name, prob.dim, quick, **({} if bucket_step is None else {"bucket_step": bucket_step}))
     T = alg.num_initial + budget
     if seed_id is None:
         opt = jbo.AskTell(alg, prob.space, num_steps=T, key=jax.random.key(0), num_seeds=seeds)
@@ -84,7 +84,7 @@ def run_host(name: str, prob_name: str, budget: int, seeds: int, quick: bool, lo
     info = {k: np.stack([i[k] for i in infos], 1) for k in infos[0]} if infos[0] else {}
     timing = dict(method=name, problem=prob_name, seeds=seeds if seed_id is None else [seed_id], steps=T,
                   first_bo_step_s=t_first,
-                  algorithm_s=t_alg, evaluation_s=t_eval, load=os.getloadavg()[0])
+                  algorithm_s=t_alg, evaluation_s=t_eval, bucket_step=bucket_step, load=os.getloadavg()[0])
     print(json.dumps(timing), file=log, flush=True)
     rows = common.trace_rows(name, prob_name, alg.num_initial, prob.dim, np.full_like(best, np.nan), best, info)
     if seed_id is not None:
@@ -105,6 +105,9 @@ def main(argv=None):
     ap.add_argument("--seed-ids", default=None,
                     help="host problems: run these seeds of the --seeds batch one at a time (e.g. 0,1,2), each "
                          "written when it ends: a slow method's seeds spread over several sessions")
+    ap.add_argument("--bucket-step", type=int, default=None,
+                    help="host problems: UHE bucket_step (finer prefix sizes; the same numbers, less work at "
+                         "large n); default: powers of two")
     ap.add_argument("--workers", type=int, default=0,
                     help="processes evaluating the host objectives (gb, lunar) in parallel; 0: in this process")
     a = ap.parse_args(argv)
@@ -132,7 +135,8 @@ def main(argv=None):
                 raise ValueError(f"--seed-ids is for the host problems {sorted(HOST)}, not {p!r}")
             for i in ids:
                 if p in HOST:
-                    rows, timing = run_host(m, p, budget, seeds, a.quick, log=log, pool=pool, seed_id=i)
+                    rows, timing = run_host(m, p, budget, seeds, a.quick, log=log, pool=pool, seed_id=i,
+                                           bucket_step=a.bucket_step)
                 else:
                     rows, timing, _ = common.run_one(m, p, budget, seeds, a.quick, log=log)
                 print(timing, file=sys.stderr, flush=True)

@@ -53,7 +53,9 @@ Where we differ from the spec, for cost on a 2-core CPU (all static fields, so e
   plus the data (no gradient refinement); the chosen scaling's UCB is then maximised in full.
 * Sizes grow in buckets: a step at t (unbatched) works on the smallest power-of-two prefix of the
   buffer that holds every observation (and twice that many pseudo points); `bucket=False` uses the
-  whole buffer every step (same numbers, tested).
+  whole buffer every step (same numbers, tested). `bucket_step` = k caps the growth at k rows per
+  bucket (data.bucket_sizes): on lunar (236 steps) k = 32 gives prefixes 160, 192, 224, 236 instead of
+  one jump from 128 to 236 (pseudo fits on 320 ... 472 points instead of always 472).
 """
 from __future__ import annotations
 
@@ -241,7 +243,7 @@ class UHE(Algorithm):
     pseudo-data factor (M = factor |D|), the fit (num_restarts x fit_steps Adam at fit_learning_rate,
     or fit_method "lbfgs"), the acquisition optimiser (num_raw, num_starts, opt_steps), HMC
     (num_warmup, num_samples, step_size, num_leapfrog), the scaling grid screen (grid_candidates) and
-    bucketing. Params (UHEParams): beta, the W&dF threshold and the A-GP-UCB reference-regret power.
+    bucketing (bucket, bucket_step). Params (UHEParams): beta, the W&dF threshold and the A-GP-UCB reference-regret power.
     """
 
     method: str = eqx.field(static=True, default="uhe_bo")
@@ -261,6 +263,7 @@ class UHE(Algorithm):
     num_leapfrog: int = eqx.field(static=True, default=20)
     grid_candidates: int = eqx.field(static=True, default=256)
     bucket: bool = eqx.field(static=True, default=True)
+    bucket_step: int | None = eqx.field(static=True, default=None)
 
     def __check_init__(self):
         if self.method not in METHODS:
@@ -279,6 +282,8 @@ class UHE(Algorithm):
             raise ValueError("fit_steps, opt_steps and num_warmup must be >= 0")
         if self.fit_method not in ("adam", "lbfgs"):
             raise ValueError(f"fit_method is 'adam' or 'lbfgs', got {self.fit_method!r}")
+        if self.bucket_step is not None and (isinstance(self.bucket_step, bool) or self.bucket_step < 1):
+            raise ValueError(f"bucket_step must be a positive int or None (powers of two), got {self.bucket_step!r}")
 
     @property
     def model(self) -> gp.GPModel:
@@ -358,7 +363,7 @@ class UHE(Algorithm):
                 return self._bo_step_sized(key, state, params, step, size)
             return bo if skip is None else (lambda: jax.lax.cond(skip[0], skip[1], bo))
 
-        return data.by_size(step.t, state.buffer.capacity, at, self.bucket)  # n <= t rows written
+        return data.by_size(step.t, state.buffer.capacity, at, self.bucket, self.bucket_step)  # n <= t rows written
 
     def _bo_step_sized(self, key, state: UHEState, params: UHEParams, step: Step, size: int):
         k_fit, k_acq, k_grid = jax.random.split(key, 3)
