@@ -141,6 +141,9 @@ def plot_curves(df: pd.DataFrame, path: Path, metric: str = "simple_regret", log
     import matplotlib.pyplot as plt
 
     probs = list(dict.fromkeys(df["problem"]))
+    # one colour per method in every panel (by first appearance in the whole frame; a panel that lacks a
+    # method must not shift the others' colours)
+    colour = {m: f"C{i % 10}" for i, m in enumerate(dict.fromkeys(df["method"]))}
     fig, axes = plt.subplots(1, len(probs), figsize=(4.2 * len(probs), 3.4), squeeze=False)
     for ax, p in zip(axes[0], probs):
         sub = df[(df.problem == p) & (df.evaluation >= 0)]
@@ -149,8 +152,8 @@ def plot_curves(df: pd.DataFrame, path: Path, metric: str = "simple_regret", log
             v = np.log10(np.maximum(g.values, 1e-12)) if log else g.values
             mu = v.mean(0)  # s.e. band only with more than one seed
             se = v.std(0, ddof=1) / np.sqrt(v.shape[0]) if v.shape[0] > 1 else np.zeros_like(mu)
-            ax.plot(g.columns, mu, label=LABELS.get(m, m))
-            ax.fill_between(g.columns, mu - se, mu + se, alpha=0.2)
+            ax.plot(g.columns, mu, label=LABELS.get(m, m), color=colour[m])
+            ax.fill_between(g.columns, mu - se, mu + se, alpha=0.2, color=colour[m])
         ax.set_title(p)
         ax.set_xlabel("evaluation after D0")
         ax.set_ylabel(("log10 " if log else "") + metric.replace("_", " "))

@@ -16,9 +16,18 @@ $PY experiments/uhe/synthetic.py --figure e0
 $PY experiments/uhe/fig3.py
 $PY experiments/uhe/synthetic.py --figure fig5 --methods uhe_bo,map,random,portfolio,wdf,a_gp_ucb
 $PY experiments/uhe/realworld.py --problems lr,gb --methods uhe_bo,map,random,portfolio,wdf,a_gp_ucb
-$PY experiments/uhe/realworld.py --problems lunar --methods uhe_bo,map,random,portfolio,wdf,a_gp_ucb
+# lunar (T = 200 after n0 = 36): UHE-BO's pseudo fit on up to 472 points is the slow part, so its seeds
+# run one at a time in two processes (the batch's keys: same D0 and decisions) with finer buckets
+$PY experiments/uhe/realworld.py --problems lunar --methods map,random,portfolio,a_gp_ucb,wdf --workers 1 &
+$PY experiments/uhe/realworld.py --problems lunar --methods uhe_bo --seed-ids 0,2,4,6,8 --bucket-step 32 &
+$PY experiments/uhe/realworld.py --problems lunar --methods uhe_bo --seed-ids 1,3,5,7,9 --bucket-step 32
+wait
 $PY experiments/uhe/synthetic.py --figure fig2 --methods mcmc --tag _mcmc
 $PY experiments/uhe/synthetic.py --figure fig2_d3 --methods mcmc --tag _mcmc
 $PY experiments/uhe/synthetic.py --figure fig5 --methods mcmc --tag _mcmc
-$PY experiments/uhe/realworld.py --methods mcmc --tag _mcmc
+$PY experiments/uhe/realworld.py --problems lr,gb --methods mcmc --tag _mcmc
+# MCMC on lunar: ~20 s per BO step and seed at n = 200 here; one seed at a time, written as each ends
+$PY experiments/uhe/realworld.py --problems lunar --methods mcmc --seed-ids 0,2,4,6,8 --bucket-step 32 --tag _mcmc &
+$PY experiments/uhe/realworld.py --problems lunar --methods mcmc --seed-ids 1,3,5,7,9 --bucket-step 32 --tag _mcmc
+wait
 $PY experiments/uhe/compare.py --tags "" _mcmc --out compare
