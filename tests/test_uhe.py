@@ -246,7 +246,14 @@ def test_uhe_bo_pairs_rewards_and_exp3_bookkeeping_match_a_hand_replay():
     np.testing.assert_allclose(np.asarray(whole.actions), np.asarray(one.actions), rtol=1e-6, atol=1e-8)
 
 
-def test_bucket_step_runs_equal_the_whole_buffer_and_bad_steps_are_named():
+def test_bad_bucket_steps_are_named():
+    for bad in (0, -4, True):
+        with pytest.raises(ValueError, match="bucket_step"):
+            uhe.UHE(bucket_step=bad)
+
+
+@pytest.mark.slow  # 17 s of CPU; the prefix mechanism itself is tested in test_gp (by_size with max_step)
+def test_bucket_step_runs_equal_the_whole_buffer():
     """Finer buckets (bucket_step = 4 at capacity 24: prefixes 16, 20, 24, pseudo fits on 32, 40, 48
     points) play the run of the whole buffer every step."""
     from jbo import data
@@ -258,9 +265,6 @@ def test_bucket_step_runs_equal_the_whole_buffer_and_bad_steps_are_named():
     whole = jbo.run(uhe.UHE(bucket=False, **TINY), prob, key, 24)
     np.testing.assert_allclose(np.asarray(fine.actions), np.asarray(whole.actions), rtol=1e-6, atol=1e-8)
     np.testing.assert_array_equal(np.asarray(fine.info["arm"]), np.asarray(whole.info["arm"]))
-    for bad in (0, -4, True):
-        with pytest.raises(ValueError, match="bucket_step"):
-            uhe.UHE(bucket_step=bad)
 
 
 def test_exp3_two_step_hand_example():
