@@ -17,6 +17,7 @@ from typing import NamedTuple
 import chex
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 
 class Buffer(NamedTuple):
@@ -99,13 +100,18 @@ def prefix(buf: Buffer, size: int) -> Buffer:
     return Buffer(buf.x[:size], buf.y[:size], buf.mask[:size], buf.count)
 
 
+def check_bucket_step(step, name: str = "bucket_step") -> None:
+    """A bucket growth cap is None (powers of two) or a positive int (not a bool): a named ValueError."""
+    if step is not None and (isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 1):
+        raise ValueError(f"{name} must be a positive int or None (powers of two), got {step!r}")
+
+
 def bucket_sizes(capacity: int, smallest: int = 16, max_step: int | None = None) -> list[int]:
     """The prefix sizes of :func:`by_size`: sizes below `capacity` from `smallest` on, each twice the
     last or (with `max_step`) the last plus max_step where that is smaller, then `capacity`.
     max_step=None: powers of two (16, 32, 64, ...); max_step=128 at capacity 750: 16, 32, 64, 128,
     256, 384, 512, 640, 750 (a step on n = 300 rows then works on 384 of them, not 512)."""
-    if max_step is not None and max_step < 1:
-        raise ValueError(f"bucket max_step must be a positive int or None, got {max_step!r}")
+    check_bucket_step(max_step, "bucket max_step")
     sizes, s = [], smallest
     while s < capacity:
         sizes.append(s)

@@ -247,9 +247,11 @@ def test_uhe_bo_pairs_rewards_and_exp3_bookkeeping_match_a_hand_replay():
 
 
 def test_bad_bucket_steps_are_named():
-    for bad in (0, -4, True):
-        with pytest.raises(ValueError, match="bucket_step"):
-            uhe.UHE(bucket_step=bad)
+    for bad in (0, -4, True, 2.5):
+        for build in (lambda: uhe.UHE(bucket_step=bad), lambda: uhe.make("random", bucket_step=bad)):
+            with pytest.raises(ValueError, match="bucket_step"):
+                build()
+    assert isinstance(uhe.make("random", bucket_step=32), uhe.UHERandom)  # nothing to bucket: accepted
 
 
 @pytest.mark.slow  # 17 s of CPU; the prefix mechanism itself is tested in test_gp (by_size with max_step)

@@ -28,6 +28,7 @@ import sys
 import time
 
 import common
+import equinox as eqx
 import jax
 import numpy as np
 import pandas as pd
@@ -36,6 +37,13 @@ import jbo
 
 HOST = {"gb", "lunar"}
 BUDGET = {"lr": 100, "gb": 100, "lunar": 200}
+
+
+@eqx.filter_jit
+def _info(alg, states, params):
+    """The algorithm's per-step diagnostics of every run (compiled once per algorithm: the seeds of
+    --seed-ids share it)."""
+    return jax.vmap(lambda s: alg.info(s, params))(states)
 
 
 def run_host(name: str, prob_name: str, budget: int, seeds: int, quick: bool, log=sys.stderr, pool=None,
@@ -49,7 +57,7 @@ def run_host(name: str, prob_name: str, budget: int, seeds: int, quick: bool, lo
     too slow to run all seeds in one session (MCMC on lunar); its rows carry seed = seed_id."""
     prob = common.problem(prob_name)
     objective = {"gb": jbo.problems.uhe.gb_objective, "lunar": jbo.problems.uhe.lunar_objective}[prob_name]
-    alg = common.method(name, prob.dim, quick, **({} if bucket_step is None else {"bucket_step": bucket_step}))
+    alg = common.method(name, prob.dim, quick, bucket_step=bucket_step)
     T = alg.num_initial + budget
     if seed_id is None:
         opt = jbo.AskTell(alg, prob.space, num_steps=T, key=jax.random.key(0), num_seeds=seeds)
@@ -57,7 +65,6 @@ def run_host(name: str, prob_name: str, budget: int, seeds: int, quick: bool, lo
         if not 0 <= seed_id < seeds:
             raise ValueError(f"seed id {seed_id} is outside the {seeds}-seed batch")
         opt = jbo.AskTell(alg, prob.space, num_steps=T, key=jax.random.split(jax.random.key(0), seeds)[seed_id])
-    info_fn = jax.jit(jax.vmap(lambda s: alg.info(s, opt.params)))
     t_alg = t_eval = 0.0
     ys, infos = [], []
     t_first = None
@@ -69,7 +76,7 @@ def run_host(name: str, prob_name: str, budget: int, seeds: int, quick: bool, lo
         t2 = time.perf_counter()
         opt.tell(x, y) if seed_id is None else opt.tell(x[0], y[0])
         t3 = time.perf_counter()
-        infos.append(jax.tree.map(np.asarray, info_fn(opt.state)))  # diagnostics: not timed
+        infos.append(jax.tree.map(np.asarray, _info(alg, opt.state, opt.params)))  # diagnostics: not timed
         if t == alg.num_initial:  # the first BO step compiles ask / tell: reported apart
             t_first = (t1 - t0) + (t3 - t2)
         else:
@@ -118,6 +125,9 @@ def main(argv=None):
     seeds = a.seeds or (2 if a.quick else 10)
     common.header(f"UHE fig2 bottom: {probs} x {methods}, {seeds} seeds")
     log = open(common.out_path("fig2_realworld" + a.tag, a.quick, "log"), "a")
+    ids = [None] if a.seed_ids is None else [int(i) for i in a.seed_ids.split(",")]
+    if ids != [None] and not set(probs) <= HOST:
+        raise ValueError(f"--seed-ids is for the host problems {sorted(HOST)}, not {sorted(set(probs) - HOST)}")
     pool = None
     if a.workers > 0:
         import concurrent.futures
@@ -130,9 +140,6 @@ def main(argv=None):
             raise ValueError(f"--budget must be even (D7), got {budget}")
         csv = common.out_path(f"fig2_realworld{a.tag}_{p}", a.quick, "csv")
         for m in methods:
-            ids = [None] if a.seed_ids is None else [int(i) for i in a.seed_ids.split(",")]
-            if ids != [None] and p not in HOST:
-                raise ValueError(f"--seed-ids is for the host problems {sorted(HOST)}, not {p!r}")
             for i in ids:
                 if p in HOST:
                     rows, timing = run_host(m, p, budget, seeds, a.quick, log=log, pool=pool, seed_id=i,
@@ -141,6 +148,8 @@ def main(argv=None):
                     rows, timing, _ = common.run_one(m, p, budget, seeds, a.quick, log=log)
                 print(timing, file=sys.stderr, flush=True)
                 pd.DataFrame(rows).to_csv(csv, mode="a", header=not csv.exists(), index=False)
+    if pool is not None:
+        pool.shutdown()
     # the plot and summary cover every problem run so far under this tag, with the MCMC runs (tag _mcmc)
     df = common.read_figure("fig2_realworld", list(BUDGET), common.with_mcmc(a.tag), a.quick)  # last write kept
     common.plot_curves(df, common.out_path("fig2_realworld" + a.tag, a.quick, "png"), metric="best_value", log=False,

@@ -322,8 +322,7 @@ class CVS(Algorithm):
         for name in ("num_mc", "num_raw", "num_starts", "etc_plays", "num_features", "num_ei_paths"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
-        if self.bucket_step is not None and (not isinstance(self.bucket_step, int) or self.bucket_step < 1):
-            raise ValueError(f"bucket_step must be a positive int or None, got {self.bucket_step!r}")
+        data.check_bucket_step(self.bucket_step)
         if self.opt_steps < 0 or self.fit_steps < 0 or self.num_initial < 1:
             raise ValueError("need opt_steps >= 0, fit_steps >= 0 and num_initial >= 1")
 

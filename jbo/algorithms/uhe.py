@@ -282,8 +282,7 @@ class UHE(Algorithm):
             raise ValueError("fit_steps, opt_steps and num_warmup must be >= 0")
         if self.fit_method not in ("adam", "lbfgs"):
             raise ValueError(f"fit_method is 'adam' or 'lbfgs', got {self.fit_method!r}")
-        if self.bucket_step is not None and (isinstance(self.bucket_step, bool) or self.bucket_step < 1):
-            raise ValueError(f"bucket_step must be a positive int or None (powers of two), got {self.bucket_step!r}")
+        data.check_bucket_step(self.bucket_step)
 
     @property
     def model(self) -> gp.GPModel:
@@ -475,8 +474,11 @@ class UHERandom(RandomSearch):
 
 
 def make(method: str, **options):
-    """The paper's method by name: one of METHODS, or "random"."""
+    """The paper's method by name: one of METHODS, or "random" (which fits nothing, so the bucketing
+    options `bucket` / `bucket_step` are accepted and have nothing to act on)."""
     if method == "random":
+        data.check_bucket_step(options.get("bucket_step"))
+        options = {k: v for k, v in options.items() if k not in ("bucket", "bucket_step")}
         return UHERandom(**options)
     if method not in METHODS:
         raise ValueError(f"unknown UHE method {method!r}; choose one of {METHODS + ('random',)}")
