@@ -292,10 +292,14 @@ def _check_keep(keep):
     return keep
 
 
-def _program(algorithm, environment, num_steps, budget=None, free_initial=False, keep_final_state=True):
-    """keys (S,), params -> Trace with a leading seed axis (the vmapped scan, not yet jitted)."""
-    return lambda keys, params: jax.vmap(lambda k: _keep_state(
-        _run(algorithm, environment, k, num_steps, params, budget, free_initial), keep_final_state))(keys)
+def _program(algorithm, environment, num_steps, budget=None, free_initial=False, keep_final_state=True,
+             bitwise=False):
+    """keys (S,), params -> Trace with a leading seed axis (the scan mapped over seeds, not yet jitted:
+    vmapped, or one seed after another with bitwise=True; see jbo.parallel.map_runs)."""
+    from jbo.parallel import map_runs
+
+    return lambda keys, params: map_runs(lambda k: _keep_state(
+        _run(algorithm, environment, k, num_steps, params, budget, free_initial), keep_final_state), bitwise)(keys)
 
 
 # ---------------------------------------------------------------- batches of runs over devices (jbo.parallel)
@@ -310,7 +314,7 @@ def _signature(tree):
 
 
 def _batch_runner(kind, static, build_program, batched, replicated, out_axis, devices, chunk_size, memory_limit,
-                  extra=(), cache=True):
+                  extra=(), cache=True, bitwise=False):
     """The compiled batch program for these inputs, from the cache or compiled now (jbo.parallel);
     returns (runner, compile_seconds: 0.0 on a cache hit). cache=False: always compile, keep nothing."""
     from jbo import parallel
@@ -318,12 +322,13 @@ def _batch_runner(kind, static, build_program, batched, replicated, out_axis, de
     devs = parallel.resolve_devices(devices)
     if not cache:
         runner, _, seconds = parallel.compile_runs(build_program(), batched, replicated, out_axis=out_axis,
-                                                   devices=devs, chunk_size=chunk_size, memory_limit=memory_limit)
+                                                   devices=devs, chunk_size=chunk_size, memory_limit=memory_limit,
+                                                   bitwise=bitwise)
         return runner, seconds
     try:
         leaves, treedef = jax.tree.flatten(static)
         key = (kind, treedef, tuple(leaves), _signature(batched), _signature(replicated), out_axis,
-               tuple(d.id for d in devs), chunk_size, memory_limit, extra)
+               tuple(d.id for d in devs), chunk_size, memory_limit, extra, bitwise)
         hash(key)
     except TypeError:  # an unhashable static field: compile without caching
         key = None
@@ -331,7 +336,7 @@ def _batch_runner(kind, static, build_program, batched, replicated, out_axis, de
         _RUNNERS[key] = _RUNNERS.pop(key)  # most recently used last
         return _RUNNERS[key], 0.0
     runner, _, seconds = parallel.compile_runs(build_program(), batched, replicated, out_axis=out_axis, devices=devs,
-                                               chunk_size=chunk_size, memory_limit=memory_limit)
+                                               chunk_size=chunk_size, memory_limit=memory_limit, bitwise=bitwise)
     if key is not None:
         _RUNNERS[key] = runner
         while len(_RUNNERS) > _RUNNERS_KEPT:
@@ -340,7 +345,7 @@ def _batch_runner(kind, static, build_program, batched, replicated, out_axis, de
 
 
 def _seeds_runner(algorithm, environment, keys, num_steps, params, budget, free_initial, keep_final_state="small",
-                  devices=None, chunk_size=None, memory_limit=None, cache=True):
+                  devices=None, chunk_size=None, memory_limit=None, cache=True, bitwise=False):
     """(runner, compile_seconds) with runner(keys, params) -> Trace (seed axis first) for run_seeds."""
     dyn, static = eqx.partition((algorithm, environment), eqx.is_array)
 
@@ -348,11 +353,11 @@ def _seeds_runner(algorithm, environment, keys, num_steps, params, budget, free_
         def program(keys, replicated):
             dyn, params = replicated
             alg, env = eqx.combine(dyn, static)
-            return _program(alg, env, num_steps, budget, free_initial, keep_final_state)(keys, params)
+            return _program(alg, env, num_steps, budget, free_initial, keep_final_state, bitwise)(keys, params)
         return program
 
     runner, seconds = _batch_runner("seeds", (static, num_steps, budget, free_initial, keep_final_state), build, keys,
-                                    (dyn, params), 0, devices, chunk_size, memory_limit, cache=cache)
+                                    (dyn, params), 0, devices, chunk_size, memory_limit, cache=cache, bitwise=bitwise)
     fn = lambda ks, p=params: runner(ks, (dyn, p))  # noqa: E731
     fn.plan = runner.plan
     return fn, seconds
@@ -395,14 +400,16 @@ _PARALLEL_DOC = """
     jax.devices() (every process's, after jbo.parallel.initialize), an int n over the first n,
     devices=1 switches sharding off; chunk_size (runs per compiled chunk) or memory_limit (bytes;
     default 75% of free memory) cut a batch too large for one program into chunks run in a host
-    loop. The result equals the single-device, single-chunk run. keep_final_state: "small" (default)
-    keeps the final-state leaves with at most SMALL_STATE_ELEMENTS elements per run, True the whole
-    state, False none."""
+    loop. The result equals the single-device, single-chunk run to rounding (bit for bit with
+    bitwise=True: the runs are computed one after another, lax.map instead of vmap, and every device
+    runs its own one-device program; then each run also equals run() with its key, bit for bit).
+    keep_final_state: "small" (default) keeps the final-state leaves with at most
+    SMALL_STATE_ELEMENTS elements per run, True the whole state, False none."""
 
 
 def run_seeds(algorithm: Algorithm, environment: Environment, key, num_steps: int, num_seeds: int,
               params=None, budget=None, free_initial: bool = False, *, devices=None, chunk_size=None,
-              memory_limit=None, keep_final_state="small") -> Trace:
+              memory_limit=None, keep_final_state="small", bitwise: bool = False) -> Trace:
     """`num_seeds` seeds (keys split from `key`) in one compiled program; leading axis = seed.
 
     Seed i uses jax.random.split(key, num_seeds)[i], so its trace equals run(..., that key, ...).
@@ -411,13 +418,13 @@ def run_seeds(algorithm: Algorithm, environment: Environment, key, num_steps: in
     params = algorithm.default_params() if params is None else params
     keys = _keys(key, num_seeds)
     runner, _ = _seeds_runner(algorithm, environment, keys, num_steps, params, _budget(budget), free_initial,
-                              _check_keep(keep_final_state), devices, chunk_size, memory_limit)
+                              _check_keep(keep_final_state), devices, chunk_size, memory_limit, bitwise=bitwise)
     return runner(keys)
 
 
 def run_sweep(algorithm: Algorithm, environment: Environment, key, num_steps: int, num_seeds: int,
               params, budget=None, free_initial: bool = False, *, devices=None, chunk_size=None,
-              memory_limit=None, keep_final_state="small") -> Trace:
+              memory_limit=None, keep_final_state="small", bitwise: bool = False) -> Trace:
     """A hyper-parameter sweep: `params` leaves carry a leading axis P; output axes are (P, seed, step).
 
     Every parameter setting uses the same seeds (common random numbers across the sweep). The P x S
@@ -433,15 +440,17 @@ def run_sweep(algorithm: Algorithm, environment: Environment, key, num_steps: in
     flat_params = jax.tree.map(lambda a: jnp.repeat(jnp.asarray(a), num_seeds, axis=0), params)
     dyn, static = eqx.partition((algorithm, environment), eqx.is_array)
     b = _budget(budget)
+    from jbo.parallel import map_runs
 
     def build():
         def program(batched, dyn):
             alg, env = eqx.combine(dyn, static)
-            return jax.vmap(lambda k, p: _keep_state(_run(alg, env, k, num_steps, p, b, free_initial), keep))(*batched)
+            return map_runs(lambda k, p: _keep_state(_run(alg, env, k, num_steps, p, b, free_initial), keep),
+                            bitwise)(*batched)
         return program
 
     runner, _ = _batch_runner("sweep", (static, num_steps, b, free_initial, keep), build, (flat_keys, flat_params),
-                              dyn, 0, devices, chunk_size, memory_limit)
+                              dyn, 0, devices, chunk_size, memory_limit, bitwise=bitwise)
     out = runner((flat_keys, flat_params), dyn)
     return jax.tree.map(lambda a: a.reshape((num_settings, num_seeds) + a.shape[1:]), out)
 
@@ -472,18 +481,19 @@ def stack_environments(environments):
 
 
 def environments_program(algorithm, num_steps, axes, num_envs: int, budget=None, free_initial=False,
-                         sequential=False):
+                         sequential=False, bitwise=False):
     """(stacked environments, keys (S,), params) -> Trace with axes (E, S, step) (not yet jitted);
     `axes` and the stacked environments come from :func:`stack_environments`, E = num_envs.
 
     sequential=False vmaps environments and seeds; True runs them one after the other (lax.map), so a
     lax.cond inside the algorithm on a per-run quantity (a phase, the budget) stays a real branch and
-    only the taken branch costs time."""
+    only the taken branch costs time. bitwise=True maps the seeds with lax.map (see
+    jbo.parallel.map_runs), so a seed's arithmetic does not depend on how many seeds share the program."""
     axes_list = jax.tree.leaves(axes, is_leaf=lambda x: x is None)
 
     def per_env(env, keys, params):
         one = lambda k: _run(algorithm, env, k, num_steps, params, budget, free_initial)  # noqa: E731
-        return jax.lax.map(one, keys) if sequential else jax.vmap(one)(keys)
+        return jax.lax.map(one, keys) if sequential or bitwise else jax.vmap(one)(keys)
 
     def program(envs, keys, params):
         leaves, tree = jax.tree.flatten(envs)
@@ -501,7 +511,7 @@ def environments_program(algorithm, num_steps, axes, num_envs: int, budget=None,
 
 def run_environments(algorithm: Algorithm, environments, key, num_steps: int, num_seeds: int, params=None,
                      budget=None, free_initial: bool = False, sequential: bool = False, *, devices=None,
-                     chunk_size=None, memory_limit=None, keep_final_state="small") -> Trace:
+                     chunk_size=None, memory_limit=None, keep_final_state="small", bitwise: bool = False) -> Trace:
     """Several environments that differ only in array values (see :func:`stack_environments`) and
     `num_seeds` seeds in one compiled program; output axes (environment, seed, step). Every
     environment uses the same seed keys: seed i of environment e equals
@@ -520,12 +530,13 @@ def run_environments(algorithm: Algorithm, environments, key, num_steps: int, nu
         def program(keys, replicated):
             dyn, params = replicated
             alg, envs = eqx.combine(dyn, static)
-            prog = environments_program(alg, num_steps, axes, len(environments), b, free_initial, sequential)
+            prog = environments_program(alg, num_steps, axes, len(environments), b, free_initial, sequential, bitwise)
             return _keep_state(prog(envs, keys, params), keep, run_axes=2)
         return program
 
     runner, _ = _batch_runner("environments", (static, num_steps, b, free_initial, keep), build, keys, (dyn, params),
-                              1, devices, chunk_size, memory_limit, (len(environments), sequential, str(axes_sig)))
+                              1, devices, chunk_size, memory_limit, (len(environments), sequential, str(axes_sig)),
+                              bitwise=bitwise)
     return runner(keys, (dyn, params))
 
 

@@ -25,8 +25,15 @@ Every multi-run entry point (``jbo.run_seeds``, ``jbo.run_sweep``, ``jbo.engine.
   **every process gets back the full result** (the sharded output is gathered with
   ``multihost_utils.process_allgather``), so the code after a run does not depend on the process.
 
-Results equal the unsharded, unchunked run: each run's computation does not depend on which other
-runs share its program (tested bit for bit on forced CPU host devices in tests/test_parallel.py).
+Results equal the unsharded, unchunked run to rounding: each run's computation does not depend on
+which other runs share its program, but XLA compiles the per-device program of an SPMD executable
+through another simplification pipeline than a one-device program, and the vectorised run axis rounds
+a run differently in a full vector than in a remainder loop (GP-UCB actions within ~1e-10).
+**bitwise=True** removes both: the runs are mapped by ``lax.map`` (one after another, so a run's code
+does not depend on the batch size) and on several devices each device gets its own one-device
+executable, compiled for it and called by the host on its slice; results are then bit for bit the
+same on any device count, chunk size and padding (tests/test_parallel.py), at the price of the
+vectorisation across runs and one compile per device (in parallel threads).
 
 ``devices``: None (default) = all of ``jax.devices()``; an int n = the first n of them (``1``
 switches sharding off); or a sequence of :class:`jax.Device`.
@@ -256,6 +263,46 @@ def _pad(tree, n):
     return jax.tree.map(one, tree)
 
 
+def map_runs(fn: Callable, bitwise: bool = False) -> Callable:
+    """fn(*one_run_inputs) -> outputs, mapped over the leading run axis of every input.
+
+    bitwise=False: jax.vmap (the runs vectorised together). bitwise=True: jax.lax.map (one run after
+    another), so a run's arithmetic is the same whatever the number of runs beside it: results are
+    bit for bit those of the run alone, in any batch, chunk or padding (tests/test_parallel.py)."""
+    if not bitwise:
+        return jax.vmap(fn)
+    return lambda *xs: jax.lax.map(lambda a: fn(*a), xs)
+
+
+class _PerDevice:
+    """bitwise=True on several devices: one one-device executable per local device, each run on its
+    slice of the chunk, dispatched by the host (no SPMD program; see compile_runs)."""
+
+    def __init__(self, compiled, devices, all_devices, out_axis):
+        self.compiled, self.devices, self.out_axis = compiled, devices, out_axis
+        self.slots = [all_devices.index(d) for d in devices]  # positions of the local devices' slices
+        self.num_devices = len(all_devices)
+
+    def dispatch(self, bd, rd):
+        per = _num_runs(bd) // self.num_devices
+        outs = []
+        for f, d, i in zip(self.compiled, self.devices, self.slots):
+            b = jax.device_put(jax.tree.map(lambda x: x[i * per:(i + 1) * per], bd), d)
+            outs.append(f(b, jax.device_put(rd, d)))
+        return outs
+
+    def finish(self, outs):
+        ax = self.out_axis
+        local = jax.tree.map(lambda *xs: np.concatenate([np.asarray(x) for x in xs], axis=ax), *outs)
+        if jax.process_count() > 1:  # the processes' slices are contiguous and in process order (checked)
+            from jax.experimental import multihost_utils
+
+            local = jax.tree.map(lambda x: np.moveaxis(x, ax, 0), local)
+            local = multihost_utils.process_allgather(local, tiled=True)
+            local = jax.tree.map(lambda x: np.moveaxis(np.asarray(x), 0, ax), local)
+        return jax.tree.map(jnp.asarray, local)
+
+
 class BatchRunner:
     """A compiled chunk program and how to call it on a batch of any size (see :func:`compile_runs`)."""
 
@@ -268,27 +315,32 @@ class BatchRunner:
         n, c, ax = _num_runs(bd), self.plan.chunk_size, self.out_axis
         chunks = -(-n // c)
         bd = _pad(bd, chunks * c)
-        rd = _put(rd, NamedSharding(self.mesh, P()))
-        batch_sharding = NamedSharding(self.mesh, P(AXIS))
+        if isinstance(self.compiled, _PerDevice):
+            dispatch, finish = self.compiled.dispatch, self.compiled.finish
+        else:  # one SPMD program over the mesh
+            rd = _put(rd, NamedSharding(self.mesh, P()))
+            batch_sharding = NamedSharding(self.mesh, P(AXIS))
+            dispatch = lambda b, r: self.compiled(_put(b, batch_sharding), r)  # noqa: E731
+            finish = _gather
         take = lambda tree, lo, hi: jax.tree.map(lambda x: jax.lax.slice_in_dim(x, lo, hi, axis=ax), tree)  # noqa: E731
         if chunks == 1:
-            out = _gather(self.compiled(_put(bd, batch_sharding), rd))
+            out = finish(dispatch(bd, rd))
             out = take(out, 0, n) if n < c else out
         else:  # one compiled program in a host loop; each finished chunk is copied to the host
             parts, pending = [], None
             for i in range(chunks):
-                out = self.compiled(_put(jax.tree.map(lambda x: x[i * c:(i + 1) * c], bd), batch_sharding), rd)
+                out = dispatch(jax.tree.map(lambda x: x[i * c:(i + 1) * c], bd), rd)
                 if pending is not None:
-                    parts.append(jax.tree.map(np.asarray, _gather(pending)))
+                    parts.append(jax.tree.map(np.asarray, finish(pending)))
                 pending = out
-            parts.append(jax.tree.map(np.asarray, _gather(pending)))
+            parts.append(jax.tree.map(np.asarray, finish(pending)))
             out = jax.tree.map(lambda *xs: jnp.asarray(np.concatenate(xs, axis=ax)), *parts)
             out = take(out, 0, n)
         return _rekey(out, self._out_impls)
 
 
 def compile_runs(program: Callable, batched, replicated, *, out_axis: int = 0, devices=None,
-                 chunk_size: int | None = None, memory_limit: float | None = None):
+                 chunk_size: int | None = None, memory_limit: float | None = None, bitwise: bool = False):
     """Compile `program` for a batch of independent runs, sharded over devices and chunked to fit memory.
 
     program(batched, replicated) -> outputs, where every leaf of `batched` (keys, swept Params) has a
@@ -300,6 +352,13 @@ def compile_runs(program: Callable, batched, replicated, *, out_axis: int = 0, d
 
     chunk_size: runs per chunk (rounded up to a multiple of the device count); None: all runs in one
     program unless the predicted memory exceeds `memory_limit` (bytes; default 75% of available).
+
+    bitwise: `program` maps its runs with ``map_runs(..., bitwise=True)`` (lax.map), and on several
+    devices each device gets its own one-device executable (compiled for it, in threads), called
+    by the host on its slice, instead of one SPMD program: XLA compiles the per-device program of
+    an SPMD executable through another pipeline than a one-device program, which changes rounding.
+    The results are then bit for bit those of one device, any chunk, any padding and each run
+    alone; the price is no vectorisation across runs and one compile per device.
     """
     devs = resolve_devices(devices)
     if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer))
@@ -309,8 +368,11 @@ def compile_runs(program: Callable, batched, replicated, *, out_axis: int = 0, d
         raise ValueError(f"memory_limit must be a positive number of bytes, got {memory_limit!r}")
     if not isinstance(out_axis, int) or out_axis < 0:
         raise ValueError(f"out_axis must be a non-negative int, got {out_axis!r}")
+    if not isinstance(bitwise, bool):
+        raise ValueError(f"bitwise must be True or False, got {bitwise!r}")
     nd = len(devs)
     _warn_cpu_pool(devs)
+    per_device_programs = bitwise and nd > 1
     mesh = Mesh(np.asarray(devs), (AXIS,))
     to_shape = lambda x: x if isinstance(x, jax.ShapeDtypeStruct) else jax.ShapeDtypeStruct(  # noqa: E731
         np.shape(x), x.dtype, weak_type=getattr(x, "weak_type", False))
@@ -326,24 +388,48 @@ def compile_runs(program: Callable, batched, replicated, *, out_axis: int = 0, d
         return out
 
     out_spec = P(*([None] * out_axis), AXIS)
-    fn = body if nd == 1 else jax.shard_map(body, mesh=mesh, in_specs=(P(AXIS), P()), out_specs=out_spec,
-                                            check_vma=False)
-    jitted = jax.jit(fn, in_shardings=(NamedSharding(mesh, P(AXIS)), NamedSharding(mesh, P())),
-                     out_shardings=NamedSharding(mesh, out_spec))
+    if per_device_programs:
+        jitted = jax.jit(body)  # lowered for each local device in build()
+    else:
+        fn = body if nd == 1 else jax.shard_map(body, mesh=mesh, in_specs=(P(AXIS), P()), out_specs=out_spec,
+                                                check_vma=False)
+        jitted = jax.jit(fn, in_shardings=(NamedSharding(mesh, P(AXIS)), NamedSharding(mesh, P())),
+                         out_shardings=NamedSharding(mesh, out_spec))
 
     accel = devs[0].platform != "cpu"
-    local = sum(d.process_index == jax.process_index() for d in devs)
+    local_devs = [d for d in devs if d.process_index == jax.process_index()]
+    local = len(local_devs)
     available = available_memory(devs)
     limit = memory_limit if memory_limit is not None else (None if available is None else 0.75 * available)
+
+    if per_device_programs:
+        slots = [devs.index(d) for d in local_devs]
+        if slots != list(range(slots[0], slots[0] + len(slots))):
+            raise ValueError("bitwise=True over several processes needs each process's devices to be contiguous "
+                             "in `devices` (as jax.devices() lists them)")
 
     def build(c):
         shapes = jax.tree.map(lambda s: jax.ShapeDtypeStruct((c,) + s.shape[1:], s.dtype), bshape)
         t0 = time.perf_counter()
-        lowered = jitted.lower(shapes, rshape)
-        compiled = lowered.compile()
+        if not per_device_programs:
+            lowered = jitted.lower(shapes, rshape)
+            compiled = lowered.compile()
+            out_per_run = _nbytes(lowered.out_info) / c
+        else:  # the same one-device program, compiled for each local device (XLA compiles in parallel threads)
+            import concurrent.futures
+
+            def on(d, tree, rows=None):
+                sh = jax.sharding.SingleDeviceSharding(d)
+                return jax.tree.map(lambda s: jax.ShapeDtypeStruct(s.shape if rows is None else (rows,) + s.shape[1:],
+                                                                   s.dtype, weak_type=s.weak_type, sharding=sh), tree)
+
+            lowered = [jitted.lower(on(d, bshape, c // nd), on(d, rshape)) for d in local_devs]
+            with concurrent.futures.ThreadPoolExecutor(len(lowered)) as pool:
+                executables = list(pool.map(lambda lo: lo.compile(), lowered))
+            compiled = _PerDevice(executables, local_devs, devs, out_axis)
+            out_per_run = _nbytes(lowered[0].out_info) / (c // nd)
         seconds = time.perf_counter() - t0
-        per_device = _program_bytes(compiled)
-        out_per_run = _nbytes(lowered.out_info) / c
+        per_device = _program_bytes(compiled.compiled[0] if per_device_programs else compiled)
         return compiled, seconds, per_device, out_per_run
 
     whole = -(-num_runs // nd) * nd

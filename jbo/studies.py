@@ -44,22 +44,24 @@ def _as_dict(items, getter, kind):
 
 def compile_seeds(algorithm: Algorithm, environment: Environment, keys, num_steps: int, params=None, budget=None,
                   free_initial: bool = False, *, devices=None, chunk_size=None, memory_limit=None,
-                  keep_final_state="small"):
+                  keep_final_state="small", bitwise: bool = False):
     """Ahead-of-time compile the vmapped run for these keys; returns (compiled_fn, compile_seconds).
     compiled_fn(keys) equals jbo.run_seeds on the same keys (tested); it accepts any number of keys.
 
     The seeds are spread over `devices` (default: all of jax.devices(); 1: no sharding) and cut into
     chunks when one program would not fit `memory_limit` or `chunk_size` asks for it (see
-    jbo.parallel); compiled_fn.plan (a jbo.parallel.Plan) holds the predicted memory and the chunks."""
+    jbo.parallel); compiled_fn.plan (a jbo.parallel.Plan) holds the predicted memory and the chunks.
+    bitwise=True: results bit for bit independent of devices and chunks (see jbo.run_seeds)."""
     _check_run(algorithm, environment, num_steps, budget)
     params = algorithm.default_params() if params is None else params
     return _seeds_runner(algorithm, environment, keys, num_steps, params, _budget(budget), free_initial,
-                         _check_keep(keep_final_state), devices, chunk_size, memory_limit, cache=False)
+                         _check_keep(keep_final_state), devices, chunk_size, memory_limit, cache=False,
+                         bitwise=bitwise)
 
 
 def run_study(methods, problems, num_seeds: int, num_steps, key=0, progress: bool = True, params=None,
               budget=None, free_initial: bool = False, *, devices=None, chunk_size=None,
-              memory_limit=None) -> pd.DataFrame:
+              memory_limit=None, bitwise: bool = False) -> pd.DataFrame:
     """Run every method on every problem for `num_seeds` seeds.
 
     methods: {label: Algorithm or registered name} or a list of names; problems likewise.
@@ -67,8 +69,8 @@ def run_study(methods, problems, num_seeds: int, num_steps, key=0, progress: boo
     Returns a tidy DataFrame with one row per (method, problem, seed, step): the engine's metrics
     (scalar ones), compile_s and run_s of that (method, problem) program.
     params: None (each algorithm's defaults) or a function (method label, problem label) -> Params.
-    devices, chunk_size, memory_limit: how each program's seeds are spread over devices and chunked
-    (see :func:`compile_seeds`); with progress, each program's plan (chunks, predicted memory) is shown.
+    devices, chunk_size, memory_limit, bitwise: how each program's seeds are spread over devices and
+    chunked (see :func:`compile_seeds`); with progress, each program's plan (chunks, memory) is shown.
     """
     methods = _as_dict(methods, _algorithms.get, Algorithm)
     problems = _as_dict(problems, _problems.get, Environment)
@@ -85,7 +87,7 @@ def run_study(methods, problems, num_seeds: int, num_steps, key=0, progress: boo
             b = budget.get(pname) if isinstance(budget, Mapping) else budget
             fn, compile_s = compile_seeds(alg, problem, keys, steps, None if params is None else params(mname, pname),
                                           b, free_initial, devices=devices, chunk_size=chunk_size,
-                                          memory_limit=memory_limit, keep_final_state=False)
+                                          memory_limit=memory_limit, keep_final_state=False, bitwise=bitwise)
             t0 = time.perf_counter()
             trace = jax.block_until_ready(fn(keys))
             run_s = time.perf_counter() - t0

@@ -105,6 +105,20 @@ s4 = jbo.run_sweep(PROBE, br, KEY, T, 2, sweep)  # 6 runs padded to 8
 out["sweep_equal"], out["sweep_shape"] = same(s1, s4), list(s4.metrics["value"].shape)
 e4 = engine.run_environments(PROBE, [br, br], KEY, T, SEEDS, keep_final_state=False)
 out["environments_equal"] = all(same(jax.tree.map(lambda a: a[e], e4), one) for e in range(2))
+# bitwise=True: lax.map over runs and one one-device program per device -> bit for bit equal
+exact = lambda a, b: jax.tree.structure(a) == jax.tree.structure(b) and all(  # noqa: E731
+    np.array_equal(np.asarray(x), np.asarray(y)) for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)))
+b1 = jbo.run_seeds(PROBE, br, KEY, T, SEEDS, devices=1, keep_final_state=False, bitwise=True)
+fnb, _ = jbo.studies.compile_seeds(PROBE, br, jax.random.split(KEY, SEEDS), T, chunk_size=4, keep_final_state=False,
+                                   bitwise=True)  # 5 seeds padded to 8, 2 chunks of one run per device
+out["bitwise_plan"] = [fnb.plan.num_devices, fnb.plan.chunk_size, fnb.plan.num_chunks]
+out["bitwise_identical"] = exact(b1, fnb(jax.random.split(KEY, SEEDS)))
+out["bitwise_near_vmapped"] = same(b1, one)
+if os.environ.get("JBO_TEST_SLOW"):  # a sweep and environments too (--runslow: 8 more compiles)
+    sb1 = jbo.run_sweep(PROBE, br, KEY, T, 2, sweep, devices=1, bitwise=True)
+    sb4 = jbo.run_sweep(PROBE, br, KEY, T, 2, sweep, bitwise=True)
+    eb4 = engine.run_environments(PROBE, [br, br], KEY, T, SEEDS, keep_final_state=False, bitwise=True)
+    out["bitwise_slow"] = [exact(sb1, sb4), all(exact(jax.tree.map(lambda a: a[e], eb4), b1) for e in range(2))]
 print("RESULT" + json.dumps(out))
 """
 
@@ -127,8 +141,8 @@ print("RESULT" + json.dumps({{"process": jax.process_index(), "devices": len(jax
 """
 
 
-def _python(code):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def _python(code, **extra_env):
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **extra_env}
     return subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, cwd=ROOT)
 
@@ -144,9 +158,10 @@ def _result(proc, timeout=300):
 
 
 @pytest.fixture(scope="module")
-def children():
+def children(request):
     """The 4-device child, started first so that it runs while the in-process tests run."""
-    procs = {"four": _python(_FOUR_DEVICES)}
+    slow = {"JBO_TEST_SLOW": "1"} if request.config.getoption("--runslow") else {}
+    procs = {"four": _python(_FOUR_DEVICES, **slow)}
     yield procs
     for p in procs.values():
         if p.poll() is None:
@@ -199,7 +214,7 @@ def test_bad_settings_are_named(whole):
     for bad, match in [(dict(devices=0), "devices=0"), (dict(devices=True), "not a bool"),
                        (dict(devices=99), "ask for 1 to"), (dict(devices=[]), "non-empty"),
                        (dict(chunk_size=0), "chunk_size"), (dict(memory_limit=-1.0), "memory_limit"),
-                       (dict(keep_final_state="all"), "keep_final_state")]:
+                       (dict(keep_final_state="all"), "keep_final_state"), (dict(bitwise="yes"), "bitwise")]:
         with pytest.raises(ValueError, match=match):
             jbo.run_seeds(PROBE, BRANIN, KEY, T, 2, **bad)
     jax.devices()  # a backend runs in this process, so initialize must refuse (not try to connect)
@@ -216,6 +231,17 @@ def test_four_forced_host_devices_equal_one_device(children):
     assert r["devices"] == 4 and r["plan"] == [4, 8, 1] and r["on_devices"] == 4
     assert r["seeds_equal"] and r["study_equal"] and r["sweep_equal"] and r["environments_equal"], r
     assert r["sweep_shape"] == [3, 2, T]
+
+
+def test_bitwise_runs_are_identical_on_any_device_count_and_chunk(children):
+    """bitwise=True (runs one after another by lax.map; on several devices one one-device program
+    per device instead of an SPMD program): 5 seeds on 4 devices, padded to 8, in 2 chunks of one
+    run per device, are bit for bit the 5 seeds in one program on one device, which itself equals
+    the vmapped run to rounding. With --runslow also a sweep and environments on 4 devices."""
+    r = _result(children["four"])
+    assert r["bitwise_plan"] == [4, 4, 2]
+    assert r["bitwise_identical"] and r["bitwise_near_vmapped"], r
+    assert r.get("bitwise_slow", [True, True]) == [True, True], r
 
 
 @pytest.mark.slow  # two more processes (~15 s of CPU): over the suite's budget; run with --runslow
@@ -245,8 +271,11 @@ a = jbo.run_seeds(gp, br, jax.random.key(0), 8, 8, devices=1)
 b = jbo.run_seeds(gp, br, jax.random.key(0), 8, 8)
 gap = lambda x, y: max(float(np.max(np.abs(np.asarray(u, float) - np.asarray(v, float)))) for u, v in
                        zip(jax.tree.leaves(x), jax.tree.leaves(y)))
+c = jbo.run_seeds(gp, br, jax.random.key(0), 8, 8, devices=1, bitwise=True)
+d = jbo.run_seeds(gp, br, jax.random.key(0), 8, 8, bitwise=True)
 print("RESULT" + json.dumps({"actions": gap(a.actions, b.actions), "value": gap(a.metrics, b.metrics),
-                             "identical": gap(a, b) == 0.0}))
+                             "identical": gap(a, b) == 0.0, "bitwise_identical": gap(c, d) == 0.0,
+                             "bitwise_vs_vmapped": gap(a.actions, c.actions)}))
 """
 
 
@@ -255,6 +284,9 @@ def test_gp_sharded_agrees_to_rounding():
     """GP-UCB on 4 devices vs 1: XLA compiles the per-device program of a multi-device (SPMD)
     executable through a different algebraic-simplification pipeline than a one-device program (the
     optimised HLO differs in a few divides/multiplies/negates), so a GP fit can differ in the last
-    bits; with 2 seeds per device and --xla_disable_hlo_passes=algsimp the runs were bit-identical."""
+    bits; with 2 seeds per device and --xla_disable_hlo_passes=algsimp the runs were bit-identical.
+    bitwise=True avoids the SPMD program (one one-device executable per device) and the batch's
+    vectorisation (lax.map): then the 4-device run is bit for bit the 1-device one."""
     r = _result(_python(_GP))
     assert r["actions"] < 1e-10 and r["value"] < 1e-9, r
+    assert r["bitwise_identical"] and r["bitwise_vs_vmapped"] < 1e-10, r

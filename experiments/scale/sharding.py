@@ -1,6 +1,6 @@
 """Sharded vs unsharded multi-seed GP-UCB on 4 forced CPU host devices (issue 14, item 1).
 
-    python experiments/scale/sharding.py [--seeds 16] [--steps 30] [--reps 5] [--problem branin]
+    python experiments/scale/sharding.py [--seeds 16] [--steps 30] [--reps 5] [--problem branin] [--bitwise]
 
 The parent starts one child process with XLA_FLAGS=--xla_force_host_platform_device_count=4 (set
 before JAX starts), with a timeout: at 32 seeds x 40 steps the sharded run hung twice in a batched
@@ -10,7 +10,9 @@ jbo.studies.compile_seeds: devices=1 (unsharded, one device) and devices=None (t
 the 4 devices with jbo.parallel), then runs each `--reps` times, alternating, with compile and run
 seconds apart and the load average next to every timing (the machine is shared). It also compares
 the two curves (max |difference| of every metric, and whether they are bit-identical).
-Writes experiments/results/scale/sharding.json. Settings are ours (the issue asks for 16-32 seeds,
+--bitwise adds the same two runs with bitwise=True (runs one after another by lax.map; on 4 devices one
+one-device executable per device instead of an SPMD program; see jbo.parallel) and compares those
+curves too. Writes experiments/results/scale/sharding.json (or --out). Settings are ours (the issue asks for 16-32 seeds,
 a few dozen steps, on branin or hartmann6); XLA's default optimisations are on (the user's setting).
 """
 from __future__ import annotations
@@ -38,17 +40,19 @@ def child(args):
     alg = jbo.algorithms.get("gp_ucb")
     problem = jbo.problems.get(args.problem)
     keys = jax.random.split(jax.random.key(0), args.seeds)
-    modes = {"unsharded": 1, "sharded": None}
+    modes = {"unsharded": (1, False), "sharded": (None, False)}
+    if args.bitwise:
+        modes.update(unsharded_bitwise=(1, True), sharded_bitwise=(None, True))
     fns, record = {}, {"machine": machine_info(), "code_version": code_version(), "devices": len(jax.devices()),
                        "cpu_count": os.cpu_count(), "xla_flags": os.environ.get("XLA_FLAGS", ""),
                        "jax_disable_most_optimizations": os.environ.get("JAX_DISABLE_MOST_OPTIMIZATIONS", "0"),
                        "method": "gp_ucb (registry defaults)", "problem": args.problem, "seeds": args.seeds,
                        "steps": args.steps, "reps": args.reps, "modes": {}}
-    for name, devices in modes.items():
+    for name, (devices, bitwise) in modes.items():
         load = os.getloadavg()
-        fn, compile_s = compile_seeds(alg, problem, keys, args.steps, devices=devices)
+        fn, compile_s = compile_seeds(alg, problem, keys, args.steps, devices=devices, bitwise=bitwise)
         fns[name] = fn
-        record["modes"][name] = {"devices": fn.plan.num_devices, "chunk_size": fn.plan.chunk_size,
+        record["modes"][name] = {"devices": fn.plan.num_devices, "bitwise": bitwise, "chunk_size": fn.plan.chunk_size,
                                  "predicted_bytes_per_chunk": fn.plan.bytes_per_chunk, "compile_s": compile_s,
                                  "load_at_compile": load, "run_s": [], "load_at_run": []}
     traces = {}
@@ -62,13 +66,20 @@ def child(args):
             record["modes"][name]["load_at_run"].append(load)
     for m in record["modes"].values():
         m["run_s_median"] = float(np.median(m["run_s"]))
-    a, b = traces["unsharded"], traces["sharded"]
-    gaps = {k: float(np.max(np.abs(np.asarray(a.metrics[k], float) - np.asarray(b.metrics[k], float))))
-            for k in a.metrics}
-    record["max_abs_metric_difference"] = gaps
-    record["max_abs_action_difference"] = float(np.max(np.abs(np.asarray(a.actions) - np.asarray(b.actions))))
-    record["identical"] = all(np.array_equal(np.asarray(x), np.asarray(y))
-                              for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)))
+    def compare(a, b, suffix=""):
+        record["max_abs_metric_difference" + suffix] = {
+            k: float(np.max(np.abs(np.asarray(a.metrics[k], float) - np.asarray(b.metrics[k], float)))) for k in a.metrics}
+        record["max_abs_action_difference" + suffix] = float(np.max(np.abs(np.asarray(a.actions) - np.asarray(b.actions))))
+        record["identical" + suffix] = all(np.array_equal(np.asarray(x), np.asarray(y))
+                                           for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)))
+
+    compare(traces["unsharded"], traces["sharded"])
+    if args.bitwise:
+        compare(traces["unsharded_bitwise"], traces["sharded_bitwise"], "_bitwise")
+        compare(traces["unsharded"], traces["unsharded_bitwise"], "_bitwise_vs_vmapped")
+        record["slowdown_bitwise_over_vmapped"] = {
+            n: record["modes"][n + "_bitwise"]["run_s_median"] / record["modes"][n]["run_s_median"]
+            for n in ("unsharded", "sharded")}
     record["final_simple_regret_median"] = {n: float(np.median(np.asarray(t.metrics["simple_regret"])[:, -1]))
                                             for n, t in traces.items()}
     un, sh = record["modes"]["unsharded"]["run_s_median"], record["modes"]["sharded"]["run_s_median"]
@@ -83,6 +94,7 @@ def main():
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--problem", default="branin")
+    ap.add_argument("--bitwise", action="store_true", help="also the two runs with bitwise=True")
     ap.add_argument("--devices", type=int, default=4, help="forced host devices in the child")
     ap.add_argument("--out", default=str(OUT))
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds before the child counts as hung")
@@ -94,7 +106,7 @@ def main():
     env = {**os.environ, "XLA_FLAGS": flags, "PYTHONPATH": str(ROOT)}
     env.pop("JAX_DISABLE_MOST_OPTIMIZATIONS", None)
     cmd = [sys.executable, __file__, "--child", "--seeds", str(args.seeds), "--steps", str(args.steps),
-           "--reps", str(args.reps), "--problem", args.problem]
+           "--reps", str(args.reps), "--problem", args.problem] + (["--bitwise"] if args.bitwise else [])
     try:
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.timeout)
     except subprocess.TimeoutExpired:
@@ -114,6 +126,9 @@ def main():
               f"({', '.join(f'{t:.2f}' for t in m['run_s'])}), load {m['load_at_run'][0][0]:.1f}")
     print(f"speedup {record['speedup_sharded_over_unsharded']:.2f}x, identical curves: {record['identical']}, "
           f"max |metric difference| {max(record['max_abs_metric_difference'].values()):.3g} -> {args.out}")
+    if args.bitwise:
+        print(f"bitwise: identical curves {record['identical_bitwise']}, slowdown over vmapped "
+              f"{record['slowdown_bitwise_over_vmapped']}")
 
 
 if __name__ == "__main__":
