@@ -134,7 +134,9 @@ br = jbo.problems.get("branin")
 tr = jbo.run_seeds(PROBE, br, KEY, T, SEEDS)
 fn, _ = jbo.studies.compile_seeds(PROBE, br, jax.random.split(KEY, SEEDS), T, chunk_size=4)
 ch = fn(jax.random.split(KEY, SEEDS))
+bw = jbo.run_seeds(PROBE, br, KEY, T, SEEDS, bitwise=True)  # each process runs its own 2 devices' slices
 print("RESULT" + json.dumps({{"process": jax.process_index(), "devices": len(jax.devices()),
+    "bitwise_value": np.asarray(bw.metrics["value"]).tolist(), "bitwise_actions": np.asarray(bw.actions).tolist(),
     "local": len(jax.local_devices()), "chunks": fn.plan.num_chunks,
     "value": np.asarray(tr.metrics["value"]).tolist(), "actions": np.asarray(tr.actions).tolist(),
     "best": np.asarray(tr.final_state.best).tolist(), "chunked_value": np.asarray(ch.metrics["value"]).tolist()}}))
@@ -248,7 +250,10 @@ def test_bitwise_runs_are_identical_on_any_device_count_and_chunk(children):
 def test_two_processes_share_one_mesh_and_each_gets_the_full_result(whole):
     """jbo.parallel.initialize (jax.distributed, gloo on CPU) joins two local processes of 2 devices
     each into one 4-device mesh; each process gets the full result, equal to the one-process run
-    (unchunked and in chunks of 4: the chunk loop gathers every chunk over processes)."""
+    (unchunked and in chunks of 4: the chunk loop gathers every chunk over processes); with
+    bitwise=True each process runs its own devices' one-device programs and the result is bit for bit
+    the one-process, one-device bitwise run."""
+    ref = jbo.run_seeds(PROBE, BRANIN, KEY, T, SEEDS, devices=1, bitwise=True)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -259,6 +264,8 @@ def test_two_processes_share_one_mesh_and_each_gets_the_full_result(whole):
         for got, want in [(r["value"], whole.metrics["value"]), (r["actions"], whole.actions),
                           (r["best"], whole.final_state.best), (r["chunked_value"], whole.metrics["value"])]:
             np.testing.assert_allclose(got, np.asarray(want), rtol=1e-13, atol=1e-13)
+        np.testing.assert_array_equal(r["bitwise_value"], np.asarray(ref.metrics["value"]))
+        np.testing.assert_array_equal(r["bitwise_actions"], np.asarray(ref.actions))
 
 
 _GP = """

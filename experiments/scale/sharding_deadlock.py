@@ -1,6 +1,6 @@
 """The reported deadlock with forced CPU host devices: reproduction and cause (issue 14).
 
-    python experiments/scale/sharding_deadlock.py [--timeout 300] [--all]
+    python experiments/scale/sharding_deadlock.py [--timeout 300] [--all] [--bitwise]
 
 Issue 14 reports that "a run with 2 forced host devices was seen to deadlock on XLA:CPU". We hit it
 ourselves: experiments/scale/sharding.py (GP-UCB with registry defaults, 32 seeds x 40 steps on
@@ -23,7 +23,8 @@ records whether it compiled, how many runs finished, its times, and the collecti
 compiled program. Default configurations:
 (4 devices, jbo, 2 cores, pool on), (4, jbo, 2, pool off), (1 device, 2 cores); --all adds 1 core
 (taskset) and "auto" (jit + NamedSharding on the keys without shard_map: XLA's partitioner then
-inserts collectives for the batched while_loop predicates). The hang is a race: a configuration
+inserts collectives for the batched while_loop predicates); --bitwise adds (4 devices, bitwise=True:
+one one-device executable per device, dispatched by the host, seeds by lax.map). The hang is a race: a configuration
 that finished once may hang on another run, so "finished" is evidence, not proof, of safety.
 Writes experiments/results/scale/sharding_deadlock.json.
 """
@@ -58,10 +59,13 @@ def child(path: str):
     problem = jbo.problems.get("branin")
     keys = jax.random.split(jax.random.key(0), SEEDS)
     t0 = time.perf_counter()
-    if path == "jbo":
-        fn, _ = engine._seeds_runner(alg, problem, keys, STEPS, alg.default_params(), None, False, cache=False)
+    if path in ("jbo", "bitwise"):
+        fn, _ = engine._seeds_runner(alg, problem, keys, STEPS, alg.default_params(), None, False, cache=False,
+                                     bitwise=path == "bitwise")
         runner = [c.cell_contents for c in fn.__closure__ if isinstance(c.cell_contents, parallel.BatchRunner)]
-        text = runner[0].compiled.as_text() if runner else ""
+        compiled = runner[0].compiled if runner else None
+        compiled = compiled.compiled[0] if isinstance(compiled, parallel._PerDevice) else compiled
+        text = compiled.as_text() if compiled is not None else ""
         run = lambda: fn(keys)  # noqa: E731
     else:
         mesh = Mesh(np.asarray(jax.devices()), ("seeds",))
@@ -88,6 +92,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--all", action="store_true", help="also 1 core (taskset) and the automatic partitioning")
+    ap.add_argument("--bitwise", action="store_true", help="also 4 devices with bitwise=True")
+    ap.add_argument("--only-bitwise", action="store_true", help="only the 4-device bitwise=True configuration")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--out", default=str(OUT))
     args = ap.parse_args()
@@ -100,6 +106,8 @@ def main():
     configs = [(4, "jbo", 2, True), (4, "jbo", 2, False), (1, "jbo", 2, True)]
     if args.all:
         configs += [(2, "jbo", 1, True), (2, "auto", 2, True), (4, "auto", 2, False)]
+    if args.bitwise or args.only_bitwise:
+        configs = ([] if args.only_bitwise else configs) + [(4, "bitwise", 2, True)]
     for devices, path, cores, pool in configs:
         if cores == 1 and not pin:
             continue
