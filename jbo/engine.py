@@ -320,6 +320,7 @@ def _batch_runner(kind, static, build_program, batched, replicated, out_axis, de
     from jbo import parallel
 
     devs = parallel.resolve_devices(devices)
+    bitwise = parallel.check_bitwise(bitwise)  # before the cache key: 1 or np.True_ must not pass as True
     if not cache:
         runner, _, seconds = parallel.compile_runs(build_program(), batched, replicated, out_axis=out_axis,
                                                    devices=devs, chunk_size=chunk_size, memory_limit=memory_limit,
@@ -402,7 +403,7 @@ _PARALLEL_DOC = """
     default 75% of free memory) cut a batch too large for one program into chunks run in a host
     loop. The result equals the single-device, single-chunk run to rounding (bit for bit with
     bitwise=True: the runs are computed one after another, lax.map instead of vmap, and every device
-    runs its own one-device program; then each run also equals run() with its key, bit for bit).
+    runs its own one-device program; it equals run() with the same key to rounding, not bit for bit).
     keep_final_state: "small" (default) keeps the final-state leaves with at most
     SMALL_STATE_ELEMENTS elements per run, True the whole state, False none."""
 
@@ -487,8 +488,8 @@ def environments_program(algorithm, num_steps, axes, num_envs: int, budget=None,
 
     sequential=False vmaps environments and seeds; True runs them one after the other (lax.map), so a
     lax.cond inside the algorithm on a per-run quantity (a phase, the budget) stays a real branch and
-    only the taken branch costs time. bitwise=True maps the seeds with lax.map (see
-    jbo.parallel.map_runs), so a seed's arithmetic does not depend on how many seeds share the program."""
+    only the taken branch costs time. bitwise=True maps environments and seeds with lax.map too (see
+    jbo.parallel.map_runs), so a run's code does not depend on how many runs share the program."""
     axes_list = jax.tree.leaves(axes, is_leaf=lambda x: x is None)
 
     def per_env(env, keys, params):
@@ -500,7 +501,7 @@ def environments_program(algorithm, num_steps, axes, num_envs: int, budget=None,
         batched = [a for a, ax in zip(leaves, axes_list) if ax is not None]
         if not batched:  # every environment equal: run once, repeat along the environment axis
             return jax.tree.map(lambda a: jnp.broadcast_to(a, (num_envs,) + a.shape), per_env(envs, keys, params))
-        if not sequential:
+        if not (sequential or bitwise):
             return jax.vmap(per_env, in_axes=(axes, None, None))(envs, keys, params)
         pick = lambda e: jax.tree.unflatten(tree, [a if ax is None else a[e]  # noqa: E731
                                                    for a, ax in zip(leaves, axes_list)])

@@ -6,7 +6,8 @@ Every multi-run entry point (``jbo.run_seeds``, ``jbo.run_sweep``, ``jbo.engine.
 
 * **over devices**: a 1-D :class:`jax.sharding.Mesh` over a ``"seeds"`` axis; the batch axis of the
   keys (and of swept Params) is split over it with :func:`jax.shard_map`, so every device runs the
-  *unchanged* vmapped program on its own slice of runs. There is no collective at all in the
+  *unchanged* vmapped program on its own slice of runs (with ``bitwise=True``: a one-device program
+  per device, dispatched by the host; see below). There is no collective at all in the
   program (the runs never talk to each other); for a hang we met on several CPU devices of one
   process, which is not a collective, see below.
 * **padded**: a run count that is not a multiple of the device count (or of the chunk size) is
@@ -32,7 +33,7 @@ a run differently in a full vector than in a remainder loop (GP-UCB actions with
 **bitwise=True** removes both: the runs are mapped by ``lax.map`` (one after another, so a run's code
 does not depend on the batch size) and on several devices each device gets its own one-device
 executable, compiled for it and called by the host on its slice; results are then bit for bit the
-same on any device count, chunk size and padding (tests/test_parallel.py), at the price of the
+same on any device count (of one kind), chunk size and padding (tests/test_parallel.py), at the price of the
 vectorisation across runs and one compile per device (in parallel threads).
 
 ``devices``: None (default) = all of ``jax.devices()``; an int n = the first n of them (``1``
@@ -263,13 +264,21 @@ def _pad(tree, n):
     return jax.tree.map(one, tree)
 
 
+def check_bitwise(bitwise) -> bool:
+    """The `bitwise` setting as a bool; anything but True / False (or a NumPy bool) is a ValueError."""
+    if not isinstance(bitwise, (bool, np.bool_)):
+        raise ValueError(f"bitwise must be True or False, got {bitwise!r}")
+    return bool(bitwise)
+
+
 def map_runs(fn: Callable, bitwise: bool = False) -> Callable:
     """fn(*one_run_inputs) -> outputs, mapped over the leading run axis of every input.
 
     bitwise=False: jax.vmap (the runs vectorised together). bitwise=True: jax.lax.map (one run after
-    another), so a run's arithmetic is the same whatever the number of runs beside it: results are
-    bit for bit those of the run alone, in any batch, chunk or padding (tests/test_parallel.py)."""
-    if not bitwise:
+    another), so a run's code is the same whatever the number of runs beside it: a run gives the same
+    bits in any batch, chunk or padding (tests/test_parallel.py). (Not necessarily the bits of the
+    same run compiled alone as a top-level program, e.g. jbo.run: XLA compiles a loop body apart.)"""
+    if not check_bitwise(bitwise):
         return jax.vmap(fn)
     return lambda *xs: jax.lax.map(lambda a: fn(*a), xs)
 
@@ -283,18 +292,21 @@ class _PerDevice:
         self.slots = [all_devices.index(d) for d in devices]  # positions of the local devices' slices
         self.num_devices = len(all_devices)
 
-    def dispatch(self, bd, rd):
+    def place(self, rd):
+        """The replicated inputs on every local device (once per call, not per chunk)."""
+        return [jax.device_put(rd, d) for d in self.devices]
+
+    def dispatch(self, bd, rds):
         per = _num_runs(bd) // self.num_devices
         outs = []
-        for f, d, i in zip(self.compiled, self.devices, self.slots):
-            b = jax.device_put(jax.tree.map(lambda x: x[i * per:(i + 1) * per], bd), d)
-            outs.append(f(b, jax.device_put(rd, d)))
+        for f, d, i, rd in zip(self.compiled, self.devices, self.slots, rds):
+            outs.append(f(jax.device_put(jax.tree.map(lambda x: x[i * per:(i + 1) * per], bd), d), rd))
         return outs
 
     def finish(self, outs):
         ax = self.out_axis
         local = jax.tree.map(lambda *xs: np.concatenate([np.asarray(x) for x in xs], axis=ax), *outs)
-        if jax.process_count() > 1:  # the processes' slices are contiguous and in process order (checked)
+        if jax.process_count() > 1:  # equal, contiguous blocks in process order (checked in compile_runs)
             from jax.experimental import multihost_utils
 
             local = jax.tree.map(lambda x: np.moveaxis(x, ax, 0), local)
@@ -316,7 +328,7 @@ class BatchRunner:
         chunks = -(-n // c)
         bd = _pad(bd, chunks * c)
         if isinstance(self.compiled, _PerDevice):
-            dispatch, finish = self.compiled.dispatch, self.compiled.finish
+            dispatch, finish, rd = self.compiled.dispatch, self.compiled.finish, self.compiled.place(rd)
         else:  # one SPMD program over the mesh
             rd = _put(rd, NamedSharding(self.mesh, P()))
             batch_sharding = NamedSharding(self.mesh, P(AXIS))
@@ -357,8 +369,10 @@ def compile_runs(program: Callable, batched, replicated, *, out_axis: int = 0, d
     devices each device gets its own one-device executable (compiled for it, in threads), called
     by the host on its slice, instead of one SPMD program: XLA compiles the per-device program of
     an SPMD executable through another pipeline than a one-device program, which changes rounding.
-    The results are then bit for bit those of one device, any chunk, any padding and each run
-    alone; the price is no vectorisation across runs and one compile per device.
+    The results are then bit for bit those of one device, any chunk and any padding (on devices of
+    one kind: another GPU model or CPU may round differently); the price is no vectorisation across
+    runs and one compile per device. The result of a bitwise run on several devices is assembled on
+    the host (then on the default device), not left spread over the devices.
     """
     devs = resolve_devices(devices)
     if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer))
@@ -368,8 +382,7 @@ def compile_runs(program: Callable, batched, replicated, *, out_axis: int = 0, d
         raise ValueError(f"memory_limit must be a positive number of bytes, got {memory_limit!r}")
     if not isinstance(out_axis, int) or out_axis < 0:
         raise ValueError(f"out_axis must be a non-negative int, got {out_axis!r}")
-    if not isinstance(bitwise, bool):
-        raise ValueError(f"bitwise must be True or False, got {bitwise!r}")
+    bitwise = check_bitwise(bitwise)
     nd = len(devs)
     _warn_cpu_pool(devs)
     per_device_programs = bitwise and nd > 1
@@ -402,11 +415,33 @@ def compile_runs(program: Callable, batched, replicated, *, out_axis: int = 0, d
     available = available_memory(devs)
     limit = memory_limit if memory_limit is not None else (None if available is None else 0.75 * available)
 
-    if per_device_programs:
-        slots = [devs.index(d) for d in local_devs]
-        if slots != list(range(slots[0], slots[0] + len(slots))):
-            raise ValueError("bitwise=True over several processes needs each process's devices to be contiguous "
-                             "in `devices` (as jax.devices() lists them)")
+    if per_device_programs and jax.process_count() > 1:  # the host gathers equal blocks in process order
+        owners = [d.process_index for d in devs]
+        counts = [owners.count(p) for p in range(jax.process_count())]
+        if owners != sorted(owners) or len(set(counts)) != 1:
+            raise ValueError(f"bitwise=True over {jax.process_count()} processes needs every process's devices in "
+                             f"`devices`, the same number from each, in process order (as jax.devices() lists "
+                             f"them); got devices of processes {owners}")
+
+    def on_device(d, c):
+        """Argument shapes of one device's program for chunks of c runs (batched leaves: c // nd rows)."""
+        sh = jax.sharding.SingleDeviceSharding(d)
+        return (jax.tree.map(lambda s: jax.ShapeDtypeStruct((c // nd,) + s.shape[1:], s.dtype, sharding=sh), bshape),
+                jax.tree.map(lambda s: jax.ShapeDtypeStruct(s.shape, s.dtype, weak_type=s.weak_type, sharding=sh),
+                             rshape))
+
+    def finish(compiled, c):
+        """bitwise on several devices: compile the settled chunk program for the other local devices
+        (in threads: XLA compiles in parallel); returns the seconds it took."""
+        if not per_device_programs or len(local_devs) == 1:
+            return 0.0
+        import concurrent.futures
+
+        t0 = time.perf_counter()
+        lowered = [jitted.lower(*on_device(d, c)) for d in local_devs[1:]]
+        with concurrent.futures.ThreadPoolExecutor(len(lowered)) as pool:
+            compiled.compiled += list(pool.map(lambda lo: lo.compile(), lowered))
+        return time.perf_counter() - t0
 
     def build(c):
         shapes = jax.tree.map(lambda s: jax.ShapeDtypeStruct((c,) + s.shape[1:], s.dtype), bshape)
@@ -415,19 +450,10 @@ def compile_runs(program: Callable, batched, replicated, *, out_axis: int = 0, d
             lowered = jitted.lower(shapes, rshape)
             compiled = lowered.compile()
             out_per_run = _nbytes(lowered.out_info) / c
-        else:  # the same one-device program, compiled for each local device (XLA compiles in parallel threads)
-            import concurrent.futures
-
-            def on(d, tree, rows=None):
-                sh = jax.sharding.SingleDeviceSharding(d)
-                return jax.tree.map(lambda s: jax.ShapeDtypeStruct(s.shape if rows is None else (rows,) + s.shape[1:],
-                                                                   s.dtype, weak_type=s.weak_type, sharding=sh), tree)
-
-            lowered = [jitted.lower(on(d, bshape, c // nd), on(d, rshape)) for d in local_devs]
-            with concurrent.futures.ThreadPoolExecutor(len(lowered)) as pool:
-                executables = list(pool.map(lambda lo: lo.compile(), lowered))
-            compiled = _PerDevice(executables, local_devs, devs, out_axis)
-            out_per_run = _nbytes(lowered[0].out_info) / (c // nd)
+        else:  # the one-device program for the first local device (the others once c is settled: finish())
+            lowered = jitted.lower(*on_device(local_devs[0], c))
+            compiled = _PerDevice([lowered.compile()], local_devs, devs, out_axis)
+            out_per_run = _nbytes(lowered.out_info) / (c // nd)
         seconds = time.perf_counter() - t0
         per_device = _program_bytes(compiled.compiled[0] if per_device_programs else compiled)
         return compiled, seconds, per_device, out_per_run
@@ -463,6 +489,7 @@ def compile_runs(program: Callable, batched, replicated, *, out_axis: int = 0, d
         raise ValueError(f"the result of {num_runs} runs needs {plan.output_bytes / 2**30:.3g} GiB of host memory, "
                          f"more than the {available / 2**30:.3g} GiB available; keep less "
                          "(keep_final_state=False) or run fewer seeds")
+    seconds += finish(compiled, c)
     log.info("jbo.parallel: %s", plan.describe())
     return BatchRunner(compiled, plan, mesh, out_axis, in_impls, out_impls), plan, seconds
 

@@ -1,6 +1,6 @@
 """Studies: methods x problems x seeds -> a tidy pandas table, save/load, summaries and plots.
 
-Each (method, problem) pair is one compiled program (vmap over seeds of the scan); compile and run
+Each (method, problem) pair is one compiled program (the scan vmapped over seeds; lax.map with bitwise=True); compile and run
 seconds are measured separately (ahead-of-time lowering + compilation, then execution). All methods
 use the same seed keys, so they share initial designs and noise (common random numbers).
 
@@ -45,7 +45,8 @@ def _as_dict(items, getter, kind):
 def compile_seeds(algorithm: Algorithm, environment: Environment, keys, num_steps: int, params=None, budget=None,
                   free_initial: bool = False, *, devices=None, chunk_size=None, memory_limit=None,
                   keep_final_state="small", bitwise: bool = False):
-    """Ahead-of-time compile the vmapped run for these keys; returns (compiled_fn, compile_seconds).
+    """Ahead-of-time compile the run of these keys (vmapped over them, or lax.map with bitwise=True);
+    returns (compiled_fn, compile_seconds).
     compiled_fn(keys) equals jbo.run_seeds on the same keys (tested); it accepts any number of keys.
 
     The seeds are spread over `devices` (default: all of jax.devices(); 1: no sharding) and cut into

@@ -117,8 +117,11 @@ out["bitwise_near_vmapped"] = same(b1, one)
 if os.environ.get("JBO_TEST_SLOW"):  # a sweep and environments too (--runslow: 8 more compiles)
     sb1 = jbo.run_sweep(PROBE, br, KEY, T, 2, sweep, devices=1, bitwise=True)
     sb4 = jbo.run_sweep(PROBE, br, KEY, T, 2, sweep, bitwise=True)
-    eb4 = engine.run_environments(PROBE, [br, br], KEY, T, SEEDS, keep_final_state=False, bitwise=True)
-    out["bitwise_slow"] = [exact(sb1, sb4), all(exact(jax.tree.map(lambda a: a[e], eb4), b1) for e in range(2))]
+    from jbo.problems import degenerate  # environments that differ in array values (the vmapped branch)
+    envs = [degenerate.CASES[k] for k in ("base", "y_huge", "very_noisy")]
+    eb4 = engine.run_environments(PROBE, envs, KEY, T, SEEDS, keep_final_state=False, bitwise=True)
+    alone = [jbo.run_seeds(PROBE, e, KEY, T, SEEDS, devices=1, keep_final_state=False, bitwise=True) for e in envs]
+    out["bitwise_slow"] = [exact(sb1, sb4), all(exact(jax.tree.map(lambda a: a[i], eb4), alone[i]) for i in range(3))]
 print("RESULT" + json.dumps(out))
 """
 
@@ -213,10 +216,12 @@ def test_final_state_small_by_default(whole, monkeypatch):
 
 
 def test_bad_settings_are_named(whole):
+    jbo.run_seeds(PROBE, BRANIN, KEY, T, 2, bitwise=True)  # cached now: bitwise=1 must still be refused
     for bad, match in [(dict(devices=0), "devices=0"), (dict(devices=True), "not a bool"),
                        (dict(devices=99), "ask for 1 to"), (dict(devices=[]), "non-empty"),
                        (dict(chunk_size=0), "chunk_size"), (dict(memory_limit=-1.0), "memory_limit"),
-                       (dict(keep_final_state="all"), "keep_final_state"), (dict(bitwise="yes"), "bitwise")]:
+                       (dict(keep_final_state="all"), "keep_final_state"), (dict(bitwise="yes"), "bitwise"),
+                       (dict(bitwise=1), "bitwise")]:
         with pytest.raises(ValueError, match=match):
             jbo.run_seeds(PROBE, BRANIN, KEY, T, 2, **bad)
     jax.devices()  # a backend runs in this process, so initialize must refuse (not try to connect)
@@ -239,7 +244,8 @@ def test_bitwise_runs_are_identical_on_any_device_count_and_chunk(children):
     """bitwise=True (runs one after another by lax.map; on several devices one one-device program
     per device instead of an SPMD program): 5 seeds on 4 devices, padded to 8, in 2 chunks of one
     run per device, are bit for bit the 5 seeds in one program on one device, which itself equals
-    the vmapped run to rounding. With --runslow also a sweep and environments on 4 devices."""
+    the vmapped run to rounding. With --runslow also a sweep, and three environments that differ (4
+    devices) each equal to its own one-device bitwise run_seeds."""
     r = _result(children["four"])
     assert r["bitwise_plan"] == [4, 4, 2]
     assert r["bitwise_identical"] and r["bitwise_near_vmapped"], r
