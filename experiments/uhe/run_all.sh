@@ -18,9 +18,13 @@ $PY experiments/uhe/synthetic.py --figure fig5 --methods uhe_bo,map,random,portf
 $PY experiments/uhe/realworld.py --problems lr,gb --methods uhe_bo,map,random,portfolio,wdf,a_gp_ucb
 # lunar (T = 200 after n0 = 36): UHE-BO's pseudo fit on up to 472 points is the slow part, so its seeds
 # run one at a time in two processes (the batch's keys: same D0 and decisions) with finer buckets
-$PY experiments/uhe/realworld.py --problems lunar --methods map,random,portfolio,a_gp_ucb,wdf --workers 1 &
+$PY experiments/uhe/realworld.py --problems lunar --methods map,random,portfolio --workers 1 &
 $PY experiments/uhe/realworld.py --problems lunar --methods uhe_bo --seed-ids 0,2,4,6,8 --bucket-step 32 &
 $PY experiments/uhe/realworld.py --problems lunar --methods uhe_bo --seed-ids 1,3,5,7,9 --bucket-step 32
+wait
+# A-GP-UCB and W&dF on lunar, seed by seed (each seed written when it ends), the two in parallel
+$PY experiments/uhe/realworld.py --problems lunar --methods a_gp_ucb --seed-ids 0,1,2,3,4,5,6,7,8,9 --bucket-step 32 &
+$PY experiments/uhe/realworld.py --problems lunar --methods wdf --seed-ids 0,1,2,3,4,5,6,7,8,9 --bucket-step 32
 wait
 $PY experiments/uhe/synthetic.py --figure fig2 --methods mcmc --tag _mcmc
 $PY experiments/uhe/synthetic.py --figure fig2_d3 --methods mcmc --tag _mcmc
