@@ -15,6 +15,8 @@ Config schema (TOML, read with the standard library's ``tomllib``)::
                                    # required unless every problem sets its own
     budget = 25.0                  # optional cost budget: a positive number or a list of them (an axis)
     free_initial = false           # optional: the initial design costs nothing (see jbo.engine)
+    bitwise = false                # optional: results bit for bit independent of devices and chunks
+                                   # (lax.map over seeds, one program per device; see jbo.parallel)
 
     methods = ["random_search", "gp_ei"]    # registered names with default options, or tables:
     [methods.gp_ucb]               # the label used in the table
@@ -71,7 +73,7 @@ from typing import Any
 import numpy as np
 from jbo._lazy import pandas as pd
 
-TOP_KEYS = ("name", "seeds", "seed", "steps", "budget", "free_initial", "methods", "problems")
+TOP_KEYS = ("name", "seeds", "seed", "steps", "budget", "free_initial", "bitwise", "methods", "problems")
 METHOD_KEYS = ("name", "options", "params")
 PROBLEM_KEYS = ("name", "options", "noise_std", "steps", "budget")
 TIMING_COLUMNS = ("compile_s", "run_s")
@@ -288,6 +290,9 @@ def parse(config) -> Study:
     free_initial = config.get("free_initial", False)
     if not isinstance(free_initial, bool):
         _fail("free_initial", f"must be true or false, got {free_initial!r}")
+    bitwise = config.get("bitwise", False)
+    if not isinstance(bitwise, bool):
+        _fail("bitwise", f"must be true or false, got {bitwise!r}")
     name = config.get("name", "")
     if not isinstance(name, str):
         _fail("name", f"must be a string, got {name!r}")
@@ -360,6 +365,7 @@ def parse(config) -> Study:
                         cells.append(Cell(len(cells), cid, method_label, problem_label, mlabel, plabel, steps, budget,
                                           values, obj))
     normalised = {"name": name, "seeds": seeds, "seed": seed, "free_initial": free_initial,
+                  **({"bitwise": True} if bitwise else {}),  # absent when off: older study directories resume
                   "methods": norm_methods, "problems": norm_problems}
     param_fields = sorted({f for c in cells for f in c.params})
     return Study(normalised, config_hash(normalised), built_algs, built_probs, cells, param_fields)
@@ -471,7 +477,8 @@ def _cell_frame(study: Study, cell: Cell) -> pd.DataFrame:
     table = run_study({cell.method: study.algorithms[cell.method_key]}, {cell.problem: study.problems[cell.problem_key]},
                       seeds, cell.num_steps, key=seed, progress=False,
                       params=None if cell.params_object is None else (lambda m, p: cell.params_object),
-                      budget=cell.budget, free_initial=study.config["free_initial"])
+                      budget=cell.budget, free_initial=study.config["free_initial"],
+                      bitwise=study.config.get("bitwise", False))
     table["cell"] = cell.id
     table["num_steps"] = cell.num_steps
     table["budget"] = np.nan if cell.budget is None else cell.budget

@@ -108,10 +108,11 @@ def test_tables_match_run_study_columns_and_params_reach_the_run(monkeypatch, tm
     calls = []
 
     def fake_run_study(methods, problems, num_seeds, num_steps, key=0, progress=True, params=None, budget=None,
-                       free_initial=False):
+                       free_initial=False, bitwise=False):
         (m, alg), (p, prob) = next(iter(methods.items())), next(iter(problems.items()))
         calls.append(dict(m=m, p=p, seeds=num_seeds, steps=num_steps, key=key, budget=budget,
-                          params=None if params is None else params(m, p), free_initial=free_initial))
+                          params=None if params is None else params(m, p), free_initial=free_initial,
+                          bitwise=bitwise))
         return pd.DataFrame({"method": m, "problem": p, "seed": 0, "step": np.arange(1, num_steps + 1),
                              "simple_regret": 0.0, "compile_s": 1.0, "run_s": 1.0})
 
@@ -121,6 +122,7 @@ seeds = 4
 seed = 7
 budget = [5.0, 9.0]
 free_initial = true
+bitwise = true
 [methods.ucb]
 name = "gp_ucb"
 options = { num_initial = 3 }
@@ -141,7 +143,7 @@ steps = [6, 8]
         assert c["params"] == want and type(c["params"].acquisition.beta) is float
     assert [c["params"] for c in calls if c["m"] == "random_search"] == [None] * 4
     assert {c["p"] for c in calls} == {"b[T=6,budget=5]", "b[T=6,budget=9]", "b[T=8,budget=5]", "b[T=8,budget=9]"}
-    assert all(c["seeds"] == 4 and c["key"] == 7 and c["free_initial"] for c in calls)
+    assert all(c["seeds"] == 4 and c["key"] == 7 and c["free_initial"] and c["bitwise"] is True for c in calls)
     assert sorted({(c["steps"], c["budget"]) for c in calls}) == [(6, 5.0), (6, 9.0), (8, 5.0), (8, 9.0)]
     assert list(table.columns) == ["method", "problem", "seed", "step", "simple_regret", "compile_s", "run_s", "cell",
                                    "num_steps", "budget", "param_beta", "param_lengthscale"]
@@ -155,6 +157,9 @@ steps = [6, 8]
     # the hash is of the normalised config: layout, comments and spelled-out defaults do not change it
     assert jbo.study.parse("# a comment\nseed = 7\n" + cfg.replace("seed = 7\n", "") + "\n").hash == study.hash
     assert jbo.study.parse(cfg.replace("free_initial = true", "")).hash != study.hash
+    # bitwise = false is the default spelled out (the hash of a config without the key is unchanged)
+    assert jbo.study.parse(cfg.replace("bitwise = true", "bitwise = false")).hash == \
+        jbo.study.parse(cfg.replace("bitwise = true", "")).hash != study.hash
 
 
 def test_parsed_settings_and_shapes():
@@ -205,6 +210,8 @@ BAD = [
     ({"seeds": 2, "steps": 5, "methods": [], "problems": ["branin"]}, r"methods: must be a non-empty list"),
     ({"seeds": 2, "steps": 5, "methods": ["random_search"], "problems": ["branin"], "free_initial": 1},
      r"free_initial: must be true or false"),
+    ({"seeds": 2, "steps": 5, "methods": ["random_search"], "problems": ["branin"], "bitwise": "yes"},
+     r"bitwise: must be true or false, got 'yes'"),
 ]
 
 
