@@ -490,18 +490,20 @@ def environments_program(algorithm, num_steps, axes, num_envs: int, budget=None,
     lax.cond inside the algorithm on a per-run quantity (a phase, the budget) stays a real branch and
     only the taken branch costs time. bitwise=True maps environments and seeds with lax.map too (see
     jbo.parallel.map_runs), so a run's code does not depend on how many runs share the program."""
+    from jbo.parallel import map_runs
+
     axes_list = jax.tree.leaves(axes, is_leaf=lambda x: x is None)
+    one_by_one = sequential or bitwise  # lax.map over environments and seeds, else vmap
 
     def per_env(env, keys, params):
-        one = lambda k: _run(algorithm, env, k, num_steps, params, budget, free_initial)  # noqa: E731
-        return jax.lax.map(one, keys) if sequential or bitwise else jax.vmap(one)(keys)
+        return map_runs(lambda k: _run(algorithm, env, k, num_steps, params, budget, free_initial), one_by_one)(keys)
 
     def program(envs, keys, params):
         leaves, tree = jax.tree.flatten(envs)
         batched = [a for a, ax in zip(leaves, axes_list) if ax is not None]
         if not batched:  # every environment equal: run once, repeat along the environment axis
             return jax.tree.map(lambda a: jnp.broadcast_to(a, (num_envs,) + a.shape), per_env(envs, keys, params))
-        if not (sequential or bitwise):
+        if not one_by_one:
             return jax.vmap(per_env, in_axes=(axes, None, None))(envs, keys, params)
         pick = lambda e: jax.tree.unflatten(tree, [a if ax is None else a[e]  # noqa: E731
                                                    for a, ax in zip(leaves, axes_list)])

@@ -304,6 +304,7 @@ class _PerDevice:
         return outs
 
     def finish(self, outs):
+        """The devices' outputs as one host (NumPy) tree, gathered over processes."""
         ax = self.out_axis
         local = jax.tree.map(lambda *xs: np.concatenate([np.asarray(x) for x in xs], axis=ax), *outs)
         if jax.process_count() > 1:  # equal, contiguous blocks in process order (checked in compile_runs)
@@ -312,7 +313,7 @@ class _PerDevice:
             local = jax.tree.map(lambda x: np.moveaxis(x, ax, 0), local)
             local = multihost_utils.process_allgather(local, tiled=True)
             local = jax.tree.map(lambda x: np.moveaxis(np.asarray(x), 0, ax), local)
-        return jax.tree.map(jnp.asarray, local)
+        return local
 
 
 class BatchRunner:
@@ -336,7 +337,7 @@ class BatchRunner:
             finish = _gather
         take = lambda tree, lo, hi: jax.tree.map(lambda x: jax.lax.slice_in_dim(x, lo, hi, axis=ax), tree)  # noqa: E731
         if chunks == 1:
-            out = finish(dispatch(bd, rd))
+            out = jax.tree.map(jnp.asarray, finish(dispatch(bd, rd)))  # (a no-op for the SPMD program's arrays)
             out = take(out, 0, n) if n < c else out
         else:  # one compiled program in a host loop; each finished chunk is copied to the host
             parts, pending = [], None
@@ -430,7 +431,7 @@ def compile_runs(program: Callable, batched, replicated, *, out_axis: int = 0, d
                 jax.tree.map(lambda s: jax.ShapeDtypeStruct(s.shape, s.dtype, weak_type=s.weak_type, sharding=sh),
                              rshape))
 
-    def finish(compiled, c):
+    def compile_other_devices(compiled, c):
         """bitwise on several devices: compile the settled chunk program for the other local devices
         (in threads: XLA compiles in parallel); returns the seconds it took."""
         if not per_device_programs or len(local_devs) == 1:
@@ -450,7 +451,7 @@ def compile_runs(program: Callable, batched, replicated, *, out_axis: int = 0, d
             lowered = jitted.lower(shapes, rshape)
             compiled = lowered.compile()
             out_per_run = _nbytes(lowered.out_info) / c
-        else:  # the one-device program for the first local device (the others once c is settled: finish())
+        else:  # the one-device program for the first local device (the others once c is settled: compile_other_devices)
             lowered = jitted.lower(*on_device(local_devs[0], c))
             compiled = _PerDevice([lowered.compile()], local_devs, devs, out_axis)
             out_per_run = _nbytes(lowered.out_info) / (c // nd)
@@ -489,7 +490,7 @@ def compile_runs(program: Callable, batched, replicated, *, out_axis: int = 0, d
         raise ValueError(f"the result of {num_runs} runs needs {plan.output_bytes / 2**30:.3g} GiB of host memory, "
                          f"more than the {available / 2**30:.3g} GiB available; keep less "
                          "(keep_final_state=False) or run fewer seeds")
-    seconds += finish(compiled, c)
+    seconds += compile_other_devices(compiled, c)
     log.info("jbo.parallel: %s", plan.describe())
     return BatchRunner(compiled, plan, mesh, out_axis, in_impls, out_impls), plan, seconds
 
