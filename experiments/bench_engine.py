@@ -40,6 +40,7 @@ def main():
     ap.add_argument("--fit-restarts", type=int, default=1)  # GP-BO's defaults (chosen by refit_defaults.py)
     ap.add_argument("--fit-steps", type=int, default=5)
     ap.add_argument("--skip-botorch", action="store_true")
+    ap.add_argument("--botorch-device", default="cpu", help="torch device of BoTorch's model: cpu or cuda")
     ap.add_argument("--tag", default=None)
     args = ap.parse_args()
     out = Path(__file__).resolve().parent / "results" / f"bench_engine_{args.tag or f'refit{args.fit_restarts}x{args.fit_steps}'}.json"
@@ -78,7 +79,8 @@ def main():
 
     script = Path(__file__).with_name("botorch_loop.py")
     proc = subprocess.run([sys.executable, str(script), "--seeds", str(args.botorch_seeds), "--steps", str(args.steps),
-                           "--num-initial", str(args.num_initial), "--json"], capture_output=True, text=True)
+                           "--num-initial", str(args.num_initial), "--device", args.botorch_device, "--json"],
+                          capture_output=True, text=True)
     if proc.returncode != 0:
         print(f"BoTorch side skipped ({proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else 'failed'}); "
               f"install it with pip install torch==2.13.0 && pip install -e '.[bench]'")
@@ -90,7 +92,8 @@ def main():
     best = rows[-1]
     print(f"ratio at {best[0]} seeds: jbo {best[4]:.2f} seeds/s / botorch {1 / sec:.3f} seeds/s = {best[4] * sec:.1f}x; "
           f"median final regret jbo {best[5]:.3g} vs botorch {np.median(regrets):.3g}")
-    record["botorch"] = {"version": res["version"], "seeds": args.botorch_seeds, "s_per_seed": sec,
+    record["botorch"] = {"version": res["version"], "device": args.botorch_device, "seeds": args.botorch_seeds,
+                         "s_per_seed": sec,
                          "median_final_regret": float(np.median(regrets))}
     record["ratio_seeds_per_s"] = best[4] * sec
     record["load_average_at_end"] = os.getloadavg()

@@ -161,13 +161,13 @@ def heuristic_action(s, w) -> int:
 def lunar_objective(w, seeds=range(50), max_steps: int = 1000) -> float:
     """Mean total reward of the heuristic controller over the fixed episode seeds (terrains, initial
     positions and velocities are fixed by the seed)."""
+    w = np.asarray(w, dtype=np.float64).reshape(-1)
+    if w.shape != (12,):  # checked first: a wrong input is named even where gymnasium is missing
+        raise ValueError(f"uhe:lunar takes 12 weights, got shape {w.shape}")
     try:
         import gymnasium as gym
     except ImportError as e:  # pragma: no cover - depends on the optional extra
         raise ImportError("uhe:lunar needs gymnasium[box2d]: pip install -e '.[uhe]'") from e
-    w = np.asarray(w, dtype=np.float64).reshape(-1)
-    if w.shape != (12,):
-        raise ValueError(f"uhe:lunar takes 12 weights, got shape {w.shape}")
     env = gym.make("LunarLander-v3")
     total = 0.0
     for seed in seeds:
