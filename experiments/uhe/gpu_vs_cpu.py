@@ -1,0 +1,38 @@
+"""Fig 2 top's Hartmann3 programs run on one GPU against the same programs on this machine's CPU.
+
+    python experiments/uhe/gpu_vs_cpu.py
+
+Reads experiments/results/uhe/h100/fig2_h100*_hartmann3.csv (written on the lent H100 by
+`synthetic.py --figure fig2 --problems hartmann3 --tag _h100` and `--methods mcmc --tag _h100_mcmc`)
+and the CPU runs fig2_hartmann3.csv / fig2_mcmc_hartmann3.csv; writes h100/gpu_vs_cpu.csv: per
+method the mean log10 final simple regret on each platform and the seeds whose final regret agrees
+to a relative 1e-6 (the same keys and programs; XLA:GPU and XLA:CPU round differently, and a
+trajectory that once picks another point goes its own way).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+import common
+
+
+def main():
+    out = common.OUT / "h100"
+    read = lambda names: pd.concat([pd.read_csv(n) for n in names]).drop_duplicates(  # noqa: E731
+        ["method", "problem", "seed", "step"], keep="last")
+    gpu = read([out / "fig2_h100_hartmann3.csv", out / "fig2_h100_mcmc_hartmann3.csv"])
+    cpu = read([common.OUT / "fig2_hartmann3.csv", common.OUT / "fig2_mcmc_hartmann3.csv"])
+    rows = []
+    for m in dict.fromkeys(gpu.method):
+        g = gpu[gpu.method == m].groupby("seed").simple_regret.last()
+        c = cpu[cpu.method == m].groupby("seed").simple_regret.last().reindex(g.index)
+        rows.append(dict(method=m, seeds=len(g), gpu_log10_mean=np.log10(g).mean(), cpu_log10_mean=np.log10(c).mean(),
+                         seeds_agreeing=int(np.isclose(g, c, rtol=1e-6, atol=0).sum())))
+    df = pd.DataFrame(rows)
+    df.to_csv(out / "gpu_vs_cpu.csv", index=False, float_format="%.4f")
+    print(df.to_string(index=False))
+
+
+if __name__ == "__main__":
+    main()
