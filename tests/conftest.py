@@ -10,6 +10,9 @@ os.environ.setdefault("JAX_DISABLE_MOST_OPTIMIZATIONS", "1")
 # The tests neither read nor write a user's persistent compilation cache (jbo.cache; tests that check
 # the cache give their subprocess a temporary directory).
 os.environ.setdefault("JBO_CACHE", "0")
+# On a GPU every xdist worker would otherwise take 75% of the GPU's memory when it starts (JAX's
+# preallocation), and the second worker would run out; the suite's programs are small.
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
 import jbo  # noqa: E402,F401  (enables float64)
 
