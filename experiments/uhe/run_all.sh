@@ -30,8 +30,11 @@ $PY experiments/uhe/synthetic.py --figure fig2 --methods mcmc --tag _mcmc
 $PY experiments/uhe/synthetic.py --figure fig2_d3 --methods mcmc --tag _mcmc
 $PY experiments/uhe/synthetic.py --figure fig5 --methods mcmc --tag _mcmc
 $PY experiments/uhe/realworld.py --problems lr,gb --methods mcmc --tag _mcmc
-# MCMC on lunar: ~20 s per BO step and seed at n = 200 here; one seed at a time, written as each ends
+# MCMC on lunar: 1178-2039 s of algorithm per seed here (6-10 s per BO evaluation); one seed at a time, written as each ends
 $PY experiments/uhe/realworld.py --problems lunar --methods mcmc --seed-ids 0,2,4,6,8 --bucket-step 32 --tag _mcmc &
 $PY experiments/uhe/realworld.py --problems lunar --methods mcmc --seed-ids 1,3,5,7,9 --bucket-step 32 --tag _mcmc
 wait
 $PY experiments/uhe/compare.py --tags "" _mcmc --out compare
+# On a GPU machine (not run by this script; the README's H100 numbers): timing.py --tag _h100 --no-components,
+# synthetic.py --figure fig2 --problems hartmann3 --tag _h100 (and --methods mcmc --tag _h100_mcmc); the files
+# go into experiments/results/uhe/h100/, then here: $PY experiments/uhe/gpu_vs_cpu.py
