@@ -43,7 +43,9 @@ def main():
     ap.add_argument("--botorch-device", default="cpu", help="torch device of BoTorch's model: cpu or cuda")
     ap.add_argument("--tag", default=None)
     args = ap.parse_args()
-    out = Path(__file__).resolve().parent / "results" / f"bench_engine_{args.tag or f'refit{args.fit_restarts}x{args.fit_steps}'}.json"
+    default_tag = f"refit{args.fit_restarts}x{args.fit_steps}" + ("" if args.botorch_device == "cpu" else
+                                                                 f"_botorch_{args.botorch_device}")
+    out = Path(__file__).resolve().parent / "results" / f"bench_engine_{args.tag or default_tag}.json"
     record = {"command": " ".join(["python", "experiments/bench_engine.py"] + sys.argv[1:]), "machine": machine(),
               "load_average_at_start": os.getloadavg(),
               "task": f"GP-UCB beta=2 Matern-5/2 ARD, per-step MLE refit {args.fit_restarts} x {args.fit_steps} Adam, "
@@ -82,8 +84,10 @@ def main():
                            "--num-initial", str(args.num_initial), "--device", args.botorch_device, "--json"],
                           capture_output=True, text=True)
     if proc.returncode != 0:
-        print(f"BoTorch side skipped ({proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else 'failed'}); "
-              f"install it with pip install torch==2.13.0 && pip install -e '.[bench]'")
+        why = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "failed"
+        hint = ("install it with pip install torch==2.13.0 && pip install -e '.[bench]'" if "ModuleNotFound" in why
+                else f"BoTorch failed on device {args.botorch_device!r}")
+        print(f"BoTorch side skipped ({why}); {hint}")
         return
     res = json.loads(proc.stdout.strip().splitlines()[-1])
     sec, regrets = res["seconds_per_seed"], np.array(res["final_regrets"])

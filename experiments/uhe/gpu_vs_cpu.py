@@ -28,6 +28,8 @@ def main():
     for m in dict.fromkeys(gpu.method):
         g = gpu[gpu.method == m].groupby("seed").simple_regret.last()
         c = cpu[cpu.method == m].groupby("seed").simple_regret.last().reindex(g.index)
+        if c.isna().any():
+            raise ValueError(f"{m}: the CPU runs lack seeds {list(g.index[c.isna()])} of the GPU runs")
         rows.append(dict(method=m, seeds=len(g), gpu_log10_mean=np.log10(g).mean(), cpu_log10_mean=np.log10(c).mean(),
                          seeds_agreeing=int(np.isclose(g, c, rtol=1e-6, atol=0).sum())))
     df = pd.DataFrame(rows)
