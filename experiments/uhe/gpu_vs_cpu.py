@@ -20,10 +20,9 @@ import common
 
 def main():
     out = common.OUT / "h100"
-    read = lambda names: pd.concat([pd.read_csv(n) for n in names]).drop_duplicates(  # noqa: E731
-        ["method", "problem", "seed", "step"], keep="last")
-    gpu = read([out / "fig2_h100_hartmann3.csv", out / "fig2_h100_mcmc_hartmann3.csv"])
-    cpu = read([common.OUT / "fig2_hartmann3.csv", common.OUT / "fig2_mcmc_hartmann3.csv"])
+    # the figure reader every UHE script uses (last write kept); the GPU's files live in h100/
+    gpu = common.read_figure("h100/fig2", ["hartmann3"], ["_h100", "_h100_mcmc"])
+    cpu = common.read_figure("fig2", ["hartmann3"], common.with_mcmc(""))
     rows = []
     for m in dict.fromkeys(gpu.method):
         g = gpu[gpu.method == m].groupby("seed").simple_regret.last()
