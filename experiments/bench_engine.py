@@ -1,25 +1,29 @@
-"""Engine benchmark: GP-UCB with per-step MLE refit on branin, T = 50 evaluations (6 of them LHS).
+"""Engine benchmark: GP-UCB (registry defaults: beta = 2, Matern-5/2 ARD, per-step MLE refit of 1 x 5
+warm-started Adam steps) against the standard BoTorch loop, over the budget T or the seed count.
 
-Measures, for 1, 8 and 32 seeds, the compile seconds (ahead-of-time lowering + XLA compilation of
-the vmapped scan) and the run seconds per seed. With the `bench` extra (botorch) installed it also
-times the standard BoTorch loop (SingleTaskGP + fit_gpytorch_mll + optimize_acqf, num_restarts=10,
-raw_samples=512) on the same task and prints the seeds-per-second ratio and median final regrets.
+T axis (the default): jbo at T = 50, 100, 200, 400 and 1000 on hartmann6 (10 LHS initial points),
+8 seeds per T in one compiled program, and BoTorch (SingleTaskGP + fit_gpytorch_mll + optimize_acqf,
+num_restarts=10, raw_samples=512; experiments/botorch_loop.py, in its own process) at T = 50 to 400
+with 1 or 2 seeds. With --whole-steps, jbo also runs the same T on the whole buffer (bucket=False:
+every step pays for capacity T), the comparison for the engine's growing segments.
 
-    python experiments/bench_engine.py [--seeds 1 8 32] [--botorch-seeds 8]
-    python experiments/bench_engine.py --fit-restarts 1 --fit-steps 10   # warm-started cheap refit
+    python experiments/bench_engine.py                                   # the T axis, ~40 min here
+    python experiments/bench_engine.py --steps 50 100 --botorch-steps 50 --tag quick
+    python experiments/bench_engine.py --axis seeds --problem branin --num-initial 6 --steps 50 \
+        --seeds 1 8 32 --botorch-seeds 8 --tag refit1x5                 # the seed axis at one T
 
-Every run writes what it measured, and on what machine, to experiments/results/bench_engine_<tag>.json
-(tag: the refit setting, e.g. "refit2x40"; --tag overrides).
-
-Refit options: `--fit-restarts R --fit-steps S` = R Adam starts of S steps each BO step (default
-1 x 5, GP-BO's default: the previous step's fit refined by 5 Adam steps, still a per-step MLE refit;
-2 x 40 was the default before the measurement of experiments/refit_defaults.py).
+Compile time (ahead-of-time lowering + XLA compilation) is reported apart from run time. Run time is
+one execution after a warm-up execution (T <= 200) or the first execution (larger T, where one
+execution is minutes and its fixed costs are negligible). Every run writes what it measured, and on
+what machine, to experiments/results/bench_engine_<tag>.json; the T axis also draws
+bench_engine_<tag>.png (seconds per seed against T, log-log, with least-squares slopes).
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -30,78 +34,149 @@ import numpy as np
 import jbo
 from jbo.studies import compile_seeds, machine_info as machine
 
+RESULTS = Path(__file__).resolve().parent / "results"
+BOTORCH_SEEDS = {50: 2, 100: 2, 200: 1, 400: 1}  # seeds per T for BoTorch (its seconds grow like T^1.5)
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seeds", type=int, nargs="+", default=[1, 8, 32])
-    ap.add_argument("--steps", type=int, default=50)
-    ap.add_argument("--num-initial", type=int, default=6)
-    ap.add_argument("--botorch-seeds", type=int, default=8)
-    ap.add_argument("--fit-restarts", type=int, default=1)  # GP-BO's defaults (chosen by refit_defaults.py)
-    ap.add_argument("--fit-steps", type=int, default=5)
-    ap.add_argument("--skip-botorch", action="store_true")
-    ap.add_argument("--botorch-device", default="cpu", help="torch device of BoTorch's model: cpu or cuda")
-    ap.add_argument("--tag", default=None)
-    args = ap.parse_args()
-    default_tag = f"refit{args.fit_restarts}x{args.fit_steps}" + ("" if args.botorch_device == "cpu" else
-                                                                 f"_botorch_{args.botorch_device}")
-    out = Path(__file__).resolve().parent / "results" / f"bench_engine_{args.tag or default_tag}.json"
-    record = {"command": " ".join(["python", "experiments/bench_engine.py"] + sys.argv[1:]), "machine": machine(),
-              "load_average_at_start": os.getloadavg(),
-              "task": f"GP-UCB beta=2 Matern-5/2 ARD, per-step MLE refit {args.fit_restarts} x {args.fit_steps} Adam, "
-                      f"branin, T={args.steps}, {args.num_initial} LHS", "jbo": [], "botorch": None}
-    print(f"machine: {machine()}")
-    print(f"task: GP-UCB (beta=2, Matern-5/2 ARD, per-step MLE refit: {args.fit_restarts} x {args.fit_steps} Adam "
-          f"steps) on branin, T={args.steps}, {args.num_initial} initial LHS points")
-    problem = jbo.problems.get("branin")
-    alg = jbo.algorithms.get("gp_ucb", num_initial=args.num_initial, num_restarts=args.fit_restarts,
-                             fit_steps=args.fit_steps)
-    rows = []
-    for s in args.seeds:
-        keys = jax.random.split(jax.random.key(123), s)
-        fn, compile_s = compile_seeds(alg, problem, keys, args.steps)
+
+def time_jbo(problem, steps, seeds, num_initial, fit_restarts, fit_steps, bucket=True):
+    alg = jbo.algorithms.get("gp_ucb", num_initial=num_initial, num_restarts=fit_restarts, fit_steps=fit_steps,
+                             bucket=bucket)
+    keys = jax.random.split(jax.random.key(123), seeds)
+    fn, compile_s = compile_seeds(alg, problem, keys, steps)
+    if steps <= 200:
         jax.block_until_ready(fn(keys))  # warm-up execution
-        t0 = time.perf_counter()
-        trace = jax.block_until_ready(fn(keys))
-        run_s = time.perf_counter() - t0
-        final = np.asarray(trace.metrics["simple_regret"][:, -1])
-        rows.append((s, compile_s, run_s, run_s / s, s / run_s, float(np.median(final))))
-    print(f"{'seeds':>6} {'compile_s':>10} {'run_s':>8} {'s/seed':>8} {'seeds/s':>8} {'median final regret':>20}")
-    for r in rows:
-        print(f"{r[0]:>6} {r[1]:>10.2f} {r[2]:>8.2f} {r[3]:>8.3f} {r[4]:>8.2f} {r[5]:>20.3g}")
-        record["jbo"].append(dict(zip(("seeds", "compile_s", "run_s", "s_per_seed", "seeds_per_s", "median_final_regret"),
-                                      r)))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(record, indent=1))
-    if args.skip_botorch:
-        print(f"wrote {out}")
-        return
-    # BoTorch runs in its own process: sharing one with JAX's thread pools slowed it by ~30% (measured)
-    import subprocess
+    t0 = time.perf_counter()
+    trace = jax.block_until_ready(fn(keys))
+    run_s = time.perf_counter() - t0
+    final = np.asarray(trace.metrics["simple_regret"][:, -1])
+    return {"steps": steps, "seeds": seeds, "bucket": bucket, "segments": list(alg.capacities(steps)) if bucket
+            else [steps], "compile_s": compile_s, "run_s": run_s, "s_per_seed": run_s / seeds,
+            "seeds_per_s": seeds / run_s, "median_final_regret": float(np.median(final)),
+            "final_regrets": final.tolist()}
 
+
+def time_botorch(problem, steps, seeds, num_initial, device):
     script = Path(__file__).with_name("botorch_loop.py")
-    proc = subprocess.run([sys.executable, str(script), "--seeds", str(args.botorch_seeds), "--steps", str(args.steps),
-                           "--num-initial", str(args.num_initial), "--device", args.botorch_device, "--json"],
+    proc = subprocess.run([sys.executable, str(script), "--seeds", str(seeds), "--steps", str(steps),
+                           "--num-initial", str(num_initial), "--device", device, "--problem", problem, "--json"],
                           capture_output=True, text=True)
     if proc.returncode != 0:
         why = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "failed"
         hint = ("install it with pip install torch==2.13.0 && pip install -e '.[bench]'" if "ModuleNotFound" in why
-                else f"BoTorch failed on device {args.botorch_device!r}")
+                else f"BoTorch failed on device {device!r}")
         print(f"BoTorch side skipped ({why}); {hint}")
-        return
+        return None
     res = json.loads(proc.stdout.strip().splitlines()[-1])
-    sec, regrets = res["seconds_per_seed"], np.array(res["final_regrets"])
-    print(f"botorch {res['version']}: {args.botorch_seeds} seeds, {sec:.2f} s/seed, {1 / sec:.3f} seeds/s, "
-          f"median final regret {np.median(regrets):.3g}")
-    best = rows[-1]
-    print(f"ratio at {best[0]} seeds: jbo {best[4]:.2f} seeds/s / botorch {1 / sec:.3f} seeds/s = {best[4] * sec:.1f}x; "
-          f"median final regret jbo {best[5]:.3g} vs botorch {np.median(regrets):.3g}")
-    record["botorch"] = {"version": res["version"], "device": args.botorch_device, "seeds": args.botorch_seeds,
-                         "s_per_seed": sec,
-                         "median_final_regret": float(np.median(regrets))}
-    record["ratio_seeds_per_s"] = best[4] * sec
+    return {"steps": steps, "seeds": seeds, "version": res["version"], "device": device,
+            "s_per_seed": res["seconds_per_seed"], "median_final_regret": float(np.median(res["final_regrets"])),
+            "final_regrets": res["final_regrets"]}
+
+
+def slope(rows):
+    """Least-squares slope of log(seconds per seed) against log(T)."""
+    if len(rows) < 2:
+        return None
+    t = np.log([r["steps"] for r in rows])
+    s = np.log([r["s_per_seed"] for r in rows])
+    return float(np.polyfit(t, s, 1)[0])
+
+
+def plot(record, out: Path):
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib missing: no plot")
+        return
+    fig, ax = plt.subplots(figsize=(6, 4.2))
+    series = [("jbo (growing segments)", [r for r in record["jbo"] if r["bucket"]], "o-"),
+              ("jbo (whole buffer)", [r for r in record["jbo"] if not r["bucket"]], "s--"),
+              ("BoTorch", record["botorch"], "^-")]
+    for label, rows, style in series:
+        if not rows:
+            continue
+        k = slope(rows)
+        ax.loglog([r["steps"] for r in rows], [r["s_per_seed"] for r in rows], style,
+                  label=f"{label}, slope {k:.2f}" if k is not None else label)
+    ax.set_xlabel("budget T (evaluations)")
+    ax.set_ylabel("seconds per seed (compile excluded)")
+    ax.set_title(f"GP-UCB on {record['problem']}: {record['machine']}", fontsize=8)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    print(f"wrote {out}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--axis", choices=("steps", "seeds"), default="steps")
+    ap.add_argument("--problem", default="hartmann6", choices=("hartmann6", "branin"))
+    ap.add_argument("--steps", type=int, nargs="+", default=[50, 100, 200, 400, 1000])
+    ap.add_argument("--seeds", type=int, nargs="+", default=[8], help="jbo seeds (one per T on the T axis)")
+    ap.add_argument("--num-initial", type=int, default=10)
+    ap.add_argument("--whole-steps", type=int, nargs="*", default=[], help="T at which jbo also runs bucket=False")
+    ap.add_argument("--whole-seeds", type=int, default=4)
+    ap.add_argument("--botorch-steps", type=int, nargs="*", default=[50, 100, 200, 400])
+    ap.add_argument("--botorch-seeds", type=int, default=None, help="default: 2 up to T = 100, then 1")
+    ap.add_argument("--fit-restarts", type=int, default=1)  # GP-BO's defaults (chosen by refit_defaults.py)
+    ap.add_argument("--fit-steps", type=int, default=5)
+    ap.add_argument("--botorch-device", default="cpu", help="torch device of BoTorch's model: cpu or cuda")
+    ap.add_argument("--tag", default=None)
+    args = ap.parse_args()
+    tag = args.tag or ("t_axis" if args.axis == "steps" else f"refit{args.fit_restarts}x{args.fit_steps}")
+    out = RESULTS / f"bench_engine_{tag}.json"
+    problem = jbo.problems.get(args.problem)
+    record = {"command": " ".join(["python", "experiments/bench_engine.py"] + sys.argv[1:]), "machine": machine(),
+              "load_average_at_start": os.getloadavg(), "problem": args.problem, "axis": args.axis,
+              "task": f"GP-UCB beta=2 Matern-5/2 ARD, per-step MLE refit {args.fit_restarts} x {args.fit_steps} Adam, "
+                      f"{args.problem}, {args.num_initial} LHS initial points", "jbo": [], "botorch": []}
+    print(f"machine: {record['machine']}\ntask: {record['task']}", flush=True)
+
+    def save():
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(record, indent=1))
+
+    cases = ([(t, args.seeds[0], True) for t in args.steps] + [(t, args.whole_seeds, False) for t in args.whole_steps]
+             if args.axis == "steps" else [(args.steps[0], s, True) for s in args.seeds])
+    for steps, seeds, bucket in cases:
+        row = time_jbo(problem, steps, seeds, args.num_initial, args.fit_restarts, args.fit_steps, bucket)
+        record["jbo"].append(row)
+        print(f"jbo T={steps:>5} seeds={seeds:>4} bucket={str(bucket):5} segments={row['segments']} "
+              f"compile {row['compile_s']:6.1f} s  run {row['run_s']:8.2f} s  {row['s_per_seed']:8.3f} s/seed  "
+              f"median final regret {row['median_final_regret']:.3g}", flush=True)
+        save()
+    botorch_steps = args.botorch_steps if args.axis == "steps" else [args.steps[0]]
+    for steps in botorch_steps:
+        seeds = args.botorch_seeds or BOTORCH_SEEDS.get(steps, 1)
+        row = time_botorch(args.problem, steps, seeds, args.num_initial, args.botorch_device)
+        if row is None:
+            break
+        record["botorch"].append(row)
+        print(f"botorch {row['version']} T={steps:>5} seeds={seeds}: {row['s_per_seed']:8.2f} s/seed  "
+              f"median final regret {row['median_final_regret']:.3g}", flush=True)
+        save()
+    ours = {r["steps"]: r for r in record["jbo"] if r["bucket"]}
+    if args.axis == "steps":
+        record["ratio_seeds_per_s"] = {str(b["steps"]): b["s_per_seed"] / ours[b["steps"]]["s_per_seed"]
+                                       for b in record["botorch"] if b["steps"] in ours}
+        record["slopes"] = {"jbo": slope([r for r in record["jbo"] if r["bucket"]]),
+                            "jbo_whole_buffer": slope([r for r in record["jbo"] if not r["bucket"]]),
+                            "botorch": slope(record["botorch"])}
+        for t, r in record["ratio_seeds_per_s"].items():
+            print(f"T={t}: jbo {ours[int(t)]['seeds_per_s']:.3f} seeds/s vs BoTorch {r * ours[int(t)]['seeds_per_s']:.4f}"
+                  f" -> {r:.1f}x")
+        print(f"slopes of log s/seed against log T: {record['slopes']}")
+    elif record["botorch"]:
+        best = record["jbo"][-1]
+        record["ratio_seeds_per_s"] = best["seeds_per_s"] * record["botorch"][0]["s_per_seed"]
+        print(f"ratio at {best['seeds']} seeds: {record['ratio_seeds_per_s']:.1f}x")
     record["load_average_at_end"] = os.getloadavg()
-    out.write_text(json.dumps(record, indent=1))
+    save()
+    if args.axis == "steps":
+        plot(record, out.with_suffix(".png"))
     print(f"wrote {out}")
 
 

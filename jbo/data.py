@@ -100,6 +100,50 @@ def prefix(buf: Buffer, size: int) -> Buffer:
     return Buffer(buf.x[:size], buf.y[:size], buf.mask[:size], buf.count)
 
 
+def resize(buf: Buffer, size: int, fill: float = 0.5) -> Buffer:
+    """The same buffer with `size` rows (static): cut to its first `size` rows, or padded with invalid
+    rows holding `fill`. Lossless while every written row lies in the first `size` rows (a growing,
+    non-ring buffer with at most `size` writes), which is how the engine grows a run's buffers."""
+    n = buf.capacity
+    if size <= n:
+        return prefix(buf, size)
+    pad = size - n
+    return Buffer(jnp.concatenate([buf.x, jnp.full((pad,) + buf.x.shape[1:], fill, buf.x.dtype)]),
+                  jnp.concatenate([buf.y, jnp.zeros((pad,), buf.y.dtype)]),
+                  jnp.concatenate([buf.mask, jnp.zeros((pad,), bool)]), buf.count)
+
+
+# ---------------------------------------------------------------- growing state (the engine's segments)
+_GROWING: dict = {}  # type -> (rows(node) -> int, resize(node, size) -> node)
+
+
+def register_growing(cls, rows, resize_fn) -> None:
+    """Declare a state node type whose leading size grows with the data (a buffer, a cached factor):
+    `rows(node)` is its static row capacity and `resize_fn(node, size)` cuts or pads it losslessly.
+    The engine resizes every such node whose capacity is the run's length (see :func:`grow`)."""
+    _GROWING[cls] = (rows, resize_fn)
+
+
+def _is_growing(node) -> bool:
+    return type(node) in _GROWING
+
+
+def growing(tree, capacity: int) -> list[bool]:
+    """Which nodes of `tree` (in flatten order, growing nodes as one) are growing nodes holding
+    `capacity` rows: the ones :func:`grow` resizes."""
+    nodes = jax.tree.leaves(tree, is_leaf=_is_growing)
+    return [_is_growing(n) and _GROWING[type(n)][0](n) == capacity for n in nodes]
+
+
+def grow(tree, marked: list[bool], size: int):
+    """`tree` with the nodes `marked` by :func:`growing` resized to `size` rows; the rest unchanged."""
+    nodes, treedef = jax.tree.flatten(tree, is_leaf=_is_growing)
+    return jax.tree.unflatten(treedef, [_GROWING[type(n)][1](n, size) if m else n for n, m in zip(nodes, marked)])
+
+
+register_growing(Buffer, lambda b: b.capacity, resize)
+
+
 def check_bucket_step(step, name: str = "bucket_step") -> None:
     """A bucket growth cap is None (powers of two) or a positive int (not a bool): a named ValueError."""
     if step is not None and (isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 1):

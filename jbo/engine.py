@@ -45,6 +45,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jbo import data
 from jbo.spaces import Box
 
 PyTree = Any
@@ -113,6 +114,19 @@ class Algorithm(eqx.Module):
     def info(self, state, params) -> dict:
         """Per-step diagnostics recorded in Trace.info (chosen arm, probabilities, phase, hyper-parameters)."""
         return {}
+
+    def capacities(self, num_steps: int) -> tuple[int, ...]:
+        """The row capacities a run's growing state passes through (see "Growing state" in the module
+        docstring): a static schedule ending at num_steps; (num_steps,) keeps every buffer whole.
+        Default: :func:`bucket_schedule`, with the algorithm's `bucket` field where it has one (False:
+        the whole buffer; a tuple of sizes: those below num_steps, then num_steps) and its
+        `bucket_step` (see :func:`bucket_schedule`)."""
+        bucket = getattr(self, "bucket", True)
+        if isinstance(bucket, tuple):
+            return tuple(s for s in bucket if s < num_steps) + (num_steps,)
+        if not bucket:
+            return (num_steps,)
+        return bucket_schedule(num_steps, getattr(self, "bucket_step", BUCKET_STEP))
 
 
 class Environment(eqx.Module):
@@ -207,6 +221,40 @@ def _zeros(shapes):
     return jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
 
 
+BUCKET_SMALLEST = 128  # rows of the first segment (runs of at most this many steps keep one program)
+BUCKET_STEP = 256  # later segments grow by at most this many rows (None: doubling)
+
+
+def bucket_schedule(num_steps: int, max_step: int | None = BUCKET_STEP, smallest: int = BUCKET_SMALLEST):
+    """The default segment capacities of a run: :func:`jbo.data.bucket_sizes` (doubling from `smallest`,
+    then growing by at most `max_step` rows) up to num_steps."""
+    return tuple(data.bucket_sizes(num_steps, smallest, max_step))
+
+
+def check_bucket(bucket) -> None:
+    """An algorithm's `bucket` setting is a bool or a tuple of increasing positive sizes: a named ValueError."""
+    if isinstance(bucket, bool):
+        return
+    ok = isinstance(bucket, tuple) and all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s > 0
+                                           for s in bucket)
+    if not ok or any(b <= a for a, b in zip(bucket, bucket[1:])):
+        raise ValueError(f"bucket must be True, False or a tuple of increasing positive sizes, got {bucket!r}")
+
+
+def _segments(algorithm: Algorithm, state, num_steps: int):
+    """[(first step, last step + 1, capacity)] of the run and the growing nodes of the state: one
+    segment unless the state holds growing nodes (jbo.data.register_growing) of num_steps rows."""
+    marked = data.growing(state, num_steps)
+    sizes = tuple(algorithm.capacities(num_steps)) if any(marked) else (num_steps,)
+    if len(sizes) == 1:  # one segment: nothing is resized (the program is the whole-buffer one)
+        marked = [False] * len(marked)
+    if not sizes or sizes[-1] != num_steps or any(b <= a for a, b in zip(sizes, sizes[1:])) or sizes[0] < 1:
+        raise ValueError(f"{type(algorithm).__name__}.capacities({num_steps}) must increase and end at "
+                         f"{num_steps}, got {sizes}")
+    starts = (0,) + sizes[:-1]
+    return [(a, b, b) for a, b in zip(starts, sizes)], marked
+
+
 def _run(algorithm: Algorithm, environment: Environment, key, num_steps: int, params, budget=None,
          free_initial: bool = False) -> Trace:
     n0 = algorithm.num_initial
@@ -217,8 +265,9 @@ def _run(algorithm: Algorithm, environment: Environment, key, num_steps: int, pa
     if n0 > 0:  # a clear error for a custom algorithm whose design does not have num_initial rows
         chex.assert_tree_shape_prefix(design, (n0,), custom_message=f"{type(algorithm).__name__}.initial_actions")
     state = algorithm.init(init_key, params, spec)
+    segments, marked = _segments(algorithm, state, num_steps)
 
-    def one(state, env_state, tally, t):
+    def one(state, env_state, tally, t, first, stop):
         step = Step(t.astype(jnp.int32), t < n0)
         k_ask, k_tell = jax.random.split(jax.random.fold_in(step_key, t))
 
@@ -228,7 +277,9 @@ def _run(algorithm: Algorithm, environment: Environment, key, num_steps: int, pa
         def from_ask(state):
             return algorithm.ask(k_ask, state, params, step)
 
-        if n0 > 0:  # t is not batched under vmap over seeds/params, so this cond stays a branch
+        if stop <= n0:  # a segment of initial-design steps only: nothing to ask
+            action, state = from_design(state)
+        elif n0 > first:  # t is not batched under vmap over seeds/params, so this cond stays a branch
             action, state = jax.lax.cond(t < n0, from_design, from_ask, state)
         else:
             action, state = from_ask(state)
@@ -239,10 +290,10 @@ def _run(algorithm: Algorithm, environment: Environment, key, num_steps: int, pa
         metrics, tally = _derive(raw, tally, charged)
         return state, env_state, tally, action, obs, metrics
 
-    def scan_step(carry, t):
+    def scan_step(carry, t, first, stop):
         if budget is None:
             state, env_state, tally = carry
-            state, env_state, tally, action, obs, metrics = one(state, env_state, tally, t)
+            state, env_state, tally, action, obs, metrics = one(state, env_state, tally, t, first, stop)
             metrics["active"] = jnp.asarray(True)
             return (state, env_state, tally), (action, obs, metrics, algorithm.info(state, params))
         state, env_state, tally, held = carry
@@ -254,19 +305,39 @@ def _run(algorithm: Algorithm, environment: Environment, key, num_steps: int, pa
         # a real branch when active is unbatched (one run, or seeds run one after another); under vmap over
         # seeds JAX turns it into a select of both sides, which is what the step costs anyway
         state, env_state, tally, action, obs, metrics = jax.lax.cond(
-            active, lambda: one(state, env_state, tally, t), idle)
+            active, lambda: one(state, env_state, tally, t, first, stop), idle)
         metrics = dict(metrics)
         metrics["active"] = active
         held = {k: v for k, v in metrics.items() if k != "active"}
         return (state, env_state, tally, held), (action, obs, metrics, algorithm.info(state, params))
 
-    carry = (state, env_state, _tally_init())
+    # Growing state: segment k runs steps [first, stop) with every growing node holding `size` rows; a
+    # step writes at most one row, so the rows written by the segment's end fit (size >= stop)
+    first0, stop0, size0 = segments[0]
+    carry = (data.grow(state, marked, size0), env_state, _tally_init())
     if budget is not None:  # the metrics an inactive step holds: the last active step's (step 0 is always active)
-        shapes = jax.eval_shape(lambda c: one(*c, jnp.int32(0)), carry)
+        shapes = jax.eval_shape(lambda c: one(*c, jnp.int32(0), first0, stop0), carry)
         blank = shapes[3:5]  # what an inactive step records as its action and observation (zeros)
         carry = carry + (_zeros(shapes[5]),)
-    carry, (actions, obs, metrics, info) = jax.lax.scan(scan_step, carry, jnp.arange(num_steps))
+    outs = []
+    for first, stop, size in segments:
+        carry = (data.grow(carry[0], marked, size),) + carry[1:]
+        carry, out = jax.lax.scan(lambda c, t: scan_step(c, t, first, stop), carry, jnp.arange(first, stop))
+        outs.append(out)
+    if len(outs) > 1:
+        _check_segment_shapes(algorithm, outs)
+    actions, obs, metrics, info = jax.tree.map(lambda *a: jnp.concatenate(a), *outs) if len(outs) > 1 else outs[0]
     return Trace(actions, obs, metrics, info, carry[0])
+
+
+def _check_segment_shapes(algorithm, outs):
+    """Every segment must record the same per-step shapes (an info entry sized by a buffer would not)."""
+    ref = jax.tree.map(lambda a: a.shape[1:], outs[0])
+    for out in outs[1:]:
+        if jax.tree.structure(out) != jax.tree.structure(outs[0]) or jax.tree.map(lambda a: a.shape[1:], out) != ref:
+            raise ValueError(f"{type(algorithm).__name__}: a per-step record (action, observation, metric or info) "
+                             "changes shape with the buffer capacity; record capacity-free values, or return "
+                             "(num_steps,) from capacities() to keep the buffers whole")
 
 
 SMALL_STATE_ELEMENTS = 1024

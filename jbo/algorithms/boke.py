@@ -159,6 +159,11 @@ class _KernelBO(Algorithm):
     def init(self, key, params, spec: Spec) -> KRState:
         return KRState(data.empty(spec.num_steps, spec.dim), jnp.zeros((), jnp.int32))
 
+    def capacities(self, num_steps: int) -> tuple[int, ...]:
+        """The whole buffer (the engine's segments are for the cubic GP work; kernel regression is
+        linear in the rows, and these methods' committed results ran on the whole buffer)."""
+        return (num_steps,)
+
     def tell(self, key, state: KRState, params, action, observation, step) -> KRState:
         return state._replace(buffer=data.append(state.buffer, action, observation))
 

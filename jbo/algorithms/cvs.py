@@ -64,7 +64,8 @@ environment reports them as such), after which every step computes, with masks a
 only what its method needs: the per-set maximisations run one set after another (``lax.map``) under
 a ``lax.switch`` (skip / full set with one Monte-Carlo row / expected), and a step after the budget
 is spent does no work at all. Each step works on the smallest prefix of the data that holds every
-observation (``bucket=True``, :func:`jbo.data.by_size` on the scan's unbatched step index): the O(N^2)
+observation (``bucket=True``: the engine runs the scan in segments whose buffer and posterior grow
+with the data, see :meth:`CVS.capacities` and "Growing state" in jbo.engine): the O(N^2)
 per-point posterior costs grow with the data, not the scan length (Levy-12D cheap, 750 steps: UCB-CVS
 15.2 -> 2.2 s, uCVS 34.1 -> 23.2 s, same plays; experiments/results/cvs/bucket_check.json). The prefix
 sizes double up to 256 rows and then grow by ``bucket_step`` = 128 (16, ..., 256, 384, 512, 640, 750):
@@ -307,7 +308,7 @@ class CVS(Algorithm):
     refit: bool | None = eqx.field(static=True, default=None)  # None: uCVS refits in exploitation, baselines never
     num_features: int = eqx.field(static=True, default=2048)
     num_ei_paths: int = eqx.field(static=True, default=32)  # EI-naive's posterior draws (bocvs.md 3.4)
-    bucket: bool = eqx.field(static=True, default=True)  # work on data prefixes (ask; data.by_size)
+    bucket: bool = eqx.field(static=True, default=True)  # grow buffer and posterior with the data (capacities)
     bucket_step: int | None = eqx.field(static=True, default=128)  # prefix sizes grow by at most this
 
     def __check_init__(self):
@@ -429,20 +430,16 @@ class CVS(Algorithm):
         return hyp, gp.condition(state.buffer, hyp, MODEL)
 
     # -------------------------------------------------------------- one step
+    def capacities(self, num_steps: int) -> tuple[int, ...]:
+        """The engine's segments (buffer and posterior grow with the data): sizes double from 16 up
+        to 256 rows, then grow by ``bucket_step`` (see the module docstring); bucket=False: whole."""
+        return tuple(data.bucket_sizes(num_steps, 16, self.bucket_step)) if self.bucket else (num_steps,)
+
     def ask(self, key, state: CVSState, params: CVSParams, step: Step):
-        """The step on the smallest power-of-two prefix of the data that holds every observation
-        (``bucket``; the switch on the unbatched t sits outside the budget's cond, whose predicate is
-        batched under vmap); after the budget nothing is computed (the step is inactive)."""
+        """One step on the segment's buffer (the engine grows it with the data: ``capacities``); after
+        the budget nothing is computed (the step is inactive)."""
         live = state.spent < params.budget
-
-        def sized(size):
-            def step_on_prefix(s):
-                small = s._replace(buffer=data.prefix(s.buffer, size), post=gp.prefix(s.post, size))
-                action, new = self._ask(key, small, params)
-                return action, new._replace(buffer=s.buffer, post=s.post)
-            return lambda: jax.lax.cond(live, step_on_prefix, lambda s: (self._idle(s), s), state)
-
-        return data.by_size(step.t, state.buffer.capacity, sized, self.bucket, self.bucket_step)  # n <= t rows
+        return jax.lax.cond(live, lambda s: self._ask(key, s, params), lambda s: (self._idle(s), s), state)
 
     def _idle(self, state):
         return ControlAction(jnp.zeros((), jnp.int32), state.best_x[0])

@@ -26,7 +26,7 @@ import jax.numpy as jnp
 
 from jbo import acquisitions, data, designs, gp, optimize
 from jbo.acquisitions import srinivas_beta  # noqa: F401  (re-exported: jbo.algorithms.srinivas_beta)
-from jbo.engine import Algorithm, Spec, Step
+from jbo.engine import BUCKET_STEP, Algorithm, Spec, Step, check_bucket
 from jbo.spaces import ControlAction, ControlObservation, ControlSets, FiniteArms
 
 FITS = ("fixed", "mle", "map")
@@ -88,6 +88,7 @@ class GPBOState(NamedTuple):
     buffer: data.Buffer
     gp_params: gp.GPParams  # last fitted (or the fixed) hyper-parameters
     space: Any  # the action space (finite arms are scored one by one)
+    post: Any = None  # fit="fixed": the factor of the buffer's rows under gp_params, extended rank-1 in tell
 
 
 class GPBO(Algorithm):
@@ -95,6 +96,9 @@ class GPBO(Algorithm):
 
     Default refit: 1 restart x 5 Adam steps warm-started from the previous step's fit, chosen by
     measurement (experiments/refit_defaults.py; README "Defaults chosen by measurement").
+    refit_growth = g refits on a schedule instead (:meth:`refit_now`); between refits the factor is
+    extended by rank-1 appends, O(N^2) per step instead of the refit's O(N^3) factorisations.
+    bucket / bucket_step: the engine's growing segments (jbo.engine, "Growing state").
 
     Convenience arguments: `acquisition` may be a name ("ucb", "ei", "log_ei", "pi", "ts", "mean",
     "std") or a function fn(post, x, best); `kernel` and `prior` build the model when `model` is not
@@ -118,13 +122,18 @@ class GPBO(Algorithm):
     screen_data: bool = eqx.field(static=True)  # also screen the observed points (not for contextual GPs)
     design: str = eqx.field(static=True)  # initial design on a box: "lhs" or "sobol"
     capacity: int = eqx.field(static=True)  # buffer rows; 0: the run's num_steps
+    refit_growth: float | None = eqx.field(static=True)  # None: refit every step; g: see refit_now
+    refit_all: int = eqx.field(static=True)  # with refit_growth: every step while t < refit_all
+    bucket: bool | tuple = eqx.field(static=True)  # grow the buffer with the data (engine segments; a tuple: the sizes)
+    bucket_step: int | None = eqx.field(static=True)  # segments grow by at most this many rows (None: doubling)
 
     def __init__(self, acquisition="ucb", model: gp.GPModel | None = None, hypers=None, num_initial: int = 5,
                  fit: str = "mle", fit_method: str = "adam", num_restarts: int = 1, fit_steps: int = 5,
                  fit_learning_rate: float = 0.1, num_raw: int = 512, num_raw_per_dim: int = 0, num_starts: int = 10,
                  opt_steps: int = 30, opt_method: str = "adam", screen_data: bool = True, design: str = "lhs",
                  capacity: int = 0, kernel="matern52", prior: gp.HyperPrior | None = None,
-                 beta_schedule: str | None = None, num_features: int | None = None):
+                 beta_schedule: str | None = None, num_features: int | None = None, bucket: bool | tuple = True,
+                 bucket_step: int | None = BUCKET_STEP, refit_growth: float | None = None, refit_all: int = 128):
         if isinstance(acquisition, str) and acquisition == "ucb" and beta_schedule is not None:
             acquisition = acquisitions.UCB(schedule=beta_schedule)
         elif isinstance(acquisition, str) and acquisition == "ts" and num_features is not None:
@@ -148,6 +157,15 @@ class GPBO(Algorithm):
         self.num_raw, self.num_raw_per_dim, self.num_starts = num_raw, num_raw_per_dim, num_starts
         self.opt_steps, self.opt_method, self.screen_data = opt_steps, opt_method, screen_data
         self.design, self.capacity = design, capacity
+        data.check_bucket_step(bucket_step)
+        check_bucket(bucket)
+        self.bucket, self.bucket_step = bucket, bucket_step
+        if refit_growth is not None and not (isinstance(refit_growth, (int, float)) and not isinstance(refit_growth, bool)
+                                             and 0 < refit_growth < float("inf")):
+            raise ValueError(f"refit_growth must be None (refit every step) or a positive number, got {refit_growth!r}")
+        if isinstance(refit_all, bool) or not isinstance(refit_all, int) or refit_all < 1:
+            raise ValueError(f"refit_all must be a positive int, got {refit_all!r}")
+        self.refit_growth, self.refit_all = refit_growth, refit_all
 
     def __check_init__(self):
         if isinstance(self.acquisition, acquisitions.Thompson) and not isinstance(self.model.kernel, str):
@@ -178,7 +196,25 @@ class GPBO(Algorithm):
 
     def init(self, key, params: GPBOParams, spec: Spec) -> GPBOState:
         buffer = data.empty(self.capacity or spec.num_steps, self._width(spec))
-        return GPBOState(buffer, self.hypers(buffer, params.hypers), spec.space)
+        hyp = self.hypers(buffer, params.hypers)
+        post = gp.condition(buffer, hyp, self.model) if self._keeps_factor() else None
+        return GPBOState(buffer, hyp, spec.space, post)
+
+    def _keeps_factor(self) -> bool:
+        """Whether the state keeps the buffer's factor up to date by rank-1 appends (tell): with fixed
+        hyper-parameters, and between refits on a refit schedule."""
+        return self.fit == "fixed" or self.refit_growth is not None
+
+    def refit_now(self, t) -> jax.Array:
+        """Whether step t refits (refit_growth = g): every step while t < refit_all, then whenever
+        floor(log(t) / log(1 + g)) increases, i.e. each time the data has grown by a factor ~1 + g
+        (g = 1/32: 37 refits over steps 128-400 instead of 272). t is the scan's unbatched step
+        index, so the choice is a real branch under vmap over seeds."""
+        if self.refit_growth is None:
+            return jnp.asarray(True)
+        t = jnp.asarray(t, jnp.float64)
+        level = lambda s: jnp.floor(jnp.log(jnp.maximum(s, 1.0)) / jnp.log1p(self.refit_growth))  # noqa: E731
+        return (t < self.refit_all) | (level(t) > level(t - 1.0))
 
     def fitted(self, key, state: GPBOState, params: GPBOParams) -> gp.GPParams:
         """Hyper-parameters for this step: the fixed rule, or a refit (restart 0 warm-starts from the last fit)."""
@@ -189,10 +225,28 @@ class GPBO(Algorithm):
                       num_restarts=self.num_restarts, num_steps=self.fit_steps, learning_rate=self.fit_learning_rate,
                       method=self.fit_method)
 
+    def posterior(self, state: GPBOState, hyp: gp.GPParams) -> gp.Posterior:
+        """The posterior of the buffer under hyp. Fixed hyper-parameters: the factor kept up to date by
+        rank-1 appends (tell) is reused, O(N^2), unless hyp changed (a data-dependent rule, e.g. a
+        noise relative to std(y)); then, as for every refit, the buffer is factorised afresh."""
+        if state.post is None:
+            return gp.condition(state.buffer, hyp, self.model)
+        same = jnp.all(jnp.asarray([jnp.all(a == b) for a, b in zip(jax.tree.leaves(hyp),
+                                                                      jax.tree.leaves(state.post.params))]))
+        return jax.lax.cond(same, lambda: gp.refresh(state.post, state.buffer),
+                            lambda: gp.condition(state.buffer, hyp, self.model))
+
     def ask(self, key, state: GPBOState, params: GPBOParams, step: Step):
         k_fit, k_acq, k_opt = jax.random.split(key, 3)
-        hyp = self.fitted(k_fit, state, params)
-        post = gp.condition(state.buffer, hyp, self.model)
+        if self.fit != "fixed" and self.refit_growth is not None:  # a refit schedule: reuse the factor between refits
+            def refit():
+                hyp = self.fitted(k_fit, state, params)
+                return hyp, gp.condition(state.buffer, hyp, self.model)
+            hyp, post = jax.lax.cond(self.refit_now(step.t), refit,
+                                     lambda: (state.gp_params, gp.refresh(state.post, state.buffer)))
+        else:
+            hyp = self.fitted(k_fit, state, params)
+            post = self.posterior(state, hyp)
         dim = state.space.dim
         acq = self.acquisition.build(k_acq, post, state.buffer, params.acquisition, step, dim)
         if isinstance(state.space, FiniteArms):
@@ -205,7 +259,7 @@ class GPBO(Algorithm):
                                           candidate_mask=state.buffer.mask if screen else None)
             if isinstance(state.space, ControlSets):  # one GP on full points; play the largest set
                 action = ControlAction(jnp.argmax(jnp.sum(state.space.masks, 1)).astype(jnp.int32), action)
-        return action, state._replace(gp_params=hyp)
+        return action, state._replace(gp_params=hyp, post=None if state.post is None else post)
 
     def tell(self, key, state: GPBOState, params, action, observation, step):
         if isinstance(observation, ControlObservation):
@@ -216,7 +270,8 @@ class GPBO(Algorithm):
             z = jnp.concatenate([x, c]) if self.acquisition.contextual else x
         else:
             z, y = state.space.point(action), observation
-        return state._replace(buffer=data.append(state.buffer, z, y))
+        post = None if state.post is None else gp.extend(state.post, z)
+        return state._replace(buffer=data.append(state.buffer, z, y), post=post)
 
     def info(self, state: GPBOState, params) -> dict:
         p = state.gp_params

@@ -301,6 +301,11 @@ class UHE(Algorithm):
     def default_params(self) -> UHEParams:
         return UHEParams()
 
+    def capacities(self, num_steps: int) -> tuple[int, ...]:
+        """The whole buffer for the engine: UHE buckets inside its step (data.by_size), because its
+        pseudo points are the first rows of one draw sized by the run's full capacity."""
+        return (num_steps,)
+
     def initial_actions(self, key, spec: Spec):
         return designs.uniform(key, self.num_initial, spec.dim)  # D1: i.i.d. uniform
 

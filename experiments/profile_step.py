@@ -1,0 +1,119 @@
+"""Profile one GP-UCB step (registry defaults) at N rows: where the time goes, and the FLOP rate each
+part reaches against this machine's measured peak (a large batched float64 matmul in JAX).
+
+Parts, each jit-compiled alone and vmapped over S seeds (as in a multi-seed run), timed as the best of
+5 executions after a warm-up: the fit (1 restart x 5 Adam steps; each evaluates the closed-form LML
+gradient: a Cholesky, a triangular inverse, one matmul and O(d N^2) elementwise work), one LML gradient,
+the Cholesky alone, the conditioning (Cholesky + L^{-1}), the acquisition's raw screening (num_raw +
+N points) and its Adam search (num_starts x opt_steps). FLOPs are counted analytically (leading
+terms: Cholesky N^3/3, triangular inverse N^3, matmul 2 N^3, a posterior query 2 N^2, its gradient
+about 3 times a query).
+
+    python experiments/profile_step.py                  # N = 400, 8 seeds
+    python experiments/profile_step.py --rows 128 400 1000
+
+Writes experiments/results/profile_step.json.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+
+import jbo
+from jbo import data, gp, optimize
+from jbo.engine import Step
+from jbo.studies import machine_info
+
+OUT = Path(__file__).resolve().parent / "results" / "profile_step.json"
+
+
+def best_time(f, *args, repeats=5):
+    f = jax.jit(f)
+    jax.block_until_ready(f(*args))
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        jax.block_until_ready(f(*args))
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def profile(n: int, seeds: int, dim: int = 6):
+    alg = jbo.algorithms.get("gp_ucb")
+    model, hyp = alg.model, gp.default_params(dim)
+    key = jax.random.key(0)
+    x = jax.random.uniform(key, (seeds, n, dim))
+    bufs = jax.vmap(lambda a: data.from_arrays(a, jnp.sin(3 * a).sum(-1), n))(x)
+    keys = jax.random.split(key, seeds)
+    acq_params = alg.default_params().acquisition
+
+    def fit(k, b):
+        return gp.fit(k, b, model, init=hyp, warm_start=hyp, num_restarts=alg.num_restarts, num_steps=alg.fit_steps,
+                      learning_rate=alg.fit_learning_rate)
+
+    def acquisition(k, b):
+        post = gp.condition(b, hyp, model)
+        return alg.acquisition.build(k, post, b, acq_params, Step(jnp.int32(n), jnp.bool_(False)), dim)
+
+    def screen(k, b):
+        acq = acquisition(k, b)
+        raw = jnp.concatenate([jax.random.uniform(k, (alg.num_raw, dim)), b.x])
+        return jax.vmap(acq)(raw)
+
+    def search(k, b):
+        acq = acquisition(k, b)
+        return optimize.local_search(acq, jax.random.uniform(k, (alg.num_starts, dim)), alg.opt_steps, "adam")[1]
+
+    lml_flops = n**3 / 3 + n**3 + 2 * n**3
+    parts = {
+        "fit (1 x 5 Adam)": (jax.vmap(fit), (keys, bufs), alg.fit_steps * lml_flops),
+        "one LML gradient": (jax.vmap(lambda b: gp.lml_and_grad(hyp, b.x, b.y, b.mask, model)), (bufs,), lml_flops),
+        "Cholesky": (jax.vmap(lambda b: jnp.linalg.cholesky(gp.masked_gram(model, hyp, b.x, b.mask))), (bufs,),
+                     n**3 / 3),
+        "condition (Cholesky + L^-1)": (jax.vmap(lambda b: gp.condition(b, hyp, model).alpha), (bufs,), n**3 / 3 + n**3),
+        "raw screening": (jax.vmap(screen), (keys, bufs), (alg.num_raw + n) * 2 * n**2),
+        "Adam search": (jax.vmap(search), (keys, bufs), alg.num_starts * alg.opt_steps * 3 * 2 * n**2),
+    }
+    rows = []
+    for name, (f, args, flops) in parts.items():
+        t = best_time(f, *args)
+        rows.append({"part": name, "rows": n, "seeds": seeds, "ms_per_seed": 1e3 * t / seeds,
+                     "gflops": flops / 1e9, "gflop_per_s": seeds * flops / t / 1e9})
+    m = 1024
+    a = jax.random.normal(key, (seeds, m, m))
+    peak = seeds * 2 * m**3 / best_time(lambda z: z @ z, a) / 1e9
+    for r in rows:
+        r["fraction_of_peak"] = r["gflop_per_s"] / peak
+    return rows, peak
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rows", type=int, nargs="+", default=[400])
+    ap.add_argument("--seeds", type=int, default=8)
+    args = ap.parse_args()
+    record = {"command": "python experiments/profile_step.py " + " ".join(f"--rows {' '.join(map(str, args.rows))} "
+                                                                          f"--seeds {args.seeds}".split()),
+              "machine": machine_info(), "load_average_at_start": os.getloadavg(), "parts": []}
+    for n in args.rows:
+        rows, peak = profile(n, args.seeds)
+        record["parts"] += rows
+        record.setdefault("peak_gflop_per_s", []).append(peak)
+        print(f"N = {n}, {args.seeds} seeds; peak (batched 1024 x 1024 float64 matmul): {peak:.1f} GFLOP/s")
+        for r in rows:
+            print(f"  {r['part']:30s} {r['ms_per_seed']:9.2f} ms/seed  {r['gflop_per_s']:6.1f} GFLOP/s "
+                  f"({100 * r['fraction_of_peak']:4.1f}% of peak)")
+    record["load_average_at_end"] = os.getloadavg()
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(json.dumps(record, indent=1))
+    print(f"wrote {OUT}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,162 @@
+"""Growing state: runs in segments whose buffers (and cached factors) grow with the data equal runs on
+the whole buffer, to rounding, for every GP method; rank-1 appends equal fresh factorisations; a
+segment schedule compiles each segment once, with no recompile per step or per seed count."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jbo
+from jbo import data, engine, gp
+from jbo.algorithms import GPBO, boke, sbo
+
+T = 24
+SMALL = dict(num_raw=64, num_starts=2, opt_steps=8)  # a small inner optimiser: fast compiles
+
+
+def _close(a: jbo.Trace, b: jbo.Trace, tol):
+    for name in ("actions", "observations"):
+        for x, y in zip(jax.tree.leaves(getattr(a, name)), jax.tree.leaves(getattr(b, name))):
+            np.testing.assert_allclose(np.asarray(x, float), np.asarray(y, float), atol=tol, rtol=0, err_msg=name)
+    np.testing.assert_allclose(a.metrics["simple_regret"], b.metrics["simple_regret"], atol=tol, rtol=0)
+
+
+def test_bucket_schedule_and_segments():
+    assert engine.bucket_schedule(100) == (100,)  # short runs keep the whole-buffer program
+    assert engine.bucket_schedule(400) == (128, 256, 400)
+    assert engine.bucket_schedule(1000) == (128, 256, 512, 768, 1000)
+    alg = GPBO(bucket=(8, 16, 99))
+    assert alg.capacities(24) == (8, 16, 24) and GPBO(bucket=False).capacities(400) == (400,)
+    for bad in ((16, 8), (0, 4), "yes", (4.0,)):
+        with pytest.raises(ValueError, match="bucket"):
+            GPBO(bucket=bad)
+    # growing nodes: the buffer sized to the run, not a buffer of another size
+    state = (data.empty(24, 2), data.empty(5, 2), jnp.zeros(24))
+    assert data.growing(state, 24) == [True, False, False]
+    grown = data.grow(state, data.growing(state, 24), 8)
+    assert grown[0].capacity == 8 and grown[1].capacity == 5 and grown[2].shape == (24,)
+
+
+def test_resized_buffer_and_posterior_equal_the_whole_ones():
+    rng = np.random.default_rng(0)
+    x, y = rng.uniform(size=(6, 3)), rng.normal(size=6)
+    buf = data.from_arrays(jnp.asarray(x), jnp.asarray(y), 24)
+    params = gp.default_params(3, 0.3)
+    whole = gp.condition(buf, params)
+    for size in (6, 8, 40):
+        small = gp.condition(data.resize(buf, size), params)
+        grown = gp.resize(whole, size)
+        np.testing.assert_allclose(grown.chol, small.chol, atol=1e-12)
+        np.testing.assert_allclose(grown.chol_inv, small.chol_inv, atol=1e-9)
+        np.testing.assert_allclose(grown.alpha, small.alpha, atol=1e-9)
+        xq = jnp.asarray(rng.uniform(size=(5, 3)))
+        for a, b in zip(gp.predict_batch(small, xq), gp.predict_batch(whole, xq)):
+            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    assert data.resize(buf, 40).capacity == 40 and int(data.resize(buf, 40).mask.sum()) == 6
+
+
+def test_rank1_extend_and_refresh_equal_a_fresh_factorisation():
+    """Appending rows one by one (extend) and recomputing alpha (refresh) == condition on the rows."""
+    rng = np.random.default_rng(3)
+    x, y = rng.uniform(size=(12, 2)), rng.normal(size=12)
+    params = gp.default_params(2, jnp.array([0.2, 0.4]), 1.3, 1e-3, 0.1)
+    buf = data.empty(16, 2)
+    post = gp.condition(buf, params)
+    for i in range(12):
+        post = gp.extend(post, jnp.asarray(x[i]))
+        buf = data.append(buf, jnp.asarray(x[i]), jnp.asarray(y[i]))
+    post = gp.refresh(post, buf)
+    fresh = gp.condition(buf, params)
+    np.testing.assert_allclose(post.chol, fresh.chol, atol=1e-10)
+    np.testing.assert_allclose(post.chol_inv, fresh.chol_inv, rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(post.alpha, fresh.alpha, rtol=1e-8, atol=1e-8)
+    # independent truth: the NumPy Cholesky of the masked Gram matrix
+    K = np.asarray(gp.masked_gram("matern52", params, buf.x, buf.mask))
+    np.testing.assert_allclose(post.chol, np.linalg.cholesky(K), atol=1e-10)
+    # a full factor drops the row, as data.append does
+    full = gp.condition(data.from_arrays(jnp.asarray(x[:4]), jnp.asarray(y[:4]), 4), params)
+    assert bool(jnp.all(gp.extend(full, jnp.asarray(x[5])).chol == full.chol))
+
+
+@pytest.mark.parametrize("method", ["gp_ucb", "gp_ei", "paper_gp", "paper_gp_noisy"])
+def test_segmented_runs_equal_whole_buffer_runs(method):
+    prob = jbo.problems.get("branin")
+    if method.startswith("paper_gp"):  # fixed hyper-parameters: rank-1 appends in both runs
+        make = lambda b: boke.PaperGP(num_initial=4, bucket=b, num_raw_per_dim=32, opt_steps=8)  # noqa: E731
+    else:
+        make = lambda b: jbo.algorithms.get(method, num_initial=4, bucket=b, **SMALL)  # noqa: E731
+    params = None
+    if method == "paper_gp_noisy":  # the noise follows std(y): the factor is refreshed when it changes
+        params = jbo.replace_params(make(False).default_params(), noise_std=0.1)
+    key = jax.random.key(5)
+    seg = jbo.run(make((8, 16)), prob, key, T, params)
+    whole = jbo.run(make(False), prob, key, T, params)
+    _close(seg, whole, 1e-6)
+    assert seg.final_state.buffer.capacity == T
+
+
+def test_segmented_seeds_equal_looped_seeds_and_fixed_gp_equals_refactorised():
+    """vmapped == looped for a segmented run; the rank-1 GP-UCB equals the same GP-UCB refactorised."""
+    prob = jbo.problems.get("hartmann3")
+    alg = boke.PaperGP(num_initial=4, bucket=(8, 16), num_raw_per_dim=32, opt_steps=8)
+    key = jax.random.key(2)
+    many = jbo.run_seeds(alg, prob, key, T, 3)
+    for i, k in enumerate(jax.random.split(key, 3)):
+        one = jbo.run(alg, prob, k, T)
+        np.testing.assert_allclose(many.actions[i], one.actions, atol=1e-8)
+
+    fixed = jbo.run(alg, prob, key, T)
+    ref = GPBO(acquisition=alg.acquisition, model=alg.model, hypers=alg.hypers, fit="mle", num_initial=4,
+               num_raw_per_dim=32, opt_steps=8, fit_steps=0, bucket=(8, 16))  # fit of 0 steps: the rule's values
+    refit = jbo.run(ref, prob, key, T)
+    assert fixed.final_state.post is not None and refit.final_state.post is None
+    _close(fixed, refit, 1e-6)
+
+
+def test_contextual_sbo_segments_equal_whole_buffer():
+    """SBO-KDE (a GPBO on (x, c) rows, MAP refit); uCVS's segments are checked in test_cvs."""
+    prob = jbo.problems.get("sbo:modified_branin")
+    make = lambda b: sbo.SBO(method="sbo_kde", num_initial=4, num_samples=8, num_inner=8, num_raw=32,  # noqa: E731
+                             num_starts=1, opt_steps=4, fit_steps=5, fit_restarts=1, bucket=b)
+    key = jax.random.key(1)
+    _close(jbo.run(make((8, 16)), prob, key, T), jbo.run(make(False), prob, key, T), 1e-6)
+
+
+def test_each_segment_compiles_once_for_any_seed_count():
+    """ask is traced once per segment; running the compiled program on other seed counts or steps
+    traces nothing new."""
+    traced = []
+
+    class Counting(GPBO):
+        def ask(self, key, state, params, step):
+            traced.append(state.buffer.capacity)
+            return super().ask(key, state, params, step)
+
+    alg = Counting(num_initial=4, bucket=(8, 16), **SMALL)
+    prob = jbo.problems.get("branin")
+    keys = jax.random.split(jax.random.key(0), 2)
+    fn, _ = jbo.studies.compile_seeds(alg, prob, keys, T)
+    assert sorted(traced) == [8, 16, T]
+    for n in (2, 3, 5):
+        jax.block_until_ready(fn(jax.random.split(jax.random.key(n), n)))
+    assert sorted(traced) == [8, 16, T]
+
+
+def test_refit_schedule_refits_on_its_steps_and_reuses_the_factor_between():
+    """refit_growth: lengthscales change only on refit steps; with refit_all >= T it is the default run."""
+    prob = jbo.problems.get("branin")
+    key = jax.random.key(3)
+    default = jbo.run(jbo.algorithms.get("gp_ucb", num_initial=4, **SMALL), prob, key, T)
+    every = jbo.run(jbo.algorithms.get("gp_ucb", num_initial=4, refit_growth=0.1, refit_all=T, **SMALL), prob, key, T)
+    _close(every, default, 1e-6)
+    alg = jbo.algorithms.get("gp_ucb", num_initial=4, refit_growth=0.25, refit_all=8, **SMALL)
+    sched = jbo.run(alg, prob, key, T)
+    refits = np.asarray(jax.vmap(alg.refit_now)(jnp.arange(T)))
+    assert refits[:8].all() and 0 < refits[8:].sum() < T - 8
+    ls = np.asarray(sched.info["lengthscale"])
+    changed = np.any(ls[1:] != ls[:-1], axis=1)  # info after step t vs step t - 1
+    bo_steps = np.arange(1, T) >= 4
+    assert not np.any(changed[bo_steps & ~refits[1:]])  # no refit: the hyper-parameters are carried over
+    assert np.any(changed[bo_steps & refits[1:]])
+    with pytest.raises(ValueError, match="refit_growth"):
+        GPBO(refit_growth=-1.0)
