@@ -33,6 +33,17 @@ and observation are zeros. The scan keeps its fixed length.
 Common random numbers: a seed's key is split into an *environment* stream (initial design, reset,
 observation noise) and an *algorithm* stream. Methods that share ``num_initial`` therefore see the
 same initial design and the same noise draws, and differ only by their decisions.
+
+**Growing state.** A state node registered with :func:`jbo.data.register_growing` (a
+:class:`jbo.data.Buffer`, a :class:`jbo.gp.Posterior`) that holds ``num_steps`` rows grows with the
+data: the scan is split into segments, segment k runs steps [s_{k-1}, s_k) with every such node cut
+to s_k rows, and between segments they are padded to the next size (:func:`jbo.data.grow`). A GP step
+then factorises and queries the rows the run can hold so far, not the whole run's capacity, and the
+numbers equal the whole-buffer run's to rounding (padding rows are identity rows of the factors). The
+sizes come from :meth:`Algorithm.capacities` (default :func:`bucket_schedule`: 128, 256, then 256 rows
+more each, so runs of at most 128 steps keep the one whole-buffer program); each segment compiles once.
+The contract: such a node receives at most one row per step (the engine's one observation per step).
+An algorithm opts out by returning ``(num_steps,)`` from ``capacities`` or with ``bucket=False``.
 """
 from __future__ import annotations
 

@@ -160,3 +160,19 @@ def test_refit_schedule_refits_on_its_steps_and_reuses_the_factor_between():
     assert np.any(changed[bo_steps & refits[1:]])
     with pytest.raises(ValueError, match="refit_growth"):
         GPBO(refit_growth=-1.0)
+
+
+def test_screening_the_best_observations():
+    """screen_data=k screens the k rows with the largest observations (NumPy argsort as the truth);
+    True, or a buffer of at most k rows, screens every row."""
+    rng = np.random.default_rng(2)
+    x, y = rng.uniform(size=(20, 2)), rng.normal(size=20)
+    buf = data.from_arrays(jnp.asarray(x), jnp.asarray(y), 32)
+    cands, mask = GPBO(screen_data=5).screened(buf)
+    np.testing.assert_array_equal(np.sort(np.asarray(cands), axis=0), np.sort(x[np.argsort(-y)[:5]], axis=0))
+    assert bool(mask.all())
+    for alg in (GPBO(screen_data=True), GPBO(screen_data=32)):
+        assert alg.screened(buf)[0] is buf.x
+    assert GPBO(screen_data=False).screened(buf) == (None, None)
+    with pytest.raises(ValueError, match="screen_data"):
+        GPBO(screen_data=0)

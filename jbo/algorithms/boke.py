@@ -309,6 +309,7 @@ def PaperGP(acquisition="ucb", num_initial: int = 5, **options) -> GPBO:  # noqa
     options.setdefault("model", gp.GPModel(kernel="se", mean="zero"))
     options.setdefault("num_raw_per_dim", 1024)
     options.setdefault("opt_steps", 50)
+    options.setdefault("screen_data", True)  # every observed point, as in all of this paper's runs
     return GPBO(acquisition=acq, hypers=PaperHypers(), fit="fixed", num_initial=num_initial, **options)
 
 

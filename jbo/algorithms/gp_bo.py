@@ -30,6 +30,14 @@ from jbo.engine import BUCKET_STEP, Algorithm, Spec, Step, check_bucket
 from jbo.spaces import ControlAction, ControlObservation, ControlSets, FiniteArms
 
 FITS = ("fixed", "mle", "map")
+# Refit every step while t < 128, then each time the data has grown by 1/32 (GPBO.refit_now): regret no
+# worse than refitting every step on four problems at T = 256, 2.4x cheaper
+# (experiments/long_run_defaults.py --compare refit)
+REFIT_GROWTH = 1 / 32
+# The inner optimiser screens the 128 best observed points with its raw points (every point in a run of
+# at most 128 steps): regret no worse than screening all of them on four problems at T = 256, cheaper at
+# large N (experiments/long_run_defaults.py --compare screen)
+SCREEN_DATA = 128
 
 
 # ---------------------------------------------------------------- random search
@@ -95,9 +103,11 @@ class GPBO(Algorithm):
     """GP-based BO with a Gaussian likelihood. Static configuration only; numbers are in GPBOParams.
 
     Default refit: 1 restart x 5 Adam steps warm-started from the previous step's fit, chosen by
-    measurement (experiments/refit_defaults.py; README "Defaults chosen by measurement").
-    refit_growth = g refits on a schedule instead (:meth:`refit_now`); between refits the factor is
-    extended by rank-1 appends, O(N^2) per step instead of the refit's O(N^3) factorisations.
+    measurement (experiments/refit_defaults.py; README "Defaults chosen by measurement"), every step
+    while t < refit_all = 128 and then on a schedule (refit_growth = 1/32, :meth:`refit_now`, chosen by
+    experiments/long_run_defaults.py --compare refit); between refits the factor is extended by rank-1
+    appends, O(N^2) per step instead of the refit's O(N^3) factorisations. refit_growth=None refits
+    every step.
     bucket / bucket_step: the engine's growing segments (jbo.engine, "Growing state").
 
     Convenience arguments: `acquisition` may be a name ("ucb", "ei", "log_ei", "pi", "ts", "mean",
@@ -119,7 +129,7 @@ class GPBO(Algorithm):
     num_starts: int = eqx.field(static=True)
     opt_steps: int = eqx.field(static=True)
     opt_method: str = eqx.field(static=True)
-    screen_data: bool = eqx.field(static=True)  # also screen the observed points (not for contextual GPs)
+    screen_data: bool | int = eqx.field(static=True)  # also screen observed points: all, none, or the k best
     design: str = eqx.field(static=True)  # initial design on a box: "lhs" or "sobol"
     capacity: int = eqx.field(static=True)  # buffer rows; 0: the run's num_steps
     refit_growth: float | None = eqx.field(static=True)  # None: refit every step; g: see refit_now
@@ -130,10 +140,11 @@ class GPBO(Algorithm):
     def __init__(self, acquisition="ucb", model: gp.GPModel | None = None, hypers=None, num_initial: int = 5,
                  fit: str = "mle", fit_method: str = "adam", num_restarts: int = 1, fit_steps: int = 5,
                  fit_learning_rate: float = 0.1, num_raw: int = 512, num_raw_per_dim: int = 0, num_starts: int = 10,
-                 opt_steps: int = 30, opt_method: str = "adam", screen_data: bool = True, design: str = "lhs",
+                 opt_steps: int = 30, opt_method: str = "adam", screen_data: bool | int = SCREEN_DATA, design: str = "lhs",
                  capacity: int = 0, kernel="matern52", prior: gp.HyperPrior | None = None,
                  beta_schedule: str | None = None, num_features: int | None = None, bucket: bool | tuple = True,
-                 bucket_step: int | None = BUCKET_STEP, refit_growth: float | None = None, refit_all: int = 128):
+                 bucket_step: int | None = BUCKET_STEP, refit_growth: float | None = REFIT_GROWTH,
+                 refit_all: int = 128):
         if isinstance(acquisition, str) and acquisition == "ucb" and beta_schedule is not None:
             acquisition = acquisitions.UCB(schedule=beta_schedule)
         elif isinstance(acquisition, str) and acquisition == "ts" and num_features is not None:
@@ -155,6 +166,9 @@ class GPBO(Algorithm):
         self.num_initial, self.fit, self.fit_method = num_initial, fit, fit_method
         self.num_restarts, self.fit_steps, self.fit_learning_rate = num_restarts, fit_steps, fit_learning_rate
         self.num_raw, self.num_raw_per_dim, self.num_starts = num_raw, num_raw_per_dim, num_starts
+        if not isinstance(screen_data, bool) and not (isinstance(screen_data, int) and screen_data >= 1):
+            raise ValueError(f"screen_data must be True, False or a positive int (the best k observations), "
+                             f"got {screen_data!r}")
         self.opt_steps, self.opt_method, self.screen_data = opt_steps, opt_method, screen_data
         self.design, self.capacity = design, capacity
         data.check_bucket_step(bucket_step)
@@ -197,13 +211,19 @@ class GPBO(Algorithm):
     def init(self, key, params: GPBOParams, spec: Spec) -> GPBOState:
         buffer = data.empty(self.capacity or spec.num_steps, self._width(spec))
         hyp = self.hypers(buffer, params.hypers)
-        post = gp.condition(buffer, hyp, self.model) if self._keeps_factor() else None
+        post = gp.condition(buffer, hyp, self.model) if self._keeps_factor(buffer.capacity) else None
         return GPBOState(buffer, hyp, spec.space, post)
 
-    def _keeps_factor(self) -> bool:
+    def _keeps_factor(self, capacity: int) -> bool:
         """Whether the state keeps the buffer's factor up to date by rank-1 appends (tell): with fixed
-        hyper-parameters, and between refits on a refit schedule."""
-        return self.fit == "fixed" or self.refit_growth is not None
+        hyper-parameters, and for a refit schedule that skips steps in a run of `capacity` rows."""
+        return self.fit == "fixed" or self._scheduled(capacity)
+
+    def _scheduled(self, capacity: int) -> bool:
+        """A refit schedule that can skip a step: a refitting model, refit_growth set, and steps at or
+        beyond refit_all within this capacity (a run of at most refit_all steps refits every step
+        with the plain program)."""
+        return self.fit != "fixed" and self.refit_growth is not None and capacity > self.refit_all
 
     def refit_now(self, t) -> jax.Array:
         """Whether step t refits (refit_growth = g): every step while t < refit_all, then whenever
@@ -236,9 +256,21 @@ class GPBO(Algorithm):
         return jax.lax.cond(same, lambda: gp.refresh(state.post, state.buffer),
                             lambda: gp.condition(state.buffer, hyp, self.model))
 
+    def screened(self, buffer: data.Buffer):
+        """(candidates, mask) of observed points screened with the raw points: none (screen_data False,
+        or a contextual GP, whose rows are (x, c)), every row (True, or a buffer of at most
+        screen_data rows), or the screen_data rows with the largest observations (an int k): at
+        N >> k, screening all N rows costs more than the raw points and adds no better start."""
+        if self.screen_data is False or self.acquisition.contextual:
+            return None, None
+        if self.screen_data is True or buffer.capacity <= self.screen_data:
+            return buffer.x, buffer.mask
+        _, rows = jax.lax.top_k(jnp.where(buffer.mask, buffer.y, -jnp.inf), self.screen_data)
+        return buffer.x[rows], buffer.mask[rows]
+
     def ask(self, key, state: GPBOState, params: GPBOParams, step: Step):
         k_fit, k_acq, k_opt = jax.random.split(key, 3)
-        if self.fit != "fixed" and self.refit_growth is not None:  # a refit schedule: reuse the factor between refits
+        if self._scheduled(state.buffer.capacity):  # a refit schedule: reuse the factor between refits
             def refit():
                 hyp = self.fitted(k_fit, state, params)
                 return hyp, gp.condition(state.buffer, hyp, self.model)
@@ -253,10 +285,9 @@ class GPBO(Algorithm):
             action = jnp.argmax(optimize.clean(jax.vmap(acq)(state.space.arms))).astype(jnp.int32)
         else:
             num_raw = self.num_raw_per_dim * dim if self.num_raw_per_dim > 0 else self.num_raw
-            screen = self.screen_data and not self.acquisition.contextual
+            cands, cmask = self.screened(state.buffer)
             action, _ = optimize.maximize(acq, k_opt, dim, num_raw, self.num_starts, self.opt_steps, self.opt_method,
-                                          candidates=state.buffer.x if screen else None,
-                                          candidate_mask=state.buffer.mask if screen else None)
+                                          candidates=cands, candidate_mask=cmask)
             if isinstance(state.space, ControlSets):  # one GP on full points; play the largest set
                 action = ControlAction(jnp.argmax(jnp.sum(state.space.masks, 1)).astype(jnp.int32), action)
         return action, state._replace(gp_params=hyp, post=None if state.post is None else post)

@@ -401,11 +401,13 @@ def SBO(method: str = "sbo_kde", num_initial: int = 10, num_samples: int = 1024,
     priors, learned constant mean, MAP refit every step (fit_restarts x fit_steps Adam, warm-started,
     from lengthscale 0.5, outputscale 1, noise 2), a Sobol initial design of x, raw screening of
     num_raw uniform points (not the data: the GP's rows are (x, c)) and num_starts x opt_steps Adam.
-    options: further GPBO settings (bucket, bucket_step, capacity)."""
+    options: further GPBO settings (bucket, bucket_step, capacity; refit_growth, None here: the paper
+    refits every step)."""
     if num_initial < 2:
         raise ValueError("SBO methods need num_initial >= 2 (the KDE needs a spread of contexts)")
     return GPBO(acquisition(method, num_samples, num_inner, mmd_grid, oracle),
                 model=gp.GPModel(kernel="matern52", prior=gp.HyperPrior()), fit="map",
                 hypers=Hypers(lengthscale=0.5, outputscale=1.0, noise=2.0), num_initial=num_initial, design="sobol",
                 num_restarts=fit_restarts, fit_steps=fit_steps, fit_learning_rate=0.1, num_raw=num_raw,
-                num_starts=num_starts, opt_steps=opt_steps, opt_method="adam", screen_data=False, **options)
+                num_starts=num_starts, opt_steps=opt_steps, opt_method="adam", screen_data=False,
+                **{"refit_growth": None, **options})  # the paper refits every step

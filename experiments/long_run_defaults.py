@@ -1,0 +1,101 @@
+"""Choose GP-BO's defaults for long runs by measurement: the refit schedule and the data screening.
+
+Two comparisons of GP-UCB (registry defaults otherwise: beta = 2, Matern-5/2 ARD, 1 x 5 warm-started
+Adam steps per refit, 10 LHS points) on branin, hartmann3, hartmann6 and levy (d = 4), T = 256,
+16 seeds each, the same keys for both settings (common random numbers):
+
+  --compare refit   refitting the hyper-parameters every step, against refitting every step while
+                    t < 128 and then each time the data has grown by a factor 1 + g
+                    (GPBO(refit_growth=g); between refits the factor grows by rank-1 appends);
+  --compare screen  the inner optimiser screening every observed point with its 512 raw points,
+                    against screening only the k observed points with the largest values
+                    (GPBO(screen_data=k)), both with the refit schedule.
+
+The runs are identical until the settings differ (step 128), so each seed's pair is compared: the mean
+and standard error over seeds of log10(final simple regret of the new setting / the old one), and
+seconds per seed (compile apart). The rule: the new setting becomes the default if on no problem its
+paired mean log10 ratio is above 0 by more than two standard errors (regret no worse), and it is cheaper.
+
+    python experiments/long_run_defaults.py --compare refit     # ~15 min on 2 CPU cores
+    python experiments/long_run_defaults.py --compare screen    # ~8 min
+    python experiments/long_run_defaults.py --quick             # 4 seeds, T = 160: a smoke run
+
+Writes experiments/results/long_run_<compare>.csv (one row per setting, problem and seed) and .json.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import jax
+import numpy as np
+import pandas as pd
+
+import jbo
+from jbo.studies import compile_seeds, machine_info
+
+OUT = Path(__file__).resolve().parent / "results"
+PROBLEMS = {"branin": ("branin", {}), "hartmann3": ("hartmann3", {}), "hartmann6": ("hartmann6", {}),
+            "levy4": ("levy", {"dim": 4})}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seeds", type=int, default=16)
+    ap.add_argument("--steps", type=int, default=256)
+    ap.add_argument("--compare", choices=("refit", "screen"), default="refit")
+    ap.add_argument("--growth", type=float, default=1 / 32)
+    ap.add_argument("--screen", type=int, default=128)
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    if args.compare == "refit":
+        settings = (("every step", dict(refit_growth=None)), (f"g = {args.growth:g}", dict(refit_growth=args.growth)))
+    else:
+        settings = (("all observed", dict(screen_data=True)), (f"best {args.screen}", dict(screen_data=args.screen)))
+    seeds, steps = (4, 160) if args.quick else (args.seeds, args.steps)
+    keys = jax.random.split(jax.random.key(2024), seeds)
+    rows, summary = [], []
+    for label, (name, options) in PROBLEMS.items():
+        problem = jbo.problems.get(name, **options)
+        finals = {}
+        for setting, options in settings:
+            alg = jbo.algorithms.get("gp_ucb", num_initial=10, **options)
+            fn, compile_s = compile_seeds(alg, problem, keys, steps)
+            t0 = time.perf_counter()
+            trace = jax.block_until_ready(fn(keys))
+            run_s = time.perf_counter() - t0
+            final = np.asarray(trace.metrics["simple_regret"][:, -1])
+            finals[setting] = final
+            rows += [{"problem": label, "setting": setting, "seed": i, "final_simple_regret": float(r),
+                      "compile_s": compile_s, "run_s_per_seed": run_s / seeds} for i, r in enumerate(final)]
+            print(f"{label:10s} {setting:12s} compile {compile_s:5.1f} s  {run_s / seeds:6.2f} s/seed  "
+                  f"median final regret {np.median(final):.3g}", flush=True)
+        old_, new_ = finals.values()
+        ratio = np.log10(np.maximum(new_, 1e-12) / np.maximum(old_, 1e-12))
+        summary.append({"problem": label, "median_old": float(np.median(old_)),
+                        "median_new": float(np.median(new_)), "mean_log10_ratio": float(ratio.mean()),
+                        "se_log10_ratio": float(ratio.std(ddof=1) / np.sqrt(seeds)),
+                        "better_tie_worse": [int((ratio < 0).sum()), int((ratio == 0).sum()), int((ratio > 0).sum())]})
+        print(f"  paired log10 ratio {ratio.mean():+.3f} +- {ratio.std(ddof=1) / np.sqrt(seeds):.3f}; "
+              f"new setting better/tie/worse {summary[-1]['better_tie_worse']}", flush=True)
+    df = pd.DataFrame(rows)
+    cost = df.groupby("setting")["run_s_per_seed"].mean().to_dict()
+    worse = [s["problem"] for s in summary if s["mean_log10_ratio"] > 2 * s["se_log10_ratio"]]
+    (old_name, old_opts), (new_name, new_opts) = settings
+    adopt = not worse and cost[new_name] < cost[old_name]
+    record = {"machine": machine_info(), "seeds": seeds, "steps": steps, "compare": args.compare,
+              "settings": {old_name: old_opts, new_name: new_opts},
+              "rule": "adopt the new setting if on no problem the paired mean log10 ratio exceeds 0 by > 2 s.e., "
+                      "and it is cheaper",
+              "summary": summary, "s_per_seed": cost, "worse_on": worse, "adopt": adopt}
+    if not args.quick:
+        OUT.mkdir(parents=True, exist_ok=True)
+        df.to_csv(OUT / f"long_run_{args.compare}.csv", index=False)
+        (OUT / f"long_run_{args.compare}.json").write_text(json.dumps(record, indent=1))
+    print(json.dumps({k: record[k] for k in ("s_per_seed", "worse_on", "adopt")}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,81 @@
+"""What the SBO-KDE paper's budget costs on this machine: T = 350 evaluations (10 Sobol + 340 BO steps),
+M = 1024 KDE samples and 1024 inner points, the paper's raw screening (1024) with 10 starts x 50 Adam
+steps and the 2 x 60 MAP refit, 8 problems x 5 seeds.
+
+One SBO-KDE step (fit + acquisition + inner optimiser) is timed at each segment capacity the engine's
+growing state uses for T = 350 (128, 256, 350: jbo.engine.bucket_schedule) on sbo:hartmann, one seed
+after a warm-up, and the run's cost is the sum over its steps of the step cost at that step's capacity;
+the whole-buffer cost charges every step at capacity 350. The step's floating-point work is dominated
+by the acquisition: every evaluation queries the posterior at M contexts (about 2 M N^2 flops), for
+about raw + 3 x starts x steps evaluations per step.
+
+    python experiments/sbo/budget_cost.py            # ~5 min here
+
+Writes experiments/results/sbo/budget_cost.json.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+
+import jbo
+from jbo import data
+from jbo.algorithms import sbo
+from jbo.engine import Step, bucket_schedule
+from jbo.studies import machine_info
+
+OUT = Path(__file__).resolve().parents[1] / "results" / "sbo" / "budget_cost.json"
+T, N0, M, PROBLEMS, SEEDS = 350, 10, 1024, 8, 5
+
+
+def step_seconds(alg, problem, capacity: int) -> float:
+    key = jax.random.key(0)
+    spec = problem.spec(T)
+    state = alg.init(key, alg.default_params(), spec)
+    width = state.buffer.x.shape[1]
+    x = jax.random.uniform(key, (capacity - 1, width))
+    state = state._replace(buffer=data.from_arrays(x, jnp.sin(3 * x).sum(-1), capacity))
+    ask = jax.jit(lambda k, s: alg.ask(k, s, alg.default_params(), Step(jnp.int32(capacity - 1), jnp.bool_(False)))[0])
+    jax.block_until_ready(ask(key, state))  # compile and warm up
+    t0 = time.perf_counter()
+    jax.block_until_ready(ask(jax.random.key(1), state))
+    return time.perf_counter() - t0
+
+
+def main():
+    problem = jbo.problems.get("sbo:hartmann")
+    alg = sbo.SBO(method="sbo_kde", num_samples=M, num_inner=M)
+    caps = bucket_schedule(T)
+    per_step = {c: step_seconds(alg, problem, c) for c in caps}
+    for c, s in per_step.items():
+        print(f"capacity {c:4d}: {s:7.2f} s per SBO-KDE step (one seed)", flush=True)
+    starts = (0,) + caps[:-1]
+    bo_steps = {c: max(0, c - max(a, N0)) for a, c in zip(starts, caps)}  # BO steps run at each capacity
+    grown = sum(bo_steps[c] * per_step[c] for c in caps)
+    whole = (T - N0) * per_step[T]
+    runs = PROBLEMS * SEEDS
+    flops_per_eval = 2 * M * T**2
+    evals = alg.num_raw + 3 * alg.num_starts * alg.opt_steps
+    record = {"command": "python experiments/sbo/budget_cost.py", "machine": machine_info(),
+              "load_average": os.getloadavg(), "settings": {"T": T, "n0": N0, "M": M, "num_raw": alg.num_raw,
+                                                           "num_starts": alg.num_starts, "opt_steps": alg.opt_steps,
+                                                           "problems": PROBLEMS, "seeds": SEEDS},
+              "capacities": list(caps), "s_per_step": {str(c): s for c, s in per_step.items()},
+              "bo_steps_at_capacity": {str(c): n for c, n in bo_steps.items()},
+              "s_per_run_growing": grown, "s_per_run_whole_buffer": whole,
+              "hours_per_method_growing": grown * runs / 3600, "hours_per_method_whole_buffer": whole * runs / 3600,
+              "acquisition_flops_per_step_at_T": flops_per_eval * evals}
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(json.dumps(record, indent=1))
+    print(f"one SBO-KDE run: {grown / 60:.1f} min (growing) vs {whole / 60:.1f} min (whole buffer); "
+          f"{runs} runs per method: {grown * runs / 3600:.1f} h vs {whole * runs / 3600:.1f} h")
+    print(f"wrote {OUT}")
+
+
+if __name__ == "__main__":
+    main()
