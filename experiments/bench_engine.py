@@ -4,10 +4,11 @@ warm-started Adam steps) against the standard BoTorch loop, over the budget T or
 T axis (the default): jbo at T = 50, 100, 200, 400 and 1000 on hartmann6 (10 LHS initial points),
 8 seeds per T in one compiled program, and BoTorch (SingleTaskGP + fit_gpytorch_mll + optimize_acqf,
 num_restarts=10, raw_samples=512; experiments/botorch_loop.py, in its own process) at T = 50 to 400
-with 1 or 2 seeds. With --whole-steps, jbo also runs the same T on the whole buffer (bucket=False:
-every step pays for capacity T), the comparison for the engine's growing segments.
+with 1 or 2 seeds. With --before-steps, jbo also runs the settings it had before its long-run defaults
+(PREVIOUS: the whole buffer at every step, bucket=False; a refit every step; every observed point
+screened), in the same run: the before/after comparison.
 
-    python experiments/bench_engine.py                                   # the T axis, ~40 min here
+    python experiments/bench_engine.py --before-steps 50 100 200 400     # the T axis, ~40 min here
     python experiments/bench_engine.py --steps 50 100 --botorch-steps 50 --tag quick
     python experiments/bench_engine.py --axis seeds --problem branin --num-initial 6 --steps 50 \
         --seeds 1 8 32 --botorch-seeds 8 --tag refit1x5                 # the seed axis at one T
@@ -38,9 +39,12 @@ RESULTS = Path(__file__).resolve().parent / "results"
 BOTORCH_SEEDS = {50: 2, 100: 2, 200: 1, 400: 1}  # seeds per T for BoTorch (its seconds grow like T^1.5)
 
 
-def time_jbo(problem, steps, seeds, num_initial, fit_restarts, fit_steps, bucket=True):
+PREVIOUS = dict(bucket=False, refit_growth=None, screen_data=True)  # the defaults before growing state
+
+
+def time_jbo(problem, steps, seeds, num_initial, fit_restarts, fit_steps, previous=False):
     alg = jbo.algorithms.get("gp_ucb", num_initial=num_initial, num_restarts=fit_restarts, fit_steps=fit_steps,
-                             bucket=bucket)
+                             **(PREVIOUS if previous else {}))
     keys = jax.random.split(jax.random.key(123), seeds)
     fn, compile_s = compile_seeds(alg, problem, keys, steps)
     if steps <= 200:
@@ -49,8 +53,8 @@ def time_jbo(problem, steps, seeds, num_initial, fit_restarts, fit_steps, bucket
     trace = jax.block_until_ready(fn(keys))
     run_s = time.perf_counter() - t0
     final = np.asarray(trace.metrics["simple_regret"][:, -1])
-    return {"steps": steps, "seeds": seeds, "bucket": bucket, "segments": list(alg.capacities(steps)) if bucket
-            else [steps], "compile_s": compile_s, "run_s": run_s, "s_per_seed": run_s / seeds,
+    return {"steps": steps, "seeds": seeds, "defaults": "previous" if previous else "current",
+            "segments": list(alg.capacities(steps)), "compile_s": compile_s, "run_s": run_s, "s_per_seed": run_s / seeds,
             "seeds_per_s": seeds / run_s, "median_final_regret": float(np.median(final)),
             "final_regrets": final.tolist()}
 
@@ -91,8 +95,9 @@ def plot(record, out: Path):
         print("matplotlib missing: no plot")
         return
     fig, ax = plt.subplots(figsize=(6, 4.2))
-    series = [("jbo (growing segments)", [r for r in record["jbo"] if r["bucket"]], "o-"),
-              ("jbo (whole buffer)", [r for r in record["jbo"] if not r["bucket"]], "s--"),
+    series = [("jbo", [r for r in record["jbo"] if r["defaults"] == "current"], "o-"),
+              ("jbo, previous defaults (whole buffer, refit every step)",
+               [r for r in record["jbo"] if r["defaults"] == "previous"], "s--"),
               ("BoTorch", record["botorch"], "^-")]
     for label, rows, style in series:
         if not rows:
@@ -117,8 +122,8 @@ def main():
     ap.add_argument("--steps", type=int, nargs="+", default=[50, 100, 200, 400, 1000])
     ap.add_argument("--seeds", type=int, nargs="+", default=[8], help="jbo seeds (one per T on the T axis)")
     ap.add_argument("--num-initial", type=int, default=10)
-    ap.add_argument("--whole-steps", type=int, nargs="*", default=[], help="T at which jbo also runs bucket=False")
-    ap.add_argument("--whole-seeds", type=int, default=4)
+    ap.add_argument("--before-steps", type=int, nargs="*", default=[], help="T at which jbo also runs PREVIOUS")
+    ap.add_argument("--before-seeds", type=int, default=4)
     ap.add_argument("--botorch-steps", type=int, nargs="*", default=[50, 100, 200, 400])
     ap.add_argument("--botorch-seeds", type=int, default=None, help="default: 2 up to T = 100, then 1")
     ap.add_argument("--fit-restarts", type=int, default=1)  # GP-BO's defaults (chosen by refit_defaults.py)
@@ -139,12 +144,12 @@ def main():
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(record, indent=1))
 
-    cases = ([(t, args.seeds[0], True) for t in args.steps] + [(t, args.whole_seeds, False) for t in args.whole_steps]
-             if args.axis == "steps" else [(args.steps[0], s, True) for s in args.seeds])
-    for steps, seeds, bucket in cases:
-        row = time_jbo(problem, steps, seeds, args.num_initial, args.fit_restarts, args.fit_steps, bucket)
+    cases = ([(t, args.before_seeds, True) for t in args.before_steps] + [(t, args.seeds[0], False) for t in args.steps]
+             if args.axis == "steps" else [(args.steps[0], s, False) for s in args.seeds])
+    for steps, seeds, previous in cases:
+        row = time_jbo(problem, steps, seeds, args.num_initial, args.fit_restarts, args.fit_steps, previous)
         record["jbo"].append(row)
-        print(f"jbo T={steps:>5} seeds={seeds:>4} bucket={str(bucket):5} segments={row['segments']} "
+        print(f"jbo T={steps:>5} seeds={seeds:>4} defaults={row['defaults']:8s} segments={row['segments']} "
               f"compile {row['compile_s']:6.1f} s  run {row['run_s']:8.2f} s  {row['s_per_seed']:8.3f} s/seed  "
               f"median final regret {row['median_final_regret']:.3g}", flush=True)
         save()
@@ -158,16 +163,17 @@ def main():
         print(f"botorch {row['version']} T={steps:>5} seeds={seeds}: {row['s_per_seed']:8.2f} s/seed  "
               f"median final regret {row['median_final_regret']:.3g}", flush=True)
         save()
-    ours = {r["steps"]: r for r in record["jbo"] if r["bucket"]}
+    ours = {r["steps"]: r for r in record["jbo"] if r["defaults"] == "current"}
     if args.axis == "steps":
         record["ratio_seeds_per_s"] = {str(b["steps"]): b["s_per_seed"] / ours[b["steps"]]["s_per_seed"]
                                        for b in record["botorch"] if b["steps"] in ours}
-        record["slopes"] = {"jbo": slope([r for r in record["jbo"] if r["bucket"]]),
-                            "jbo_whole_buffer": slope([r for r in record["jbo"] if not r["bucket"]]),
+        record["slopes"] = {"jbo": slope([r for r in record["jbo"] if r["defaults"] == "current"]),
+                            "jbo_previous_defaults": slope([r for r in record["jbo"] if r["defaults"] == "previous"]),
                             "botorch": slope(record["botorch"])}
-        for t, r in record["ratio_seeds_per_s"].items():
-            print(f"T={t}: jbo {ours[int(t)]['seeds_per_s']:.3f} seeds/s vs BoTorch {r * ours[int(t)]['seeds_per_s']:.4f}"
-                  f" -> {r:.1f}x")
+        for b in record["botorch"]:
+            if b["steps"] in ours:
+                print(f"T={b['steps']}: jbo {ours[b['steps']]['seeds_per_s']:.3f} seeds/s vs BoTorch "
+                      f"{1 / b['s_per_seed']:.4f} -> {record['ratio_seeds_per_s'][str(b['steps'])]:.1f}x")
         print(f"slopes of log s/seed against log T: {record['slopes']}")
     elif record["botorch"]:
         best = record["jbo"][-1]

@@ -253,8 +253,9 @@ def check_bucket(bucket) -> None:
 
 
 def _segments(algorithm: Algorithm, state, num_steps: int):
-    """[(first step, last step + 1, capacity)] of the run and the growing nodes of the state: one
-    segment unless the state holds growing nodes (jbo.data.register_growing) of num_steps rows."""
+    """[(first step, last step + 1)] of the run's segments (the second is also the segment's capacity)
+    and the growing nodes of the state: one segment unless the state holds growing nodes
+    (jbo.data.register_growing) of num_steps rows."""
     marked = data.growing(state, num_steps)
     sizes = tuple(algorithm.capacities(num_steps)) if any(marked) else (num_steps,)
     if len(sizes) == 1:  # one segment: nothing is resized (the program is the whole-buffer one)
@@ -263,7 +264,7 @@ def _segments(algorithm: Algorithm, state, num_steps: int):
         raise ValueError(f"{type(algorithm).__name__}.capacities({num_steps}) must increase and end at "
                          f"{num_steps}, got {sizes}")
     starts = (0,) + sizes[:-1]
-    return [(a, b, b) for a, b in zip(starts, sizes)], marked
+    return list(zip(starts, sizes)), marked
 
 
 def _run(algorithm: Algorithm, environment: Environment, key, num_steps: int, params, budget=None,
@@ -322,17 +323,17 @@ def _run(algorithm: Algorithm, environment: Environment, key, num_steps: int, pa
         held = {k: v for k, v in metrics.items() if k != "active"}
         return (state, env_state, tally, held), (action, obs, metrics, algorithm.info(state, params))
 
-    # Growing state: segment k runs steps [first, stop) with every growing node holding `size` rows; a
-    # step writes at most one row, so the rows written by the segment's end fit (size >= stop)
-    first0, stop0, size0 = segments[0]
-    carry = (data.grow(state, marked, size0), env_state, _tally_init())
+    # Growing state: segment [first, stop) runs with every growing node holding `stop` rows; a step
+    # writes at most one row, so the rows written by the segment's end fit
+    carry = (data.grow(state, marked, segments[0][1]), env_state, _tally_init())
     if budget is not None:  # the metrics an inactive step holds: the last active step's (step 0 is always active)
-        shapes = jax.eval_shape(lambda c: one(*c, jnp.int32(0), first0, stop0), carry)
+        shapes = jax.eval_shape(lambda c: one(*c, jnp.int32(0), *segments[0]), carry)
         blank = shapes[3:5]  # what an inactive step records as its action and observation (zeros)
         carry = carry + (_zeros(shapes[5]),)
     outs = []
-    for first, stop, size in segments:
-        carry = (data.grow(carry[0], marked, size),) + carry[1:]
+    for k, (first, stop) in enumerate(segments):
+        if k > 0:  # pad the growing nodes to this segment's size
+            carry = (data.grow(carry[0], marked, stop),) + carry[1:]
         carry, out = jax.lax.scan(lambda c, t: scan_step(c, t, first, stop), carry, jnp.arange(first, stop))
         outs.append(out)
     if len(outs) > 1:

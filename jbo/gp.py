@@ -273,7 +273,8 @@ def resize(post: Posterior, size: int) -> Posterior:
     pad = size - n
 
     def block(a):  # [[a, 0], [0, I]]
-        return jnp.block([[a, jnp.zeros((n, pad), a.dtype)], [jnp.zeros((pad, n), a.dtype), jnp.eye(pad, dtype=a.dtype)]])
+        return jnp.block([[a, jnp.zeros((n, pad), a.dtype)],
+                          [jnp.zeros((pad, n), a.dtype), jnp.eye(pad, dtype=a.dtype)]])
 
     return Posterior(post.model, post.params, jnp.concatenate([post.x, jnp.full((pad, post.x.shape[1]), 0.5)]),
                      jnp.concatenate([post.mask, jnp.zeros((pad,), bool)]), block(post.chol), block(post.chol_inv),
@@ -296,14 +297,14 @@ def refresh(post: Posterior, buffer: Buffer) -> Posterior:
                      y_mean, y_std)
 
 
-def extend(post: Posterior, x: jax.Array, active=True) -> Posterior:
+def extend(post: Posterior, x: jax.Array) -> Posterior:
     """Rank-1 append of the input x to the factor (hyper-parameters fixed): L and L^{-1} gain row n =
     the number of valid rows, in O(N^2), equal to a fresh factorisation (tested). The labels are not
-    touched (alpha is stale until :func:`refresh`). Nothing changes where `active` is False or the
-    factor is full, as :func:`jbo.data.append` drops a row then."""
+    touched (alpha is stale until :func:`refresh`). A full factor stays as it is, as
+    :func:`jbo.data.append` drops the row then."""
     cap = post.mask.shape[0]
     n = jnp.sum(post.mask)
-    ok = jnp.logical_and(active, n < cap)
+    ok = n < cap
     i = jnp.minimum(n, cap - 1)
     kx = _cross(post, x)
     l = post.chol_inv @ kx  # zero on padding rows
@@ -312,10 +313,11 @@ def extend(post: Posterior, x: jax.Array, active=True) -> Posterior:
     row = jnp.where(jnp.arange(cap) == i, diag, l)
     # only row i of L changed (it was an identity padding row), so only row i of L^{-1} changes
     inv_row = (jnp.arange(cap) == i) / diag - (l @ post.chol_inv) / diag
-    keep = lambda new, old: jnp.where(ok, new, old)  # noqa: E731
-    return Posterior(post.model, post.params, post.x.at[i].set(keep(x, post.x[i])), post.mask.at[i].set(post.mask[i] | ok),
-                     post.chol.at[i].set(keep(row, post.chol[i])), post.chol_inv.at[i].set(keep(inv_row, post.chol_inv[i])),
-                     post.alpha, post.y_mean, post.y_std)
+    def put(a, new):  # row i of a set to new, unless the factor is full
+        return a.at[i].set(jnp.where(ok, new, a[i]))
+
+    return Posterior(post.model, post.params, put(post.x, x), put(post.mask, True), put(post.chol, row),
+                     put(post.chol_inv, inv_row), post.alpha, post.y_mean, post.y_std)
 
 
 def residuals(post: Posterior) -> jax.Array:
@@ -327,26 +329,17 @@ def residuals(post: Posterior) -> jax.Array:
 def append(post: Posterior, x: jax.Array, y: jax.Array) -> Posterior:
     """Rank-1 Cholesky append of one observation for fixed hyper-parameters and standardisation.
 
-    O(N^2) instead of the O(N^3) refactorisation. Equals `condition` on the extended buffer with the
-    same y_mean/y_std (tested). Writes the first invalid row, which must come after every valid one
-    (a growing buffer, not a ring).
+    O(N^2) instead of the O(N^3) refactorisation: :func:`extend` for the factor, then alpha for the
+    residuals with the new one. Equals `condition` on the extended buffer with the same y_mean/y_std
+    (tested). Writes the first invalid row, which must come after every valid one (a growing buffer,
+    not a ring).
     """
     n = jnp.sum(post.mask)
-    kp = post.params.kernel_params()
-    kx = _cross(post, x)
-    l = post.chol_inv @ kx  # zero on padding rows
-    kxx = kernels.kernel(post.kernel)(kp, x, x) + post.noise
-    diag = jnp.sqrt(jnp.maximum(kxx - l @ l, 1e-12))
-    row = jnp.where(jnp.arange(post.mask.shape[0]) == n, diag, l)
-    L = post.chol.at[n].set(row)
-    # only row n of L changed (it was an identity padding row), so only row n of L^{-1} changes
-    L_inv = post.chol_inv.at[n].set((jnp.arange(row.shape[0]) == n) / diag - (l @ post.chol_inv) / diag)
-    X = post.x.at[n].set(x)
-    mask = post.mask.at[n].set(True)
     resid = residuals(post).at[n].set((y - post.y_mean) / post.y_std - post.prior_mean)
-    alpha = jsl.cho_solve((L, True), resid)
-    return Posterior(post.model, post.params, X, mask, L, L_inv, jnp.where(mask, alpha, 0.0), post.y_mean,
-                     post.y_std)
+    new = extend(post, x)
+    alpha = jsl.cho_solve((new.chol, True), resid)
+    return Posterior(new.model, new.params, new.x, new.mask, new.chol, new.chol_inv,
+                     jnp.where(new.mask, alpha, 0.0), new.y_mean, new.y_std)
 
 
 # ---------------------------------------------------------------- marginal likelihood and fitting
