@@ -54,8 +54,8 @@ def time_jbo(problem, steps, seeds, num_initial, fit_restarts, fit_steps, previo
     run_s = time.perf_counter() - t0
     final = np.asarray(trace.metrics["simple_regret"][:, -1])
     return {"steps": steps, "seeds": seeds, "defaults": "previous" if previous else "current",
-            "segments": list(alg.capacities(steps)), "compile_s": compile_s, "run_s": run_s, "s_per_seed": run_s / seeds,
-            "seeds_per_s": seeds / run_s, "median_final_regret": float(np.median(final)),
+            "segments": list(alg.capacities(steps)), "compile_s": compile_s, "run_s": run_s,
+            "s_per_seed": run_s / seeds, "seeds_per_s": seeds / run_s, "median_final_regret": float(np.median(final)),
             "final_regrets": final.tolist()}
 
 

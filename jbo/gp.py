@@ -313,6 +313,7 @@ def extend(post: Posterior, x: jax.Array) -> Posterior:
     row = jnp.where(jnp.arange(cap) == i, diag, l)
     # only row i of L changed (it was an identity padding row), so only row i of L^{-1} changes
     inv_row = (jnp.arange(cap) == i) / diag - (l @ post.chol_inv) / diag
+
     def put(a, new):  # row i of a set to new, unless the factor is full
         return a.at[i].set(jnp.where(ok, new, a[i]))
 

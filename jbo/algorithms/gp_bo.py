@@ -96,7 +96,7 @@ class GPBOState(NamedTuple):
     buffer: data.Buffer
     gp_params: gp.GPParams  # last fitted (or the fixed) hyper-parameters
     space: Any  # the action space (finite arms are scored one by one)
-    post: Any = None  # fit="fixed": the factor of the buffer's rows under gp_params, extended rank-1 in tell
+    post: Any = None  # fixed hyper-parameters or a refit schedule: the buffer's factor, extended rank-1 in tell
 
 
 class GPBO(Algorithm):
@@ -134,13 +134,14 @@ class GPBO(Algorithm):
     capacity: int = eqx.field(static=True)  # buffer rows; 0: the run's num_steps
     refit_growth: float | None = eqx.field(static=True)  # None: refit every step; g: see refit_now
     refit_all: int = eqx.field(static=True)  # with refit_growth: every step while t < refit_all
-    bucket: bool | tuple = eqx.field(static=True)  # grow the buffer with the data (engine segments; a tuple: the sizes)
+    bucket: bool | tuple = eqx.field(static=True)  # grow the buffer with the data (engine segments; tuple: sizes)
     bucket_step: int | None = eqx.field(static=True)  # segments grow by at most this many rows (None: doubling)
 
     def __init__(self, acquisition="ucb", model: gp.GPModel | None = None, hypers=None, num_initial: int = 5,
                  fit: str = "mle", fit_method: str = "adam", num_restarts: int = 1, fit_steps: int = 5,
                  fit_learning_rate: float = 0.1, num_raw: int = 512, num_raw_per_dim: int = 0, num_starts: int = 10,
-                 opt_steps: int = 30, opt_method: str = "adam", screen_data: bool | int = SCREEN_DATA, design: str = "lhs",
+                 opt_steps: int = 30, opt_method: str = "adam", screen_data: bool | int = SCREEN_DATA,
+                 design: str = "lhs",
                  capacity: int = 0, kernel="matern52", prior: gp.HyperPrior | None = None,
                  beta_schedule: str | None = None, num_features: int | None = None, bucket: bool | tuple = True,
                  bucket_step: int | None = BUCKET_STEP, refit_growth: float | None = REFIT_GROWTH,
@@ -174,9 +175,10 @@ class GPBO(Algorithm):
         data.check_bucket_step(bucket_step)
         check_bucket(bucket)
         self.bucket, self.bucket_step = bucket, bucket_step
-        if refit_growth is not None and not (isinstance(refit_growth, (int, float)) and not isinstance(refit_growth, bool)
-                                             and 0 < refit_growth < float("inf")):
-            raise ValueError(f"refit_growth must be None (refit every step) or a positive number, got {refit_growth!r}")
+        number = isinstance(refit_growth, (int, float)) and not isinstance(refit_growth, bool)
+        if refit_growth is not None and not (number and 0 < refit_growth < float("inf")):
+            raise ValueError(f"refit_growth must be None (refit every step) or a positive number, "
+                             f"got {refit_growth!r}")
         if isinstance(refit_all, bool) or not isinstance(refit_all, int) or refit_all < 1:
             raise ValueError(f"refit_all must be a positive int, got {refit_all!r}")
         self.refit_growth, self.refit_all = refit_growth, refit_all
