@@ -28,7 +28,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jbo.engine import Algorithm, Spec, Step, _keys, _split_seed
+from jbo.engine import Algorithm, Spec, Step, _keys, _split_seed, as_key
 from jbo.spaces import Box, ControlObservation, ControlSets, FiniteArms
 
 
@@ -129,7 +129,7 @@ class AskTell:
         self.algorithm, self.num_steps, self.num_seeds = algorithm, int(num_steps), num_seeds
         self.context_dim = int(context_dim)
         self.params = algorithm.default_params() if params is None else params
-        keys = key[None] if num_seeds is None else _keys(key, num_seeds)
+        keys = as_key(key)[None] if num_seeds is None else _keys(key, num_seeds)
         self.spec = Spec(self.space, self.num_steps, self.context_dim, dict(side_info or {}))
         design_keys, _, _, init_keys, self._step_keys = jax.vmap(_split_seed)(keys)
         self.design = jax.vmap(lambda k: algorithm.initial_actions(k, self.spec))(design_keys)

@@ -458,10 +458,17 @@ def _run_seeds_jit(algorithm, environment, keys, num_steps, params, budget, free
     return runner(keys)
 
 
+def as_key(key):
+    """A JAX PRNG key from an int seed (not a bool) or a key, as every entry point accepts."""
+    if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)):
+        return jax.random.key(int(key))
+    return key
+
+
 def _keys(key, num_seeds):
-    if not isinstance(num_seeds, (int, np.integer)) or num_seeds < 1:
+    if isinstance(num_seeds, bool) or not isinstance(num_seeds, (int, np.integer)) or num_seeds < 1:
         raise ValueError(f"num_seeds must be a positive int, got {num_seeds!r}")
-    return jax.random.split(key, num_seeds)
+    return jax.random.split(as_key(key), num_seeds)
 
 
 def _budget(budget):
@@ -476,7 +483,7 @@ def run(algorithm: Algorithm, environment: Environment, key, num_steps: int, par
     docstring); free_initial: initial-design steps cost nothing."""
     _check_run(algorithm, environment, num_steps, budget)
     params = algorithm.default_params() if params is None else params
-    return _run_jit(algorithm, environment, key, num_steps, params, _budget(budget), free_initial)
+    return _run_jit(algorithm, environment, as_key(key), num_steps, params, _budget(budget), free_initial)
 
 
 _PARALLEL_DOC = """

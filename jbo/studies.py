@@ -26,7 +26,7 @@ from jbo._lazy import pandas as pd
 
 from jbo import algorithms as _algorithms
 from jbo import problems as _problems
-from jbo.engine import Algorithm, Environment, _budget, _check_keep, _check_run, _seeds_runner
+from jbo.engine import Algorithm, Environment, _budget, _check_keep, _check_run, _keys, _seeds_runner
 
 
 def _as_dict(items, getter, kind):
@@ -75,8 +75,7 @@ def run_study(methods, problems, num_seeds: int, num_steps, key=0, progress: boo
     """
     methods = _as_dict(methods, _algorithms.get, Algorithm)
     problems = _as_dict(problems, _problems.get, Environment)
-    key = jax.random.key(key) if isinstance(key, int) else key
-    keys = jax.random.split(key, num_seeds)
+    keys = _keys(key, num_seeds)  # an int seed or a key; num_seeds >= 1 (a named error)
     frames, total, i = [], len(methods) * len(problems), 0
     for pname, problem in problems.items():
         steps = num_steps[pname] if isinstance(num_steps, Mapping) else num_steps

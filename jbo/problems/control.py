@@ -63,13 +63,15 @@ def scale_for_variance(variance: float) -> float:
 
 def truncated_normal_from_uniform(u, scale):
     """Map uniforms u in (0, 1) to 0.5 + s TN(-0.5/s, 0.5/s) by the inverse CDF (any shape; `scale` may
-    be traced). The same uniforms give every scale's sample: runs with different variances share
+    be traced; s = inf: u itself, the uniform law). The same uniforms give every scale's sample: runs with different variances share
     their random numbers (bocvs.md 7.9)."""
     from jax.scipy.special import ndtr, ndtri
 
     s = jnp.asarray(scale)
+    uniform = jnp.isinf(s)  # s = inf: the uniform law, the limit of the truncated normal
+    s = jnp.where(uniform, 1.0, s)
     lo, hi = ndtr(-0.5 / s), ndtr(0.5 / s)
-    return jnp.clip(0.5 + s * ndtri(lo + u * (hi - lo)), 0.0, 1.0)
+    return jnp.where(uniform, u, jnp.clip(0.5 + s * ndtri(lo + u * (hi - lo)), 0.0, 1.0))
 
 
 class ControlSetProblem(Environment):
