@@ -130,14 +130,15 @@ class Algorithm(eqx.Module):
         """The row capacities a run's growing state passes through (see "Growing state" in the module
         docstring): a static schedule ending at num_steps; (num_steps,) keeps every buffer whole.
         Default: :func:`bucket_schedule`, with the algorithm's `bucket` field where it has one (False:
-        the whole buffer; a tuple of sizes: those below num_steps, then num_steps) and its
-        `bucket_step` (see :func:`bucket_schedule`)."""
+        the whole buffer; a tuple of sizes: those below num_steps, then num_steps), its
+        `bucket_step` and `bucket_smallest` (see :func:`bucket_schedule`)."""
         bucket = getattr(self, "bucket", True)
         if isinstance(bucket, tuple):
             return tuple(s for s in bucket if s < num_steps) + (num_steps,)
         if not bucket:
             return (num_steps,)
-        return bucket_schedule(num_steps, getattr(self, "bucket_step", BUCKET_STEP))
+        return bucket_schedule(num_steps, getattr(self, "bucket_step", BUCKET_STEP),
+                               getattr(self, "bucket_smallest", BUCKET_SMALLEST))
 
 
 class Environment(eqx.Module):

@@ -429,7 +429,8 @@ def _fit_objective(buffer: Buffer, model: GPModel):
 def _restart_starts(key, model: GPModel, init: GPParams, warm_start: GPParams | None, num_restarts: int,
                     dim: int) -> GPParams:
     """Start layout shared by every fit: slot 0 is `warm_start` if given, else `init`; with a warm start
-    slot 1 is `init`; the other slots perturb `init` log-uniformly: lengthscales by U(-1.5, 1.5), the
+    slot 1 is `init`; the other slots perturb `init` log-uniformly, only in what model.train lets a fit
+    move (a frozen parameter stays at its start in every slot): lengthscales by U(-1.5, 1.5), the
     output scale by U(-1, 1) and, from slot 2 on and when the model trains it, the log-noise by
     +U(0, NOISE_JITTER) in even slots and -U(0, NOISE_JITTER) in odd ones (one start above and one below
     the init's noise as soon as there are 4 restarts: a fit from a noise at its lower bound would miss a
@@ -448,7 +449,7 @@ def _restart_starts(key, model: GPModel, init: GPParams, warm_start: GPParams | 
         noise = jax.random.uniform(jax.random.fold_in(key, 3), (num_restarts,), maxval=NOISE_JITTER)
         noise = jnp.where(slot % 2 == 0, noise, -noise)  # even slots raise the noise, odd slots lower it
         jitter = jitter._replace(log_noise=jnp.where(slot >= 2, noise, 0.0))
-    jitter = jax.tree.map(lambda a: a.at[0].set(0.0), jitter)
+    jitter = jax.tree.map(lambda a, on: a.at[0].set(0.0) * on, jitter, model.trainable(dim))  # frozen: no jitter
     starts = jax.tree.map(lambda a, j: a + j, init, jitter)
     if warm_start is not None:  # the warm start takes slot 0 and the unperturbed init slot 1
         place = lambda a, i, w: (a.at[1].set(i) if num_restarts > 1 else a).at[0].set(w)  # noqa: E731

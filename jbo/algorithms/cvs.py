@@ -65,7 +65,7 @@ only what its method needs: the per-set maximisations run one set after another 
 a ``lax.switch`` (skip / full set with one Monte-Carlo row / expected), and a step after the budget
 is spent does no work at all. Each step works on the smallest prefix of the data that holds every
 observation (``bucket=True``: the engine runs the scan in segments whose buffer and posterior grow
-with the data, see :meth:`CVS.capacities` and "Growing state" in jbo.engine): the O(N^2)
+with the data from 16 rows, see "Growing state" in jbo.engine): the O(N^2)
 per-point posterior costs grow with the data, not the scan length (Levy-12D cheap, 750 steps: UCB-CVS
 12.0 -> 1.8 s, uCVS 27.8 -> 18.6 s, same plays; experiments/results/cvs/bucket_check.json). The prefix
 sizes double up to 256 rows and then grow by ``bucket_step`` = 128 (16, ..., 256, 384, 512, 640, 750):
@@ -310,6 +310,7 @@ class CVS(Algorithm):
     num_ei_paths: int = eqx.field(static=True, default=32)  # EI-naive's posterior draws (bocvs.md 3.4)
     bucket: bool = eqx.field(static=True, default=True)  # grow buffer and posterior with the data (capacities)
     bucket_step: int | None = eqx.field(static=True, default=128)  # prefix sizes grow by at most this
+    bucket_smallest = 16  # the engine's segments double from 16 rows up to 256, then grow by bucket_step
 
     def __check_init__(self):
         if self.method not in METHODS:
@@ -430,13 +431,8 @@ class CVS(Algorithm):
         return hyp, gp.condition(state.buffer, hyp, MODEL)
 
     # -------------------------------------------------------------- one step
-    def capacities(self, num_steps: int) -> tuple[int, ...]:
-        """The engine's segments (buffer and posterior grow with the data): sizes double from 16 up
-        to 256 rows, then grow by ``bucket_step`` (see the module docstring); bucket=False: whole."""
-        return tuple(data.bucket_sizes(num_steps, 16, self.bucket_step)) if self.bucket else (num_steps,)
-
     def ask(self, key, state: CVSState, params: CVSParams, step: Step):
-        """One step on the segment's buffer (the engine grows it with the data: ``capacities``); after
+        """One step on the segment's buffer (the engine grows it with the data: Algorithm.capacities); after
         the budget nothing is computed (the step is inactive)."""
         live = state.spent < params.budget
         return jax.lax.cond(live, lambda s: self._ask(key, s, params), lambda s: (self._idle(s), s), state)

@@ -248,11 +248,9 @@ class GPBO(Algorithm):
                       method=self.fit_method)
 
     def posterior(self, state: GPBOState, hyp: gp.GPParams) -> gp.Posterior:
-        """The posterior of the buffer under hyp. Fixed hyper-parameters: the factor kept up to date by
+        """The posterior of the buffer under fixed hyper-parameters hyp: the factor kept up to date by
         rank-1 appends (tell) is reused, O(N^2), unless hyp changed (a data-dependent rule, e.g. a
-        noise relative to std(y)); then, as for every refit, the buffer is factorised afresh."""
-        if state.post is None:
-            return gp.condition(state.buffer, hyp, self.model)
+        noise relative to std(y)); then the buffer is factorised afresh."""
         same = jnp.all(jnp.asarray([jnp.all(a == b) for a, b in zip(jax.tree.leaves(hyp),
                                                                       jax.tree.leaves(state.post.params))]))
         return jax.lax.cond(same, lambda: gp.refresh(state.post, state.buffer),
@@ -278,9 +276,12 @@ class GPBO(Algorithm):
                 return hyp, gp.condition(state.buffer, hyp, self.model)
             hyp, post = jax.lax.cond(self.refit_now(step.t), refit,
                                      lambda: (state.gp_params, gp.refresh(state.post, state.buffer)))
-        else:
+        elif self.fit == "fixed":  # the kept factor, unless the rule's values changed
             hyp = self.fitted(k_fit, state, params)
             post = self.posterior(state, hyp)
+        else:  # a refit every step (a short run, or a segment below refit_all): factorise afresh
+            hyp = self.fitted(k_fit, state, params)
+            post = gp.condition(state.buffer, hyp, self.model)
         dim = state.space.dim
         acq = self.acquisition.build(k_acq, post, state.buffer, params.acquisition, step, dim)
         if isinstance(state.space, FiniteArms):
