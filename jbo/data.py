@@ -151,8 +151,9 @@ def check_bucket_step(step, name: str = "bucket_step") -> None:
 
 
 def bucket_sizes(capacity: int, smallest: int = 16, max_step: int | None = None) -> list[int]:
-    """The prefix sizes of :func:`by_size`: sizes below `capacity` from `smallest` on, each twice the
-    last or (with `max_step`) the last plus max_step where that is smaller, then `capacity`.
+    """Segment sizes of a growing buffer (:func:`jbo.engine.bucket_schedule`): sizes below `capacity`
+    from `smallest` on, each twice the last or (with `max_step`) the last plus max_step where that is
+    smaller, then `capacity`.
     max_step=None: powers of two (16, 32, 64, ...); max_step=128 at capacity 750: 16, 32, 64, 128,
     256, 384, 512, 640, 750 (a step on n = 300 rows then works on 384 of them, not 512)."""
     check_bucket_step(max_step, "bucket max_step")
@@ -161,20 +162,6 @@ def bucket_sizes(capacity: int, smallest: int = 16, max_step: int | None = None)
         sizes.append(s)
         s = 2 * s if max_step is None else min(2 * s, s + max_step)
     return sizes + [capacity]
-
-
-def by_size(n, capacity: int, branch, bucketed: bool = True, max_step: int | None = None):
-    """Run `branch(size)()` for the smallest bucket size >= n (``lax.switch``): work that is O(size^2)
-    or O(size^3) on a buffer prefix then grows with the data instead of the capacity. `branch(size)`
-    returns a zero-argument function; every branch must return the same shapes. Pass an n that is
-    unbatched under vmap (e.g. the scan's step index, an upper bound of the rows written): a batched
-    index turns the switch into a select that runs every size. bucketed=False runs `branch(capacity)`;
-    max_step: see :func:`bucket_sizes`."""
-    sizes = bucket_sizes(capacity, max_step=max_step) if bucketed else [capacity]
-    if len(sizes) == 1:
-        return branch(capacity)()
-    index = jnp.minimum(jnp.searchsorted(jnp.asarray(sizes), n), len(sizes) - 1)
-    return jax.lax.switch(index, [branch(size) for size in sizes])
 
 
 def num_valid(buf: Buffer) -> jax.Array:

@@ -258,7 +258,7 @@ def predict_cov(post: Posterior, xq: jax.Array):
 def prefix(post: Posterior, size: int) -> Posterior:
     """The posterior on the first `size` rows (static) of its data: equal to `post` wherever every
     valid row lies among them (padding rows of L and L^{-1} are identity rows, so the sliced factors
-    are the factors of the sliced Gram matrix). Pairs with :func:`jbo.data.by_size`."""
+    are the factors of the sliced Gram matrix); :func:`resize` cuts a growing posterior with it."""
     return Posterior(post.model, post.params, post.x[:size], post.mask[:size], post.chol[:size, :size],
                      post.chol_inv[:size, :size], post.alpha[:size], post.y_mean, post.y_std)
 

@@ -428,9 +428,9 @@ def test_ucb_psq_always_plays_the_full_set():
     assert np.all(np.asarray(tr.actions.set[0, 0])[5:][active[5:]] == 6)
 
 
-# the prefix plumbing (CVS.ask -> data.by_size -> gp.prefix) is the same for every method: UCB-PSQ (one
-# set maximised per step) checks it in the suite; uCVS (54 s: two programs of its 7-set steps) and UCB-CVS
-# vmapped run with --runslow (test_uhe covers by_size under vmap)
+# the growing segments (engine -> data.resize / gp.resize) are the same for every method: UCB-PSQ (one
+# set maximised per step) checks them in the suite; uCVS (54 s: two programs of its 7-set steps) and
+# UCB-CVS vmapped run with --runslow
 # (UCB-PSQ plays plant's full set, cost 1: a budget of 40 reaches the 48-row bucket)
 @pytest.mark.parametrize("method,seq,budget", [("ucb_psq", True, 40.0),
                                                pytest.param("ucvs", True, 9.0, marks=pytest.mark.slow),

@@ -83,7 +83,7 @@ def test_closed_form_lml_gradient_matches_autodiff_and_finite_differences(name):
     np.testing.assert_allclose(jax.flatten_util.ravel_pytree(g)[0], fd, rtol=1e-5, atol=1e-7)
 
 
-def test_prefix_posterior_matches_numpy_and_by_size_picks_the_smallest_bucket():
+def test_prefix_posterior_matches_numpy_and_bucket_sizes():
     post = gp.condition(data.from_arrays(jnp.asarray(X), jnp.asarray(Y), 40), PARAMS, "se")
     m_np, c_np = numpy_posterior("se", X, Y, XQ, PARAMS)
     for size in (N, 16, 32):  # any prefix holding the N = 9 rows is the same posterior
@@ -100,11 +100,6 @@ def test_prefix_posterior_matches_numpy_and_by_size_picks_the_smallest_bucket():
     assert data.bucket_sizes(236, max_step=128) == data.bucket_sizes(236) == [16, 32, 64, 128, 236]
     with pytest.raises(ValueError, match="max_step"):
         data.bucket_sizes(100, max_step=0)
-    pick = jax.jit(lambda n: data.by_size(n, 40, lambda size: lambda: jnp.int32(size)))
-    assert [int(pick(n)) for n in (0, 9, 16, 17, 32, 33, 40, 41)] == [16, 16, 16, 32, 32, 40, 40, 40]
-    capped = jax.jit(lambda n: data.by_size(n, 750, lambda size: lambda: jnp.int32(size), max_step=128))
-    assert [int(capped(n)) for n in (200, 257, 384, 385, 600, 641, 750)] == [256, 384, 384, 512, 640, 750, 750]
-    assert int(data.by_size(3, 40, lambda size: lambda: jnp.int32(size), bucketed=False)) == 40
 
 
 def test_rank_one_append_equals_refactorisation():

@@ -231,7 +231,7 @@ def _hand_exp3(trace_info, obs, n0, T):
 def test_uhe_bo_pairs_rewards_and_exp3_bookkeeping_match_a_hand_replay():
     prob = jbo.problems.get("branin")
     alg = uhe.UHE(**TINY)
-    T = 4 + 10
+    T = 4 + 14  # the engine's segments hold 16, then 18 rows
     tr = jbo.run_seeds(alg, prob, jax.random.key(2), T, 3)
     for s in range(3):
         _hand_exp3({k: v[s] for k, v in tr.info.items()}, tr.observations[s], 4, T)
@@ -241,7 +241,8 @@ def test_uhe_bo_pairs_rewards_and_exp3_bookkeeping_match_a_hand_replay():
     np.testing.assert_allclose(np.asarray(tr.actions[1]), np.asarray(one.actions), rtol=1e-8, atol=1e-10)
     again = jbo.run(alg, prob, jax.random.split(jax.random.key(2), 3)[1], T)
     np.testing.assert_array_equal(np.asarray(one.actions), np.asarray(again.actions))
-    # bucketed sizes == the whole buffer every step
+    # growing segments == the whole buffer every step
+    assert alg.capacities(T) == (16, 18)
     whole = jbo.run(uhe.UHE(bucket=False, **TINY), prob, jax.random.split(jax.random.key(2), 3)[1], T)
     np.testing.assert_allclose(np.asarray(whole.actions), np.asarray(one.actions), rtol=1e-6, atol=1e-8)
 
@@ -254,13 +255,11 @@ def test_bad_bucket_steps_are_named():
     assert isinstance(uhe.make("random", bucket_step=32), uhe.UHERandom)  # nothing to bucket: accepted
 
 
-@pytest.mark.slow  # 17 s of CPU; the prefix mechanism itself is tested in test_gp (by_size with max_step)
+@pytest.mark.slow  # 17 s of CPU; the segments themselves are tested in test_growing
 def test_bucket_step_runs_equal_the_whole_buffer():
-    """Finer buckets (bucket_step = 4 at capacity 24: prefixes 16, 20, 24, pseudo fits on 32, 40, 48
-    points) play the run of the whole buffer every step."""
-    from jbo import data
-
-    assert data.bucket_sizes(24, max_step=4) == [16, 20, 24]
+    """Finer segments (bucket_step = 4 at capacity 24: buffers of 16, 20, 24 rows, pseudo fits on 32,
+    40, 48 points) play the run of the whole buffer every step."""
+    assert uhe.UHE(bucket_step=4).capacities(24) == (16, 20, 24)
     prob = jbo.problems.get("branin")
     key = jax.random.key(5)
     fine = jbo.run(uhe.UHE(bucket_step=4, **TINY), prob, key, 24)

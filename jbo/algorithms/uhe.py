@@ -51,11 +51,12 @@ Where we differ from the spec, for cost on a 2-core CPU (all static fields, so e
 * D16 (W&dF) and 4.1 (A-GP-UCB): the scaling grid is geometric (1.1^k, up to 20 and 100), and the
   UCB maximiser of each scaling is found by screening one shared set of `grid_candidates` points
   plus the data (no gradient refinement); the chosen scaling's UCB is then maximised in full.
-* Sizes grow in buckets: a step at t (unbatched) works on the smallest power-of-two prefix of the
-  buffer that holds every observation (and twice that many pseudo points); `bucket=False` uses the
-  whole buffer every step (same numbers, tested). `bucket_step` = k caps the growth at k rows per
-  bucket (data.bucket_sizes): on lunar (236 steps) k = 32 gives prefixes 160, 192, 224, 236 instead of
-  one jump from 128 to 236 (pseudo fits on 320 ... 472 points instead of always 472).
+* Sizes grow with the data: the engine runs the scan in segments whose buffers hold 16, 32, 64, ...
+  rows (Algorithm.capacities with bucket_smallest = 16, doubling), so a step works on the segment's
+  prefix of the buffer and twice that many pseudo points; `bucket=False` uses the whole buffer every
+  step (same numbers, tested). `bucket_step` = k caps the growth at k rows per segment
+  (data.bucket_sizes): on lunar (236 steps) k = 32 gives 160, 192, 224, 236 instead of one jump
+  from 128 to 236 (pseudo fits on 320 ... 472 points instead of always 472).
 """
 from __future__ import annotations
 
@@ -100,14 +101,18 @@ def nearest_labels(xp: jax.Array, x: jax.Array, mask: jax.Array) -> jax.Array:
     return jnp.argmin(jnp.where(mask[None, :], d2, jnp.inf), axis=1)
 
 
-def pseudo_data(key, buffer: data.Buffer, factor: int = 2, size: int | None = None) -> data.Buffer:
+def pseudo_data(key, buffer: data.Buffer, factor: int = 2, size: int | None = None,
+                draw_rows: int | None = None) -> data.Buffer:
     """The pseudo-data set of Eq. (2): M = factor * |D| uniform points, each labelled with the observed
     y of its nearest observed input. Returned as a buffer of `size` rows (default factor * capacity)
     whose first M rows are valid. The points are the first rows of one draw of factor * capacity
-    uniform points, so a smaller `size` gives the same pseudo points (bucketing changes no number)."""
+    uniform points, so a smaller `size` gives the same pseudo points (bucketing changes no number).
+    draw_rows: the rows of that draw (default factor * capacity); a run whose buffer grows in segments
+    passes factor * num_steps, so every segment sees the same points."""
     cap, dim = buffer.x.shape
     size = factor * cap if size is None else size
-    xp = jax.random.uniform(key, (factor * cap, dim))[:size]
+    draw_rows = factor * cap if draw_rows is None else draw_rows
+    xp = jax.random.uniform(key, (draw_rows, dim))[:size]
     m = factor * data.num_valid(buffer)
     idx = nearest_labels(xp, buffer.x, buffer.mask)
     valid = jnp.arange(size) < m
@@ -115,11 +120,11 @@ def pseudo_data(key, buffer: data.Buffer, factor: int = 2, size: int | None = No
 
 
 def fit_pseudo(key, buffer: data.Buffer, model: gp.GPModel, warm: gp.GPParams, fit_kw: dict, factor: int = 2,
-               size: int | None = None) -> gp.GPParams:
+               size: int | None = None, draw_rows: int | None = None) -> gp.GPParams:
     """theta-hat of Eq. (2): the MAP loss of `model` on the pseudo-data set, whose labels get the
     standardisation of the real data (D9); then used with the real data's standardisation."""
     k_data, k_fit = jax.random.split(key)
-    return fit_on(k_fit, pseudo_data(k_data, buffer, factor, size), buffer, model, warm, fit_kw)
+    return fit_on(k_fit, pseudo_data(k_data, buffer, factor, size, draw_rows), buffer, model, warm, fit_kw)
 
 
 def fit_on(key, pseudo: data.Buffer, buffer: data.Buffer, model: gp.GPModel, warm: gp.GPParams,
@@ -234,6 +239,7 @@ class UHEState(NamedTuple):
     random: jax.Array  # bool: the last action was a uniform random point
     scale: jax.Array  # A-GP-UCB g(t) / W&dF scaling s of the last step (1 otherwise)
     log_ls0: jax.Array  # (d,) A-GP-UCB: the MAP lengthscales on D0 (log)
+    draw: jax.Array  # (factor * num_steps, 0), empty: its shape carries the pseudo draw's row count
 
 
 class UHE(Algorithm):
@@ -264,6 +270,7 @@ class UHE(Algorithm):
     grid_candidates: int = eqx.field(static=True, default=256)
     bucket: bool = eqx.field(static=True, default=True)
     bucket_step: int | None = eqx.field(static=True, default=None)
+    bucket_smallest = 16  # the engine's segments double from 16 rows (capped by bucket_step)
 
     def __check_init__(self):
         if self.method not in METHODS:
@@ -301,11 +308,6 @@ class UHE(Algorithm):
     def default_params(self) -> UHEParams:
         return UHEParams()
 
-    def capacities(self, num_steps: int) -> tuple[int, ...]:
-        """The whole buffer for the engine: UHE buckets inside its step (data.by_size), because its
-        pseudo points are the first rows of one draw sized by the run's full capacity."""
-        return (num_steps,)
-
     def initial_actions(self, key, spec: Spec):
         return designs.uniform(key, self.num_initial, spec.dim)  # D1: i.i.d. uniform
 
@@ -320,7 +322,7 @@ class UHE(Algorithm):
         theta = _start(data.empty(1, dim))
         return UHEState(data.empty(spec.num_steps, dim), theta, theta, self._bandit().init(2), jnp.int32(1),
                         jnp.full(2, 0.5), jnp.zeros(()), jnp.zeros(()), jnp.asarray(False), jnp.ones(()),
-                        theta.log_lengthscale)
+                        theta.log_lengthscale, jnp.zeros((self.factor * spec.num_steps, 0)))
 
     # ---------------------------------------------------------------- ask: choose the arm, then the point
     def ask(self, key, state: UHEState, params: UHEParams, step: Step):
@@ -356,28 +358,22 @@ class UHE(Algorithm):
                                  random=random, scale=scale, log_ls0=log_ls0)
 
     def _bo_step(self, key, state: UHEState, params: UHEParams, step: Step, skip=None):
-        """The BO step at every bucket size: lax.switch on the unbatched t picks the smallest prefix of
-        the buffer that holds all observations (n <= t). With skip = (random, random_step), each bucket's
-        branch is lax.cond(random, random_step, BO step): the switch stays outside the cond on purpose. A cond whose
-        predicate is batched (the arm differs across vmapped seeds) runs both sides with every operand
-        batched, t included; had the switch been inside, its index would be batched too and every
-        bucket size would run at every step (a 10-seed UHE-BO run took ~5x RA-BO's time that way)."""
-        def at(size):
-            def bo():
-                return self._bo_step_sized(key, state, params, step, size)
-            return bo if skip is None else (lambda: jax.lax.cond(skip[0], skip[1], bo))
+        """The BO step on the segment's buffer (the engine grows it with the data). With
+        skip = (random, random_step) it is lax.cond(random, random_step, BO step): a cond whose
+        predicate is batched (the arm differs across vmapped seeds) runs both sides."""
+        def bo():
+            return self._bo(key, state, params, step)
 
-        return data.by_size(step.t, state.buffer.capacity, at, self.bucket, self.bucket_step)  # n <= t rows written
+        return bo() if skip is None else jax.lax.cond(skip[0], skip[1], bo)
 
-    def _bo_step_sized(self, key, state: UHEState, params: UHEParams, step: Step, size: int):
+    def _bo(self, key, state: UHEState, params: UHEParams, step: Step):
         k_fit, k_acq, k_grid = jax.random.split(key, 3)
-        full = state.buffer
-        buf = data.prefix(full, size)
+        buf = state.buffer
         model, kw = self.model, self._fit_kw
         k = step.t - self.num_initial
         scale, log_ls0 = jnp.ones(()), state.log_ls0
         if self.method in PSEUDO:
-            theta = fit_pseudo(k_fit, full, model, state.theta_fit, kw, self.factor, self.factor * size)
+            theta = fit_pseudo(k_fit, buf, model, state.theta_fit, kw, self.factor, draw_rows=state.draw.shape[0])
         else:
             theta = fit_map(k_fit, buf, model, state.theta_fit, kw)
         theta_fit = theta
