@@ -19,6 +19,7 @@ linalg.install()  # batched LAPACK calls on CPU as loops: jaxlib 0.10.x can dead
 from jbo import (  # noqa: E402
     acquisitions,
     bandits,
+    checks,
     data,
     designs,
     gp,
@@ -28,9 +29,10 @@ from jbo import (  # noqa: E402
     regression,
     spaces,
 )
+from jbo.asktell import AskTell  # noqa: E402
+from jbo.checks import NonFiniteError  # noqa: E402
 from jbo.engine import (  # noqa: E402
     Algorithm,
-    AskTell,
     Environment,
     Spec,
     Step,
@@ -44,8 +46,8 @@ from jbo import algorithms, parallel, problems, studies  # noqa: E402
 from jbo import study  # noqa: E402  (studies from a config file: `jbo study CONFIG.toml`)
 
 __all__ = [
-    "Algorithm", "AskTell", "Environment", "Spec", "Step", "Trace", "replace_params", "run", "run_seeds", "run_sweep",
-    "acquisitions", "algorithms", "bandits", "data", "designs", "gp", "kde", "kernels", "optimize",
+    "Algorithm", "AskTell", "Environment", "NonFiniteError", "Spec", "Step", "Trace", "replace_params", "run",
+    "run_seeds", "run_sweep", "acquisitions", "algorithms", "bandits", "checks", "data", "designs", "gp", "kde", "kernels", "optimize",
     "parallel", "problems", "regression", "spaces", "studies", "cache", "study", "linalg",
 ]
 __version__ = "0.1.0"

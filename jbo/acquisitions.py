@@ -194,11 +194,13 @@ def srinivas_beta(t, dim: int, delta, scale=1.0):
 
 class UCBParams(NamedTuple):
     beta: jax.Array | float = 2.0  # ucb = mean + sqrt(beta) std
+    DOMAIN = {"beta": "[0, inf)"}
 
 
 class SrinivasParams(NamedTuple):
     delta: jax.Array | float = 0.1  # confidence of the schedule
     beta_scale: jax.Array | float = 0.2  # Srinivas et al. scale their theoretical beta down by 5
+    DOMAIN = {"delta": "(0, 1)", "beta_scale": "[0, inf)"}
 
 
 class UCB(Acquisition):
@@ -276,10 +278,41 @@ class Thompson(Acquisition):
         return lambda x: sample_path_value(path, x)
 
 
+def _name(acquisition) -> str:
+    fn = getattr(acquisition, "fn", None)
+    return getattr(fn, "__name__", repr(fn)) if fn is not None else type(acquisition).__name__
+
+
+def check_scalar(acquisition, fn: Callable, dim: int) -> None:
+    """A built acquisition `fn` must map one point (dim,) to a scalar: otherwise a ValueError naming
+    the acquisition (raised while the run is traced, before anything runs)."""
+    out = jax.eval_shape(fn, jax.ShapeDtypeStruct((dim,), jnp.float64))
+    shapes = [leaf.shape for leaf in jax.tree.leaves(out)]
+    if shapes != [()]:
+        raise ValueError(f"the acquisition {_name(acquisition)} must return a scalar for one point of shape "
+                         f"({dim},), got {shapes[0] if len(shapes) == 1 else shapes}")
+
+
 class FromFunction(Acquisition):
-    """A user's acquisition fn(post, x, best) -> value (best: the largest observation so far)."""
+    """A user's acquisition fn(post, x, best) -> value (best: the largest observation so far). Built,
+    it is tried on a 2-D posterior (shapes only): a function that does not return a scalar is refused
+    at once, naming it (a function that cannot run in 2-D is checked when its run is traced)."""
 
     fn: Callable = eqx.field(static=True)
+
+    def __check_init__(self):
+        def trial():
+            post = gp.condition(data.empty(2, 2), gp.default_params(2), "se")
+            return self.fn(post, jnp.zeros(2), jnp.zeros(()))
+
+        try:
+            out = jax.eval_shape(trial)
+        except Exception:  # noqa: BLE001  (a dimension-specific function: checked at trace time instead)
+            return
+        shapes = [leaf.shape for leaf in jax.tree.leaves(out)]
+        if shapes != [()]:
+            raise ValueError(f"the acquisition {_name(self)} must return a scalar for one point of shape (d,), "
+                             f"got {shapes[0] if len(shapes) == 1 else shapes} for d = 2")
 
     def build(self, key, post, buffer, params, step, dim):
         best = data.best(buffer)

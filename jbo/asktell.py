@@ -21,13 +21,22 @@ uninterrupted one (tested). :meth:`AskTell.discard_kept` drops the kept values t
 from __future__ import annotations
 
 from concurrent.futures import Executor
+from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, Callable, NamedTuple
+
+import os
+import pickle
+import re
+import tempfile
+import time
+import warnings
 
 import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jbo import checks
 from jbo.engine import Algorithm, Spec, Step, _keys, _split_seed, as_key
 from jbo.spaces import Box, ControlObservation, ControlSets, FiniteArms
 
@@ -46,6 +55,11 @@ def _tell_fn(alg, state, params, step_keys, t, action, obs):
     ks = jax.vmap(lambda k: jax.random.split(jax.random.fold_in(k, t))[1])(step_keys)
     step = Step(t, t < alg.num_initial)
     return jax.vmap(lambda k, s, a, o: alg.tell(k, s, params, a, o, step))(ks, state, action, obs)
+
+
+@eqx.filter_jit
+def _predict_fn(alg, state, params, x):
+    return jax.vmap(lambda s: alg.predict(s, params, x))(state)
 
 
 def _observed_y(obs):
@@ -119,9 +133,20 @@ class AskTell:
     """
 
     def __init__(self, algorithm: Algorithm, space, num_steps: int, key, params=None, num_seeds: int | None = None,
-                 context_dim: int = 0, side_info: dict | None = None):
+                 context_dim: int = 0, side_info: dict | None = None, *, minimize: bool = False,
+                 on_nonfinite: str = "raise", data=None, lie: str | None = None):
         if not isinstance(algorithm, Algorithm):
             raise TypeError(f"algorithm must be a jbo.Algorithm, got {type(algorithm).__name__}")
+        if on_nonfinite not in ("raise", "fail"):
+            raise ValueError(f"on_nonfinite must be 'raise' or 'fail', got {on_nonfinite!r}")
+        if not isinstance(minimize, bool):
+            raise TypeError(f"minimize must be True or False, got {minimize!r}")
+        self.minimize, self.on_nonfinite = minimize, on_nonfinite
+        lies = ("kb", "cl_min", "cl_max", "cl_mean")
+        self.lie = ("kb" if hasattr(algorithm, "predict") else "cl_min") if lie is None else lie
+        if self.lie not in lies or (self.lie == "kb" and not hasattr(algorithm, "predict")):
+            raise ValueError(f"lie must be one of {lies} ('kb' needs an algorithm with predict), got {lie!r}")
+        self.pending: list = []  # (host point, step index) asked by ask_batch, not told yet
         self.space = space if isinstance(space, (Box, FiniteArms, ControlSets)) else Box(space)
         if not isinstance(num_steps, (int, np.integer)) or num_steps < algorithm.num_initial:
             raise ValueError(
@@ -129,15 +154,19 @@ class AskTell:
         self.algorithm, self.num_steps, self.num_seeds = algorithm, int(num_steps), num_seeds
         self.context_dim = int(context_dim)
         self.params = algorithm.default_params() if params is None else params
-        keys = as_key(key)[None] if num_seeds is None else _keys(key, num_seeds)
+        checks.check_params(self.params, f"{type(algorithm).__name__}: ")
+        self._key = as_key(key)
+        keys = self._key[None] if num_seeds is None else _keys(key, num_seeds)
         self.spec = Spec(self.space, self.num_steps, self.context_dim, dict(side_info or {}))
         design_keys, _, _, init_keys, self._step_keys = jax.vmap(_split_seed)(keys)
         self.design = jax.vmap(lambda k: algorithm.initial_actions(k, self.spec))(design_keys)
         self.state = jax.vmap(lambda k: algorithm.init(k, self.params, self.spec))(init_keys)
         self.t = 0
-        self.actions, self.observations = [], []
+        self.actions, self.observations, self.failed = [], [], []  # failed: per step, per seed (a NaN or inf y)
         self._pending = None
         self._kept = None  # (t, host action, per-seed values or None) of a step that failed in optimize
+        if data is not None:
+            self.tell_data(*data)
 
 
     @property
@@ -165,25 +194,103 @@ class AskTell:
         return np.stack(host) if isinstance(self.space, Box) else np.array(host)
 
     def ask(self):
+        """The next point (one per seed with num_seeds), to be told before the next ask; while points
+        of ask_batch are pending, the next pending point instead (ask_batch(1))."""
+        if self.pending:
+            return self.ask_batch(1)[0]
         if self.t >= self.num_steps:
             raise RuntimeError(f"the budget of {self.num_steps} evaluations is spent")
-        if self.t < self.algorithm.num_initial:
-            actions = jax.tree.map(lambda a: a[:, self.t], self.design)
-        else:
-            t = jnp.asarray(self.t, jnp.int32)  # traced: a Python int would be static and re-jit every step
-            actions, self._pending = _ask_fn(self.algorithm, self.state, self.params, self._step_keys, t)
+        actions, self._pending = self._propose(self.state, self.t)
         return self._out(actions)
 
+    def _propose(self, state, t: int):
+        """(engine actions, post-ask state) at step t: the design's point while t < num_initial."""
+        if t < self.algorithm.num_initial:
+            return jax.tree.map(lambda a: a[:, t], self.design), None
+        step = jnp.asarray(t, jnp.int32)  # traced: a Python int would be static and re-jit every step
+        return _ask_fn(self.algorithm, state, self.params, self._step_keys, step)
+
+    # ---------------------------------------------------------------- batches and pending points
+    def ask_batch(self, q: int) -> np.ndarray:
+        """q points (q, d) to evaluate in parallel; they stay *pending* until told, in any order, as
+        the evaluations finish (tell(x, y) with x one of them; asynchronous completion). Each point is
+        chosen with every pending point carrying a lie (the `lie` given to AskTell: "kb" kriging
+        believer, the model's posterior mean there; "cl_min" / "cl_max" / "cl_mean" constant liars),
+        so it moves away from evaluations still running. Pending points spend steps of num_steps.
+        One optimiser (num_seeds None), a box, and an algorithm that supports pending points (GP-BO)."""
+        self._check_pending_ok()
+        if isinstance(q, bool) or not isinstance(q, (int, np.integer)) or q < 1:
+            raise ValueError(f"q must be a positive int, got {q!r}")
+        if self.t + len(self.pending) + q > self.num_steps:
+            raise RuntimeError(f"asking {q} more points exceeds num_steps={self.num_steps} ({self.t} told, "
+                               f"{len(self.pending)} pending)")
+        if self._pending is not None:
+            raise RuntimeError("a point from ask() is waiting for its tell; tell it before ask_batch")
+        out = []
+        for _ in range(q):
+            t = self.t + len(self.pending)
+            actions, _ = self._propose(self._with_lies(), t)
+            x = self._out(actions)
+            self.pending.append((np.asarray(x), t))
+            out.append(x)
+        return np.stack(out)
+
+    def _check_pending_ok(self):
+        if self.num_seeds is not None or not isinstance(self.space, Box) or self.context_dim > 0:
+            raise ValueError("pending points and batches need one optimiser (num_seeds=None) on a box, without "
+                             "contexts")
+        if not getattr(self.algorithm, "supports_pending", False):
+            raise ValueError(f"{type(self.algorithm).__name__} does not support pending points: its tell may depend "
+                             "on the ask that proposed the point (GP-BO algorithms support them)")
+
+    def _with_lies(self):
+        """The state with every pending point told, carrying its lie (nothing else changes)."""
+        state = self.state
+        if not self.pending:
+            return state
+        xs = jnp.stack([self.space.from_host(x) for x, _ in self.pending])
+        if self.lie == "kb":
+            lies = np.asarray(_predict_fn(self.algorithm, state, self.params, xs))[0]
+        else:
+            ys = np.stack([np.asarray(_observed_y(o)) for o in self.observations])[:, 0] if self.observations else []
+            ok = np.asarray(ys)[~np.stack(self.failed)[:, 0]] if len(ys) else np.zeros(0)
+            if ok.size == 0:
+                raise RuntimeError(f"the constant liar {self.lie!r} needs an observed value; tell one first, or "
+                                   "use lie='kb'")
+            lies = np.full(len(self.pending), {"cl_min": np.min, "cl_max": np.max, "cl_mean": np.mean}[self.lie](ok))
+        for (x, t), u, y in zip(self.pending, xs, lies):
+            state = _tell_fn(self.algorithm, state, self.params, self._step_keys, jnp.asarray(t, jnp.int32),
+                             u[None], jnp.asarray([y]))
+        return state
+
+    def _take_pending(self, action):
+        """Remove the pending point equal to `action` (a tell completing it); None when none matches."""
+        a = np.asarray(action, dtype=np.float64)
+        for i, (x, _) in enumerate(self.pending):
+            if x.shape == a.shape and np.allclose(x, a, rtol=0.0, atol=1e-12 * (1.0 + np.abs(x).max())):
+                return self.pending.pop(i)
+        return None
+
+    def forget_pending(self, action=None) -> None:
+        """Drop one pending point (or all, action=None) whose evaluation will never come back."""
+        if action is None:
+            self.pending.clear()
+        elif self._take_pending(action) is None:
+            raise ValueError(f"{_short(action)} is not a pending point")
+
     def _observation(self, obs):
-        """Host observation -> the engine's form, with the checks that keep a bad value out of the state."""
+        """Host observation -> (the engine's form, finite), with the checks that keep a bad value out of
+        the state. y is negated with minimize=True (the engine maximises). A non-finite value raises
+        a ValueError with on_nonfinite="raise"; with "fail" it comes back with finite=False."""
         if isinstance(self.space, ControlSets):
             try:
                 x, y, cost = obs
             except (TypeError, ValueError):
                 raise ValueError("a control-set observation is (x_full, y, cost)") from None
             u = Box(self.space.bounds).from_host(x)  # the realised full point, checked against the bounds
-            out = ControlObservation(u, jnp.asarray(float(y)), jnp.asarray(float(cost)))
-            vals = [float(y), float(cost)]
+            y, cost = checks.host_number(y, "y"), checks.host_number(cost, "the cost")
+            out = ControlObservation(u, jnp.asarray(-y if self.minimize else y), jnp.asarray(cost))
+            vals = [y, cost]
         elif self.context_dim > 0:
             try:
                 c, y = obs
@@ -192,17 +299,21 @@ class AskTell:
             c = np.asarray(c, dtype=np.float64).reshape(-1)
             if c.shape != (self.context_dim,):
                 raise ValueError(f"the context must have shape ({self.context_dim},), got {c.shape}")
-            out, vals = (jnp.asarray(c), jnp.asarray(float(y))), [float(y), *c.tolist()]
+            y = checks.host_number(y, "y")
+            out, vals = (jnp.asarray(c), jnp.asarray(-y if self.minimize else y)), [y, *c.tolist()]
         else:
-            y = np.asarray(obs, dtype=np.float64).reshape(-1)
-            if y.shape != (1,):
-                raise ValueError(f"y must be one number per seed, got shape {np.shape(obs)}")
-            out, vals = jnp.asarray(y[0]), [float(y[0])]
-        if not np.all(np.isfinite(vals)):
-            raise ValueError(f"the objective returned a non-finite value: {vals}")
-        return out
+            y = checks.host_number(obs, "the objective")
+            out, vals = jnp.asarray(-y if self.minimize else y), [y]
+        finite = bool(np.all(np.isfinite(vals)))
+        if not finite and self.on_nonfinite == "raise":
+            raise ValueError(f"the objective returned a non-finite value: {vals} (AskTell(..., on_nonfinite='fail') "
+                             "records it as a failed evaluation instead)")
+        return out, finite
 
     def tell(self, action, observation) -> None:
+        """Tell this step's points and observations (one per seed with num_seeds). With
+        on_nonfinite="fail" a NaN or inf value is a failed evaluation: the step is spent, the algorithm
+        is not told (that seed's state stays as ask left it) and best() leaves it out."""
         if self.t >= self.num_steps:
             raise RuntimeError(f"the budget of {self.num_steps} evaluations is spent")
         if isinstance(self.space, Box) and self.num_seeds is not None:
@@ -212,22 +323,54 @@ class AskTell:
         acts = [self.space.from_host(a) for a in self._per_seed(action, "action")]
         obs_items = self._per_seed(observation, "observation")
         obs = [self._observation(o) for o in obs_items]  # every check before anything changes
+        if self.pending:  # an asynchronous completion: the point must be one of the pending ones
+            if self._take_pending(action) is None:
+                raise ValueError(f"x = {_short(action)} is not one of the {len(self.pending)} pending points")
         self._commit(action, acts, obs)
 
+    def tell_data(self, x, y) -> None:
+        """Start from observations the user already has: rows x (n, d) and y (n,) (with num_seeds, the
+        same data for every seed) are told as the next n steps, in order, each spending one step of
+        num_steps. Rows told while t < num_initial take the place of the initial design's points
+        (n >= num_initial: no design point is asked; to start from fewer rows without a design, build
+        the algorithm with num_initial = n); later rows are told as if the algorithm had asked them."""
+        x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64).reshape(-1)
+        if x.ndim != 2 or x.shape[0] != y.shape[0]:
+            raise ValueError(f"tell_data needs x of shape (n, d) and y of shape (n,), got {x.shape} and {y.shape}")
+        if self.t + len(y) > self.num_steps:
+            raise ValueError(f"{len(y)} rows do not fit: {self.num_steps - self.t} of num_steps={self.num_steps} are left")
+        for xi, yi in zip(x, y):
+            self._pending = None
+            if self.num_seeds is None:
+                self.tell(xi, float(yi))
+            else:
+                self.tell(np.repeat(xi[None], self._seeds, 0), np.full(self._seeds, yi))
+
     def _commit(self, action, acts, obs) -> None:
-        """Tell checked per-seed engine actions and observations: the only place the state changes."""
+        """Tell checked per-seed engine actions and (observation, finite) pairs: the only place the
+        state changes. A failed seed (finite False) keeps the state ask left it in."""
+        told = np.array([ok for _, ok in obs])
+        values = [o if ok else jax.tree.map(jnp.zeros_like, o) for o, ok in obs]  # a failed value never enters
         actions = jax.tree.map(lambda *a: jnp.stack(a), *acts)
-        observations = jax.tree.map(lambda *o: jnp.stack(o), *obs)
+        observations = jax.tree.map(lambda *o: jnp.stack(o), *values)
         state = self.state if self._pending is None else self._pending
-        self.state = _tell_fn(self.algorithm, state, self.params, self._step_keys,
-                                   jnp.asarray(self.t, jnp.int32), actions, observations)
+        new = _tell_fn(self.algorithm, state, self.params, self._step_keys, jnp.asarray(self.t, jnp.int32), actions,
+                       observations)
+        if not told.all():
+            keep = jnp.asarray(told)
+            new = jax.tree.map(lambda n, o: jnp.where(keep.reshape((-1,) + (1,) * (jnp.ndim(n) - 1)), n, o), new, state)
+            warnings.warn(f"step {self.t}: a non-finite value from seed(s) {np.flatnonzero(~told).tolist()} is a failed "
+                          "evaluation (spent, not told)", RuntimeWarning, stacklevel=3)
+        self.state = new
         self._pending = None
         self._kept = None
         self.actions.append(action)
         self.observations.append(observations)
+        self.failed.append(~told)
         self.t += 1
 
-    def optimize(self, fn: Callable, num_evaluations: int | None = None, executor: Executor | None = None):
+    def optimize(self, fn: Callable, num_evaluations: int | None = None, executor: Executor | None = None,
+                 timeout: float | None = None):
         """Loop ask -> fn(point) for every seed -> tell (fn returns the observation); returns best().
 
         fn gets one seed's point in the host's terms (see the class docstring; (set, x) on control
@@ -235,63 +378,139 @@ class AskTell:
         to it together (fn and the points must pickle for a process pool) -- results equal the serial
         loop. A step with a failed evaluation raises HostEvaluationError and changes nothing; calling
         optimize again retries it (only the failed seeds are re-evaluated) and continues the run.
+        timeout: seconds to wait for each step's results (with an executor): an evaluation that has
+        not returned by then fails with a TimeoutError naming the step and seed (its worker may go on
+        running: a thread cannot be stopped, so use a process pool for code that can hang).
         """
+        if timeout is not None and (executor is None or not timeout > 0):
+            raise ValueError("timeout needs an executor and a positive number of seconds")
         if executor is not None and not isinstance(executor, Executor) and not hasattr(executor, "submit"):
             raise TypeError("executor must be a concurrent.futures.Executor (with submit), "
                             f"got {type(executor).__name__}")
         if num_evaluations is not None and (not isinstance(num_evaluations, (int, np.integer)) or num_evaluations < 0):
             raise ValueError(f"num_evaluations must be a non-negative int, got {num_evaluations!r}")
         for _ in range(self.num_steps - self.t if num_evaluations is None else num_evaluations):
-            self._optimize_step(fn, executor)
+            self._optimize_step(fn, executor, timeout)
         return self.best()
 
     def discard_kept(self) -> None:
         """Forget the successful values of a failed step, so a retry re-evaluates every seed."""
         self._kept = None
 
-    def _optimize_step(self, fn, executor) -> None:
+    def _optimize_step(self, fn, executor, timeout=None) -> None:
         a = self.ask()
         points = self._per_seed(a, "action")
-        values = [None] * self._seeds
+        values = [_MISSING] * self._seeds
         if self._kept is not None:
             t, kept_a, kept_values = self._kept
             if t == self.t and _same_points(kept_a, a):
                 values = list(kept_values)
             else:  # not the step that failed (a manual tell since): nothing to reuse
                 self._kept = None
-        todo = [i for i, v in enumerate(values) if v is None]
+        todo = [i for i, v in enumerate(values) if v is _MISSING]
         failures, obs = [], [None] * self._seeds
-        for i, outcome in zip(todo, _evaluate(fn, [points[i] for i in todo], executor)):
+        for i, outcome in zip(todo, _evaluate(fn, [points[i] for i in todo], executor, timeout)):
             if isinstance(outcome, BaseException):
                 failures.append(HostFailure(i, points[i], outcome))
             else:
                 values[i] = outcome
         for i, v in enumerate(values):
-            if v is None:
+            if v is _MISSING:
                 continue
             try:
-                obs[i] = self._observation(v)  # non-finite values and bad shapes fail here
+                obs[i] = self._observation(v)  # None, strings, bools, bad shapes and (by default) NaN fail here
             except (ValueError, TypeError) as e:
                 failures.append(HostFailure(i, points[i], e))
-                values[i] = None
+                values[i] = _MISSING
         if failures:
             failures.sort(key=lambda f: f.seed)
             self._kept = (self.t, a, values)
-            raise HostEvaluationError(self.t, failures, values)
+            raise HostEvaluationError(self.t, failures, [None if v is _MISSING else v for v in values])
         self._commit(a, [self.space.from_host(p) for p in points], obs)
 
     def best(self):
-        """(best action, best observed y): per seed with num_seeds."""
+        """(best action, best observed y): per seed with num_seeds; the smallest y with minimize=True.
+        Failed evaluations are left out."""
         if not self.observations:
             raise RuntimeError("nothing has been evaluated yet")
-        ys = np.stack([np.asarray(_observed_y(o)) for o in self.observations])  # (t, S)
+        ys = np.stack([np.asarray(_observed_y(o)) for o in self.observations])  # (t, S), maximisation terms
+        ys = np.where(np.stack(self.failed), -np.inf, ys)
+        if np.all(np.isneginf(ys), axis=0).any():
+            raise RuntimeError("every evaluation of a seed so far failed: there is no best point")
         i = np.argmax(ys, 0)
         acts = [self._per_seed(a, "action") for a in self.actions]  # (t, S)
-        best = [(acts[i[s]][s], ys[i[s], s]) for s in range(ys.shape[1])]
+        sign = -1.0 if self.minimize else 1.0
+        best = [(acts[i[s]][s], sign * ys[i[s], s]) for s in range(ys.shape[1])]
         if self.num_seeds is None:
             return best[0]
         bx, by = [b[0] for b in best], np.array([b[1] for b in best])
         return (np.stack(bx) if isinstance(self.space, Box) else bx), by
+
+    # ---------------------------------------------------------------- save and resume
+    def save(self, path) -> None:
+        """Write the optimiser to `path` atomically (a temporary file in the same folder, then
+        os.replace: a process killed while saving leaves the previous file whole). A pending ask
+        (asked, not told) is not saved: the resumed optimiser asks that step again with the same keys,
+        so it proposes the same points; it loses at most the evaluations still pending. The file is a
+        pickle of NumPy arrays and plain values: load only files you trust."""
+        key_data = lambda k: np.asarray(jax.random.key_data(k))  # noqa: E731
+        record = {"format": 1, "algorithm": _describe(self.algorithm), "space": jax.tree.map(np.asarray, self.space),
+                  "num_steps": self.num_steps, "num_seeds": self.num_seeds, "context_dim": self.context_dim,
+                  "side_info": jax.tree.map(np.asarray, self.spec.info), "minimize": self.minimize,
+                  "on_nonfinite": self.on_nonfinite, "key": key_data(self._key),
+                  "params": [a if isinstance(a, (int, float)) else np.asarray(a) for a in jax.tree.leaves(self.params)],
+                  "state": [key_data(a) if _is_key(a) else np.asarray(a) for a in jax.tree.leaves(self.state)],
+                  "t": self.t, "actions": self.actions, "failed": self.failed, "lie": self.lie,
+                  "pending": self.pending,
+                  "observations": [jax.tree.map(np.asarray, o) for o in self.observations]}
+        path = os.fspath(path)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=".asktell-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                pickle.dump(record, f, protocol=pickle.HIGHEST_PROTOCOL)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+
+    @classmethod
+    def load(cls, path, algorithm: Algorithm) -> "AskTell":
+        """Resume an optimiser written by :meth:`save`, driving the same `algorithm` (algorithms may
+        hold functions, which are not saved). The next ask equals the one the saved optimiser would
+        have made (bit for bit on the same platform)."""
+        with open(path, "rb") as f:
+            rec = pickle.load(f)
+        if not isinstance(rec, dict) or rec.get("format") != 1:
+            raise ValueError(f"{path} is not an AskTell save file")
+        if rec["algorithm"] != _describe(algorithm):
+            raise ValueError(f"{path} was saved with another algorithm:\n  saved: {rec['algorithm']}\n"
+                             f"  given: {_describe(algorithm)}")
+        key = jax.random.wrap_key_data(jnp.asarray(rec["key"]))
+        template = algorithm.default_params()
+        params = jax.tree.unflatten(jax.tree.structure(template), [a if isinstance(a, (int, float)) else jnp.asarray(a)
+                                                                   for a in rec["params"]])
+        space = jax.tree.map(jnp.asarray, rec["space"])
+        opt = cls(algorithm, space, rec["num_steps"], key, params, rec["num_seeds"], rec["context_dim"],
+                  jax.tree.map(jnp.asarray, rec["side_info"]), minimize=rec["minimize"],
+                  on_nonfinite=rec["on_nonfinite"], lie=rec["lie"])
+        leaves, tree = jax.tree.flatten(opt.state)
+        if len(leaves) != len(rec["state"]):
+            raise ValueError(f"{path}: the saved state does not fit this algorithm's state")
+        # a.at[...].set(v): the saved values with the fresh leaf's dtype and weak type (a weakly typed
+        # leaf restored strongly typed would compile another program, with other rounding)
+        opt.state = jax.tree.unflatten(tree, [jax.random.wrap_key_data(jnp.asarray(v)) if _is_key(a) else
+                                              a.at[...].set(v) for a, v in zip(leaves, rec["state"])])
+        opt.t, opt.actions, opt.failed = rec["t"], list(rec["actions"]), list(rec["failed"])
+        opt.observations = [jax.tree.map(jnp.asarray, o) for o in rec["observations"]]
+        opt.pending = list(rec["pending"])
+        if opt.pending:
+            warnings.warn(f"{len(opt.pending)} evaluation(s) were pending when {path} was saved: "
+                          f"{[x.tolist() for x, _ in opt.pending]}; tell their values when they come back, or "
+                          "forget_pending()", RuntimeWarning, stacklevel=2)
+        return opt
 
     @property
     def xs(self):
@@ -299,8 +518,21 @@ class AskTell:
         return [np.asarray(a) if isinstance(self.space, Box) else a for a in self.actions]
 
 
-def _evaluate(fn, points, executor) -> list:
-    """fn at every point, serially or through the executor: a list of results or the exceptions raised."""
+def _is_key(a) -> bool:
+    return hasattr(a, "dtype") and jax.dtypes.issubdtype(a.dtype, jax.dtypes.prng_key)
+
+
+def _describe(algorithm) -> str:
+    """The algorithm's repr without memory addresses (a function's repr changes between processes)."""
+    return re.sub(r" at 0x[0-9a-fA-F]+", "", repr(algorithm))
+
+
+_MISSING = object()  # a seed's value not evaluated yet (None is a value: a faulty objective's)
+
+
+def _evaluate(fn, points, executor, timeout=None) -> list:
+    """fn at every point, serially or through the executor: a list of results or the exceptions raised
+    (a TimeoutError for a result not back within `timeout` seconds of the submission)."""
     if executor is None:
         out = []
         for p in points:
@@ -315,13 +547,16 @@ def _evaluate(fn, points, executor) -> list:
             futures.append(executor.submit(fn, p))
         except Exception as e:  # e.g. a pool that is shut down or broken, an unpicklable fn
             futures.append(e)
-    out = []
+    out, deadline = [], None if timeout is None else time.monotonic() + timeout
     for f in futures:
         if isinstance(f, BaseException):
             out.append(f)
             continue
         try:
-            out.append(f.result())
+            out.append(f.result(timeout=None if deadline is None else max(0.0, deadline - time.monotonic())))
+        except FutureTimeout:
+            f.cancel()
+            out.append(TimeoutError(f"no result within {timeout} s"))
         except Exception as e:
             out.append(e)
     return out

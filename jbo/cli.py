@@ -29,7 +29,7 @@ def demo(args) -> int:
     print(f"jbo demo: {args.seeds} seeds x {list(methods)} x {list(problems)}; steps {steps}; "
           f"backend {jax.default_backend()} on {platform.machine()} ({platform.processor() or 'cpu'})", flush=True)
     t0 = time.perf_counter()
-    table = jbo.studies.run_study(methods, problems, args.seeds, steps, key=args.seed)
+    table = jbo.studies.run_study(methods, problems, args.seed, steps, args.seeds)
     out = Path(args.out)
     jbo.studies.save(table, out / "demo.csv")
     jbo.studies.plot(table, out / "demo_regret.png")

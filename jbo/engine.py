@@ -56,7 +56,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jbo import data
+from jbo import checks, data
+from jbo.checks import NonFiniteError  # noqa: F401  (re-exported)
 from jbo.spaces import Box
 
 PyTree = Any
@@ -188,7 +189,7 @@ def _derive(raw: dict, tally: _Tally, charged):
     if "value" not in raw:
         raise ValueError(f"an environment's step must report 'value'; it reported {sorted(raw)}")
     value = jnp.asarray(raw["value"], jnp.float64)
-    best = jnp.maximum(tally.best_value, value)
+    best = jnp.maximum(tally.best_value, jnp.where(jnp.isfinite(value), value, -jnp.inf))  # a failed value: left out
     cum_cost = tally.cumulative_cost + charged
     metrics = {k: v for k, v in raw.items() if k != "optimal_value"}
     metrics.update(value=value, best_value=best, cost=charged, cumulative_cost=cum_cost)
@@ -200,8 +201,9 @@ def _derive(raw: dict, tally: _Tally, charged):
         # objective): the smallest instantaneous regret so far. Equal in exact arithmetic for a fixed
         # f*; the first form keeps the rounding of every earlier result (XLA may fuse f(x) into each
         # consumer separately, so opt - value and the reported value can differ in the last ulp).
-        simple = opt - best if isinstance(opt, (int, float)) else jnp.minimum(simple, regret)
-        cum_regret = cum_regret + regret
+        counted = jnp.isfinite(regret)  # a failed evaluation (NaN or inf) adds nothing
+        simple = opt - best if isinstance(opt, (int, float)) else jnp.minimum(simple, jnp.where(counted, regret, jnp.inf))
+        cum_regret = cum_regret + jnp.where(counted, regret, 0.0)
         metrics.update(regret=regret, simple_regret=simple, cumulative_regret=cum_regret)
     return metrics, _Tally(best, simple, cum_regret, cum_cost)
 
@@ -297,39 +299,41 @@ def _run(algorithm: Algorithm, environment: Environment, key, num_steps: int, pa
         else:
             action, state = from_ask(state)
         env_state, obs, raw = environment.step(jax.random.fold_in(noise_key, t), env_state, action, step)
-        state = algorithm.tell(k_tell, state, params, action, obs, step)
+        told = checks.all_finite(obs)  # a non-finite observation is a failed evaluation: not told
+        state = jax.lax.cond(told, lambda s: algorithm.tell(k_tell, s, params, action, obs, step), lambda s: s, state)
         cost = jnp.asarray(raw.pop("cost", 1.0), jnp.float64) if "cost" in raw else jnp.ones(())
         charged = jnp.where(step.initial, 0.0, cost) if free_initial else cost
         metrics, tally = _derive(raw, tally, charged)
-        return state, env_state, tally, action, obs, metrics
+        flags = {f"{checks.NONFINITE}objective": ~told, f"{checks.NONFINITE}action": ~checks.all_finite(action)}
+        return state, env_state, tally, action, obs, metrics, flags
 
     def scan_step(carry, t, first, stop):
         if budget is None:
             state, env_state, tally = carry
-            state, env_state, tally, action, obs, metrics = one(state, env_state, tally, t, first, stop)
+            state, env_state, tally, action, obs, metrics, flags = one(state, env_state, tally, t, first, stop)
             metrics["active"] = jnp.asarray(True)
-            return (state, env_state, tally), (action, obs, metrics, algorithm.info(state, params))
+            return (state, env_state, tally), (action, obs, metrics, {**algorithm.info(state, params), **flags})
         state, env_state, tally, held = carry
         active = tally.cumulative_cost < budget  # cost spent before this step
 
         def idle():  # nothing is computed: states frozen, metrics held, zero action and observation
-            return (state, env_state, tally) + tuple(_zeros(blank)) + (held,)
+            return (state, env_state, tally) + tuple(_zeros(blank)) + (held, _zeros(no_flags))
 
         # a real branch when active is unbatched (one run, or seeds run one after another); under vmap over
         # seeds JAX turns it into a select of both sides, which is what the step costs anyway
-        state, env_state, tally, action, obs, metrics = jax.lax.cond(
+        state, env_state, tally, action, obs, metrics, flags = jax.lax.cond(
             active, lambda: one(state, env_state, tally, t, first, stop), idle)
         metrics = dict(metrics)
         metrics["active"] = active
         held = {k: v for k, v in metrics.items() if k != "active"}
-        return (state, env_state, tally, held), (action, obs, metrics, algorithm.info(state, params))
+        return (state, env_state, tally, held), (action, obs, metrics, {**algorithm.info(state, params), **flags})
 
     # Growing state: segment [first, stop) runs with every growing node holding `stop` rows; a step
     # writes at most one row, so the rows written by the segment's end fit
     carry = (data.grow(state, marked, segments[0][1]), env_state, _tally_init())
     if budget is not None:  # the metrics an inactive step holds: the last active step's (step 0 is always active)
         shapes = jax.eval_shape(lambda c: one(*c, jnp.int32(0), *segments[0]), carry)
-        blank = shapes[3:5]  # what an inactive step records as its action and observation (zeros)
+        blank, no_flags = shapes[3:5], shapes[6]  # an inactive step records zeros and no non-finite flag
         carry = carry + (_zeros(shapes[5]),)
     outs = []
     for k, (first, stop) in enumerate(segments):
@@ -476,15 +480,34 @@ def _budget(budget):
     return None if budget is None else float(budget)
 
 
+def _params(algorithm, params, on_nonfinite):
+    """The run's Params (the algorithm's defaults for None), checked against their domains."""
+    checks.check_on_nonfinite(on_nonfinite)
+    params = algorithm.default_params() if params is None else params
+    checks.check_params(params, f"{type(algorithm).__name__}: ")
+    return params
+
+
+def _checked(trace, on_nonfinite, axes, algorithm, environment):
+    """The post-run checks (jbo.checks: non-finite values, a beaten optimum), labelled with the
+    algorithm and problem."""
+    name = getattr(environment, "name", None)
+    label = f"{type(algorithm).__name__} on {name if isinstance(name, str) else type(environment).__name__}"
+    checks.check_optimum(trace, label)
+    return checks.check_trace(trace, on_nonfinite, axes, label)
+
+
 def run(algorithm: Algorithm, environment: Environment, key, num_steps: int, params=None, budget=None,
-        free_initial: bool = False) -> Trace:
+        free_initial: bool = False, *, on_nonfinite: str = "raise") -> Trace:
     """One seed: the whole run as one compiled lax.scan. Metrics have shape (num_steps,).
 
     budget: stop spending once the cumulative cost reaches it (later steps inactive, see the module
-    docstring); free_initial: initial-design steps cost nothing."""
+    docstring); free_initial: initial-design steps cost nothing. on_nonfinite: "raise" (default),
+    "warn" or "ignore" when the run met NaN or inf (see jbo.checks)."""
     _check_run(algorithm, environment, num_steps, budget)
-    params = algorithm.default_params() if params is None else params
-    return _run_jit(algorithm, environment, as_key(key), num_steps, params, _budget(budget), free_initial)
+    params = _params(algorithm, params, on_nonfinite)
+    trace = _run_jit(algorithm, environment, as_key(key), num_steps, params, _budget(budget), free_initial)
+    return _checked(trace, on_nonfinite, (), algorithm, environment)
 
 
 _PARALLEL_DOC = """
@@ -501,28 +524,32 @@ _PARALLEL_DOC = """
 
 def run_seeds(algorithm: Algorithm, environment: Environment, key, num_steps: int, num_seeds: int,
               params=None, budget=None, free_initial: bool = False, *, devices=None, chunk_size=None,
-              memory_limit=None, keep_final_state="small", bitwise: bool = False) -> Trace:
+              memory_limit=None, keep_final_state="small", bitwise: bool = False, on_nonfinite: str = "raise") -> Trace:
     """`num_seeds` seeds (keys split from `key`) in one compiled program; leading axis = seed.
 
     Seed i uses jax.random.split(key, num_seeds)[i], so its trace equals run(..., that key, ...).
+    on_nonfinite: see :func:`run`.
     """
     _check_run(algorithm, environment, num_steps, budget)
-    params = algorithm.default_params() if params is None else params
+    params = _params(algorithm, params, on_nonfinite)
     keys = _keys(key, num_seeds)
     runner, _ = _seeds_runner(algorithm, environment, keys, num_steps, params, _budget(budget), free_initial,
                               _check_keep(keep_final_state), devices, chunk_size, memory_limit, bitwise=bitwise)
-    return runner(keys)
+    return _checked(runner(keys), on_nonfinite, ("seed",), algorithm, environment)
 
 
 def run_sweep(algorithm: Algorithm, environment: Environment, key, num_steps: int, num_seeds: int,
               params, budget=None, free_initial: bool = False, *, devices=None, chunk_size=None,
-              memory_limit=None, keep_final_state="small", bitwise: bool = False) -> Trace:
+              memory_limit=None, keep_final_state="small", bitwise: bool = False, on_nonfinite: str = "raise") -> Trace:
     """A hyper-parameter sweep: `params` leaves carry a leading axis P; output axes are (P, seed, step).
 
     Every parameter setting uses the same seeds (common random numbers across the sweep). The P x S
     runs form one batch (run p * S + s: setting p, seed s) spread over the devices.
+    on_nonfinite: see :func:`run`.
     """
     _check_run(algorithm, environment, num_steps, budget)
+    checks.check_on_nonfinite(on_nonfinite)
+    checks.check_params(params, f"{type(algorithm).__name__}: ")
     sizes = {np.shape(leaf)[0] if np.ndim(leaf) else None for leaf in jax.tree.leaves(params)}
     if not sizes or None in sizes or len(sizes) != 1:
         raise ValueError("run_sweep needs every leaf of `params` to share one leading (sweep) axis")
@@ -544,7 +571,8 @@ def run_sweep(algorithm: Algorithm, environment: Environment, key, num_steps: in
     runner, _ = _batch_runner("sweep", (static, num_steps, b, free_initial, keep), build, (flat_keys, flat_params),
                               dyn, 0, devices, chunk_size, memory_limit, bitwise=bitwise)
     out = runner((flat_keys, flat_params), dyn)
-    return jax.tree.map(lambda a: a.reshape((num_settings, num_seeds) + a.shape[1:]), out)
+    out = jax.tree.map(lambda a: a.reshape((num_settings, num_seeds) + a.shape[1:]), out)
+    return _checked(out, on_nonfinite, ("setting", "seed"), algorithm, environment)
 
 
 run_seeds.__doc__ += _PARALLEL_DOC
@@ -605,17 +633,19 @@ def environments_program(algorithm, num_steps, axes, num_envs: int, budget=None,
 
 def run_environments(algorithm: Algorithm, environments, key, num_steps: int, num_seeds: int, params=None,
                      budget=None, free_initial: bool = False, sequential: bool = False, *, devices=None,
-                     chunk_size=None, memory_limit=None, keep_final_state="small", bitwise: bool = False) -> Trace:
+                     chunk_size=None, memory_limit=None, keep_final_state="small", bitwise: bool = False,
+                     on_nonfinite: str = "raise") -> Trace:
     """Several environments that differ only in array values (see :func:`stack_environments`) and
     `num_seeds` seeds in one compiled program; output axes (environment, seed, step). Every
     environment uses the same seed keys: seed i of environment e equals
     run_seeds(algorithm, environments[e], key, num_steps, num_seeds)[i] (tested).
-    sequential: see :func:`environments_program`. The seed axis is spread over the devices."""
+    sequential: see :func:`environments_program`. The seed axis is spread over the devices.
+    on_nonfinite: see :func:`run`."""
     environments = list(environments)
     envs, axes = stack_environments(environments)
     _check_run(algorithm, environments[0], num_steps, budget)
     keep = _check_keep(keep_final_state)
-    params = algorithm.default_params() if params is None else params
+    params = _params(algorithm, params, on_nonfinite)
     keys, b = _keys(key, num_seeds), _budget(budget)
     dyn, static = eqx.partition((algorithm, envs), eqx.is_array)
     axes_sig = jax.tree.flatten(axes, is_leaf=lambda x: x is None)
@@ -631,7 +661,7 @@ def run_environments(algorithm: Algorithm, environments, key, num_steps: int, nu
     runner, _ = _batch_runner("environments", (static, num_steps, b, free_initial, keep), build, keys, (dyn, params),
                               1, devices, chunk_size, memory_limit, (len(environments), sequential, str(axes_sig)),
                               bitwise=bitwise)
-    return runner(keys, (dyn, params))
+    return _checked(runner(keys, (dyn, params)), on_nonfinite, ("environment", "seed"), algorithm, environments[0])
 
 
 run_environments.__doc__ += _PARALLEL_DOC
@@ -667,7 +697,6 @@ def replace_params(params, **values):
     twice = sorted(k for k, n in found.items() if n > 1)
     if twice:
         raise ValueError(f"parameter name(s) {twice} occur more than once; replace them on the sub-tuple")
+    checks.check_params(out)
     return out
 
-
-from jbo.asktell import AskTell  # noqa: E402,F401  (re-exported: jbo.engine.AskTell still works)

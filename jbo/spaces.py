@@ -76,6 +76,8 @@ class Box(eqx.Module):
         x = np.asarray(x, dtype=np.float64)
         if x.shape != (self.dim,):
             raise ValueError(f"x must have shape ({self.dim},), got {x.shape}")
+        if not np.all(np.isfinite(x)):
+            raise ValueError(f"x must be finite, got {x.tolist()}")
         u = np.asarray(self.to_unit(x))
         if np.any(u < -1e-9) or np.any(u > 1 + 1e-9):
             raise ValueError("x lies outside the bounds")
@@ -191,7 +193,12 @@ class ControlSets(eqx.Module):
         i = int(i)
         if not 0 <= i < self.num_sets:
             raise ValueError(f"control-set index {i} is outside 0..{self.num_sets - 1}")
-        x = np.nan_to_num(np.asarray(x, dtype=np.float64), nan=0.0)
+        x = np.asarray(x, dtype=np.float64)
+        if x.shape != (self.dim,):
+            raise ValueError(f"x must have shape ({self.dim},), got {x.shape}")
+        if not np.all(np.isfinite(x[np.asarray(self.masks[i])])):
+            raise ValueError(f"the controlled coordinates of x must be finite, got {x.tolist()}")
+        x = np.nan_to_num(x, nan=0.0)  # the uncontrolled coordinates: free (NaN in ask's answer)
         u = (x - np.asarray(self.bounds[0])) / np.asarray(self.bounds[1] - self.bounds[0])
         u = np.where(np.asarray(self.masks[i]), u, 0.5)
         if np.any(u < -1e-9) or np.any(u > 1 + 1e-9):

@@ -17,6 +17,7 @@ import os
 import platform
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Mapping
 
@@ -25,6 +26,7 @@ import numpy as np
 from jbo._lazy import pandas as pd
 
 from jbo import algorithms as _algorithms
+from jbo import checks
 from jbo import problems as _problems
 from jbo.engine import Algorithm, Environment, _budget, _check_keep, _check_run, _keys, _seeds_runner
 
@@ -60,10 +62,35 @@ def compile_seeds(algorithm: Algorithm, environment: Environment, keys, num_step
                          bitwise=bitwise)
 
 
-def run_study(methods, problems, num_seeds: int, num_steps, key=0, progress: bool = True, params=None,
-              budget=None, free_initial: bool = False, *, devices=None, chunk_size=None,
-              memory_limit=None, bitwise: bool = False) -> pd.DataFrame:
-    """Run every method on every problem for `num_seeds` seeds.
+def _study_args(args, key, num_steps, num_seeds):
+    """run_study's (key, num_steps, num_seeds), in run_seeds's order; the earlier order
+    (num_seeds, num_steps) with key as a keyword still works, with a DeprecationWarning."""
+    if len(args) > 3:
+        raise TypeError(f"run_study takes at most 3 positional arguments after methods and problems "
+                        f"(key, num_steps, num_seeds), got {len(args)}")
+    if len(args) == 2 and num_seeds is None:  # run_study(methods, problems, num_seeds, num_steps[, key=...])
+        warnings.warn("run_study(methods, problems, num_seeds, num_steps) is the earlier argument order; use "
+                      "run_study(methods, problems, key, num_steps, num_seeds), as run_seeds, or keywords",
+                      DeprecationWarning, stacklevel=3)
+        return (0 if key is None else key), args[1], args[0]
+    given = dict(zip(("key", "num_steps", "num_seeds"), args))
+    for name, value in (("key", key), ("num_steps", num_steps), ("num_seeds", num_seeds)):
+        if name in given and value is not None:
+            raise TypeError(f"run_study got {name} both by position and by keyword")
+        given.setdefault(name, value)
+    if given["num_steps"] is None or given["num_seeds"] is None:
+        raise TypeError("run_study needs num_steps and num_seeds: run_study(methods, problems, key, num_steps, "
+                        "num_seeds)")
+    return (0 if given["key"] is None else given["key"]), given["num_steps"], given["num_seeds"]
+
+
+def run_study(methods, problems, *args, key=None, num_steps=None, num_seeds=None, progress: bool = True,
+              params=None, budget=None, free_initial: bool = False, devices=None, chunk_size=None,
+              memory_limit=None, bitwise: bool = False, on_nonfinite: str = "raise") -> pd.DataFrame:
+    """Run every method on every problem for `num_seeds` seeds:
+    ``run_study(methods, problems, key, num_steps, num_seeds)``, the order of :func:`jbo.run_seeds`
+    (key: an int seed or a JAX key; default 0 when given by keyword). The earlier order
+    ``run_study(methods, problems, num_seeds, num_steps, key=...)`` works with a DeprecationWarning.
 
     methods: {label: Algorithm or registered name} or a list of names; problems likewise.
     num_steps: an int, or {problem label: int}. budget: None, a cost, or {problem label: cost}.
@@ -72,7 +99,10 @@ def run_study(methods, problems, num_seeds: int, num_steps, key=0, progress: boo
     params: None (each algorithm's defaults) or a function (method label, problem label) -> Params.
     devices, chunk_size, memory_limit, bitwise: how each program's seeds are spread over devices and
     chunked (see :func:`compile_seeds`); with progress, each program's plan (chunks, memory) is shown.
+    on_nonfinite: each program's trace is checked as :func:`jbo.run` checks it ("raise", "warn", "ignore").
     """
+    key, num_steps, num_seeds = _study_args(args, key, num_steps, num_seeds)
+    checks.check_on_nonfinite(on_nonfinite)
     methods = _as_dict(methods, _algorithms.get, Algorithm)
     problems = _as_dict(problems, _problems.get, Environment)
     keys = _keys(key, num_seeds)  # an int seed or a key; num_seeds >= 1 (a named error)
@@ -85,12 +115,16 @@ def run_study(methods, problems, num_seeds: int, num_steps, key=0, progress: boo
                 print(f"[{i}/{total}] {mname} on {pname}: {num_seeds} seeds x {steps} steps ...", end="",
                       file=sys.stderr, flush=True)
             b = budget.get(pname) if isinstance(budget, Mapping) else budget
-            fn, compile_s = compile_seeds(alg, problem, keys, steps, None if params is None else params(mname, pname),
-                                          b, free_initial, devices=devices, chunk_size=chunk_size,
-                                          memory_limit=memory_limit, keep_final_state=False, bitwise=bitwise)
+            p = alg.default_params() if params is None else params(mname, pname)
+            checks.check_params(p, f"{mname}: ")
+            fn, compile_s = compile_seeds(alg, problem, keys, steps, p, b, free_initial, devices=devices,
+                                          chunk_size=chunk_size, memory_limit=memory_limit, keep_final_state=False,
+                                          bitwise=bitwise)
             t0 = time.perf_counter()
             trace = jax.block_until_ready(fn(keys))
             run_s = time.perf_counter() - t0
+            checks.check_optimum(trace, f"{mname} on {pname}")
+            checks.check_trace(trace, on_nonfinite, ("seed",), f"{mname} on {pname}")
             if progress:
                 plan = fn.plan
                 where = (f" [{plan.num_devices} devices, {plan.num_chunks} chunk(s) of {plan.chunk_size}, "

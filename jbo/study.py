@@ -475,7 +475,7 @@ def _cell_frame(study: Study, cell: Cell) -> pd.DataFrame:
 
     seeds, seed = study.config["seeds"], study.config["seed"]
     table = run_study({cell.method: study.algorithms[cell.method_key]}, {cell.problem: study.problems[cell.problem_key]},
-                      seeds, cell.num_steps, key=seed, progress=False,
+                      seed, cell.num_steps, seeds, progress=False,
                       params=None if cell.params_object is None else (lambda m, p: cell.params_object),
                       budget=cell.budget, free_initial=study.config["free_initial"],
                       bitwise=study.config.get("bitwise", False))

@@ -28,7 +28,7 @@ def test_bad_seed_counts_are_named(bad):
     with pytest.raises(ValueError, match="num_seeds"):
         jbo.run_seeds(alg, jbo.problems.get("branin"), 0, 6, bad)
     with pytest.raises(ValueError, match="num_seeds"):
-        jbo.studies.run_study({"rs": alg}, ["branin"], bad, 6, progress=False)
+        jbo.studies.run_study({"rs": alg}, ["branin"], 0, 6, bad, progress=False)
 
 
 def test_infinite_free_scale_is_the_uniform_law():

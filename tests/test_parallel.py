@@ -96,7 +96,7 @@ out["plan"] = [fn.plan.num_devices, fn.plan.chunk_size, fn.plan.num_chunks]
 four = fn(jax.random.split(KEY, SEEDS))
 out["seeds_equal"] = same(one, four)
 out["on_devices"] = len(fn(jax.random.split(KEY, 8)).metrics["value"].sharding.device_set)
-table = jbo.studies.run_study({"probe": PROBE}, {"branin": br}, SEEDS, T, key=KEY, progress=False)
+table = jbo.studies.run_study({"probe": PROBE}, {"branin": br}, KEY, T, SEEDS, progress=False)
 out["study_equal"] = bool(np.allclose(table["value"].to_numpy(), np.asarray(one.metrics["value"]).ravel(),
                                      rtol=1e-13, atol=1e-13))
 sweep = ProbeParams(np.array([0.1, 0.3, 0.9]))

@@ -107,7 +107,7 @@ def test_tables_match_run_study_columns_and_params_reach_the_run(monkeypatch, tm
     Params (built by replace_params), seeds and budget; labels and columns as documented."""
     calls = []
 
-    def fake_run_study(methods, problems, num_seeds, num_steps, key=0, progress=True, params=None, budget=None,
+    def fake_run_study(methods, problems, key, num_steps, num_seeds, progress=True, params=None, budget=None,
                        free_initial=False, bitwise=False):
         (m, alg), (p, prob) = next(iter(methods.items())), next(iter(problems.items()))
         calls.append(dict(m=m, p=p, seeds=num_seeds, steps=num_steps, key=key, budget=budget,

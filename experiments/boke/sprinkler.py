@@ -47,7 +47,7 @@ def main():
     seeds, n0, T = (2, 40, 46) if args.quick else (args.seeds, 40, 200)
     header(f"BOKE Fig 8: sprinkler, {seeds} seeds, n0 = {n0}, T = {T}")
     problem = jbo.problems.get("sprinkler")
-    table = studies.run_study(methods(n0), {"sprinkler": problem}, seeds, T, key=0,
+    table = studies.run_study(methods(n0), {"sprinkler": problem}, 0, T, seeds,
                               params=lambda m, p: params_for(m, 0.0, 0.0))  # varsigma 0 -> 0.1 std(y_design)
     obj_s = objective_seconds(problem, seeds, T)
     steps = T - n0

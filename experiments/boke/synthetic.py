@@ -42,7 +42,7 @@ def main():
             label = f"{bench.panel}: {name}"
             problem = bench.problem(noisy)
             table = studies.run_study(
-                methods(bench.num_initial, METHODS + (KRUCB_08,)), {label: problem}, seeds, T, key=0,
+                methods(bench.num_initial, METHODS + (KRUCB_08,)), {label: problem}, 0, T, seeds,
                 params=lambda m, p: params_for(m, bench.noise_std, bench.noise_std if noisy else 0.0))
             table["setting"] = "noisy" if noisy else "noise-free"
             table["num_initial"] = bench.num_initial

@@ -55,6 +55,7 @@ class BOKEParams(NamedTuple):
     bandwidth_scale: jax.Array | float = SCOTT_UNIFORM  # c_h in h_t = c_h t^(-1/(d+4))
     varsigma: jax.Array | float = 0.0  # sub-Gaussian noise level in beta_t; <= 0: 0.1 std(y_design)
     delta: jax.Array | float = 0.1  # confidence level in beta_t
+    DOMAIN = {"bandwidth_scale": "(0, inf)", "delta": "(0, 1)"}
 
 
 class BOKEPlusParams(NamedTuple):
@@ -64,6 +65,7 @@ class BOKEPlusParams(NamedTuple):
     varsigma: jax.Array | float = 0.0
     delta: jax.Array | float = 0.1
     p: jax.Array | float = 0.5  # probability of an IKR-UCB step
+    DOMAIN = {"bandwidth_scale": "(0, inf)", "delta": "(0, 1)", "p": "[0, 1]"}
 
 
 class KRUCBParams(NamedTuple):
@@ -74,12 +76,14 @@ class KRUCBParams(NamedTuple):
     C: jax.Array | float = 0.0  # exploration weight; <= 0: sqrt(2) varsigma
     tau: jax.Array | float = math.exp(-0.5)  # kernel-neighbourhood level k(x, x~) > tau
     alpha: jax.Array | float = 0.5  # progressive-widening exponent
+    DOMAIN = {"bandwidth_scale": "(0, inf)", "tau": "(0, 1)", "alpha": "(0, inf)"}
 
 
 class DEParams(NamedTuple):
     """Density exploration's: only the bandwidth."""
 
     bandwidth_scale: jax.Array | float = SCOTT_UNIFORM
+    DOMAIN = {"bandwidth_scale": "(0, inf)"}
 
 
 class KRState(NamedTuple):
@@ -283,6 +287,7 @@ class KRUCB(_KernelBO):
 class PaperHypersParams(NamedTuple):
     lengthscale: jax.Array | float = 0.0  # <= 0: 0.5 sqrt(d/6) on the unit cube
     noise_std: jax.Array | float = 0.0  # sigma_eps in y units; 0: jitter only (noise-free runs)
+    DOMAIN = {"noise_std": "[0, inf)"}
 
 
 class PaperHypers(eqx.Module):

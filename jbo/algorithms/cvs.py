@@ -264,6 +264,9 @@ class CVSParams(NamedTuple):
     eps0: jax.Array | float = 0.5  # UCB-CVS
     eps_cut: jax.Array | float = 100.0  # UCB-CVS: eps reaches 0 after this many plays
     hypers: Any = HypersParams(0.2, 1.0, 1e-4, 0.0)
+    DOMAIN = {"beta": "[0, inf)", "beta_exploit": "[0, inf)", "beta_lcb": "[0, inf)", "alpha0": "[0, 1]",
+              "alpha_min": "[0, 1]", "budget": "(0, inf)", "explore_fraction": "[0, 1]", "eps0": "[0, 1]",
+              "eps_cut": "(0, inf)"}
 
 
 class CVSState(NamedTuple):

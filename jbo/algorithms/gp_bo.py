@@ -24,8 +24,8 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jbo import acquisitions, data, designs, gp, optimize
-from jbo.acquisitions import srinivas_beta  # noqa: F401  (re-exported: jbo.algorithms.srinivas_beta)
+from jbo import acquisitions, checks, data, designs, gp, optimize
+from jbo.acquisitions import check_scalar, srinivas_beta  # noqa: F401  (re-exported: jbo.algorithms.srinivas_beta)
 from jbo.engine import BUCKET_STEP, Algorithm, Spec, Step, check_bucket
 from jbo.spaces import ControlAction, ControlObservation, ControlSets, FiniteArms
 
@@ -68,6 +68,7 @@ class HypersParams(NamedTuple):
     outputscale: jax.Array | float = 1.0
     noise: jax.Array | float = 1e-4
     mean: jax.Array | float = 0.0
+    DOMAIN = {"lengthscale": "(0, inf)", "outputscale": "(0, inf)", "noise": "[0, inf)"}
 
 
 class Hypers(eqx.Module):
@@ -97,6 +98,23 @@ class GPBOState(NamedTuple):
     gp_params: gp.GPParams  # last fitted (or the fixed) hyper-parameters
     space: Any  # the action space (finite arms are scored one by one)
     post: Any = None  # fixed hyper-parameters or a refit schedule: the buffer's factor, extended rank-1 in tell
+    nonfinite: Any = None  # (2,) bool: the last ask's posterior / acquisition value was not finite
+    pending_from: Any = None  # int32, batch_size > 1: rows from here on are this round's pending points
+
+
+LIES = ("kb", "cl_min", "cl_max", "cl_mean")
+
+
+def lie_values(kind: str, real: data.Buffer, hyp: gp.GPParams, model, x: jax.Array) -> jax.Array:
+    """Values to tell for pending points x (m, d), chosen before their own values are known (a batch,
+    or evaluations still running): "kb" (kriging believer) the posterior mean of the real data at each
+    point; "cl_min" / "cl_max" / "cl_mean" (constant liars) the smallest, largest or mean observed
+    value (Ginsbourger, Le Riche & Carraro 2010). `real`: the buffer of real observations."""
+    if kind == "kb":
+        return gp.predict_batch(gp.condition(real, hyp, model), x)[0]
+    y = jnp.where(real.mask, real.y, jnp.nan)
+    value = {"cl_min": jnp.nanmin, "cl_max": jnp.nanmax, "cl_mean": jnp.nanmean}[kind](y)
+    return jnp.full(x.shape[0], value)
 
 
 class GPBO(Algorithm):
@@ -109,6 +127,10 @@ class GPBO(Algorithm):
     appends, O(N^2) per step instead of the refit's O(N^3) factorisations. refit_growth=None refits
     every step.
     bucket / bucket_step: the engine's growing segments (jbo.engine, "Growing state").
+    batch_size = q > 1: synchronous q-batch BO inside the scan (:meth:`batch_posterior`): every
+    engine step proposes one point, q steps make a round, and a round's points are chosen with the
+    round's earlier points carrying lies (batch_lie: "kb" kriging believer, or a constant liar
+    "cl_min" / "cl_max" / "cl_mean"), for any acquisition.
 
     Convenience arguments: `acquisition` may be a name ("ucb", "ei", "log_ei", "pi", "ts", "mean",
     "std") or a function fn(post, x, best); `kernel` and `prior` build the model when `model` is not
@@ -136,6 +158,9 @@ class GPBO(Algorithm):
     refit_all: int = eqx.field(static=True)  # with refit_growth: every step while t < refit_all
     bucket: bool | tuple = eqx.field(static=True)  # grow the buffer with the data (engine segments; tuple: sizes)
     bucket_step: int | None = eqx.field(static=True)  # segments grow by at most this many rows (None: doubling)
+    supports_pending = True  # jbo.AskTell: ask's state changes are recomputed by the next ask
+    batch_size: int = eqx.field(static=True)  # q: points per round, chosen before the round's values are seen
+    batch_lie: str = eqx.field(static=True)  # what the round's pending points carry: LIES
 
     def __init__(self, acquisition="ucb", model: gp.GPModel | None = None, hypers=None, num_initial: int = 5,
                  fit: str = "mle", fit_method: str = "adam", num_restarts: int = 1, fit_steps: int = 5,
@@ -145,7 +170,7 @@ class GPBO(Algorithm):
                  capacity: int = 0, kernel="matern52", prior: gp.HyperPrior | None = None,
                  beta_schedule: str | None = None, num_features: int | None = None, bucket: bool | tuple = True,
                  bucket_step: int | None = BUCKET_STEP, refit_growth: float | None = REFIT_GROWTH,
-                 refit_all: int = 128):
+                 refit_all: int = 128, batch_size: int = 1, batch_lie: str = "kb"):
         if isinstance(acquisition, str) and acquisition == "ucb" and beta_schedule is not None:
             acquisition = acquisitions.UCB(schedule=beta_schedule)
         elif isinstance(acquisition, str) and acquisition == "ts" and num_features is not None:
@@ -182,6 +207,11 @@ class GPBO(Algorithm):
         if isinstance(refit_all, bool) or not isinstance(refit_all, int) or refit_all < 1:
             raise ValueError(f"refit_all must be a positive int, got {refit_all!r}")
         self.refit_growth, self.refit_all = refit_growth, refit_all
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+        if batch_lie not in LIES:
+            raise ValueError(f"unknown batch_lie {batch_lie!r}; choose one of {LIES}")
+        self.batch_size, self.batch_lie = batch_size, batch_lie
 
     def __check_init__(self):
         if isinstance(self.acquisition, acquisitions.Thompson) and not isinstance(self.model.kernel, str):
@@ -214,18 +244,19 @@ class GPBO(Algorithm):
         buffer = data.empty(self.capacity or spec.num_steps, self._width(spec))
         hyp = self.hypers(buffer, params.hypers)
         post = gp.condition(buffer, hyp, self.model) if self._keeps_factor(buffer.capacity) else None
-        return GPBOState(buffer, hyp, spec.space, post)
+        return GPBOState(buffer, hyp, spec.space, post, jnp.zeros(2, bool), jnp.int32(0))
 
     def _keeps_factor(self, capacity: int) -> bool:
         """Whether the state keeps the buffer's factor up to date by rank-1 appends (tell): with fixed
         hyper-parameters, and for a refit schedule that skips steps in a run of `capacity` rows."""
-        return self.fit == "fixed" or self._scheduled(capacity)
+        return self.batch_size == 1 and (self.fit == "fixed" or self._scheduled(capacity))
 
     def _scheduled(self, capacity: int) -> bool:
         """A refit schedule that can skip a step: a refitting model, refit_growth set, and steps at or
         beyond refit_all within this capacity (a run of at most refit_all steps refits every step
         with the plain program)."""
-        return self.fit != "fixed" and self.refit_growth is not None and capacity > self.refit_all
+        return (self.fit != "fixed" and self.refit_growth is not None and capacity > self.refit_all
+                and self.batch_size == 1)
 
     def refit_now(self, t) -> jax.Array:
         """Whether step t refits (refit_growth = g): every step while t < refit_all, then whenever
@@ -268,9 +299,33 @@ class GPBO(Algorithm):
         _, rows = jax.lax.top_k(jnp.where(buffer.mask, buffer.y, -jnp.inf), self.screen_data)
         return buffer.x[rows], buffer.mask[rows]
 
+    def batch_posterior(self, key, state: GPBOState, params: GPBOParams, step: Step):
+        """One step of a q-batch round (batch_size = q; rounds start at num_initial): the round's first
+        step fits the hyper-parameters on the data; the next q - 1 keep them and condition on the data
+        with the round's earlier points -- told to the state, but their values not yet "seen" --
+        carrying lies (batch_lie, :func:`lie_values`). So the q points of a round are chosen as a
+        synchronous batch would choose them, and a study of batch BO runs in one vmapped program.
+        Returns (hyper-parameters, posterior, pending_from)."""
+        start = (step.t - self.num_initial) % self.batch_size == 0  # t is unbatched: a real branch
+        buf = state.buffer
+        pending_from = jnp.where(start, buf.count, state.pending_from)
+        hyp = jax.lax.cond(start, lambda: self.fitted(key, state, params), lambda: state.gp_params)
+        pending = buf.mask & (jnp.arange(buf.capacity) >= pending_from)
+        real = buf._replace(mask=buf.mask & ~pending)
+        lied = buf._replace(y=jnp.where(pending, lie_values(self.batch_lie, real, hyp, self.model, buf.x), buf.y))
+        return hyp, gp.condition(lied, hyp, self.model), pending_from
+
+    def predict(self, state: GPBOState, params: GPBOParams, x: jax.Array) -> jax.Array:
+        """Posterior mean at the rows of x (m, d) under the state's last hyper-parameters (the
+        kriging believer's lie for points still being evaluated, jbo.AskTell)."""
+        return gp.predict_batch(gp.condition(state.buffer, state.gp_params, self.model), x)[0]
+
     def ask(self, key, state: GPBOState, params: GPBOParams, step: Step):
         k_fit, k_acq, k_opt = jax.random.split(key, 3)
-        if self._scheduled(state.buffer.capacity):  # a refit schedule: reuse the factor between refits
+        pending_from = state.pending_from
+        if self.batch_size > 1:
+            hyp, post, pending_from = self.batch_posterior(k_fit, state, params, step)
+        elif self._scheduled(state.buffer.capacity):  # a refit schedule: reuse the factor between refits
             def refit():
                 hyp = self.fitted(k_fit, state, params)
                 return hyp, gp.condition(state.buffer, hyp, self.model)
@@ -284,16 +339,20 @@ class GPBO(Algorithm):
             post = gp.condition(state.buffer, hyp, self.model)
         dim = state.space.dim
         acq = self.acquisition.build(k_acq, post, state.buffer, params.acquisition, step, dim)
+        check_scalar(self.acquisition, acq, dim)
         if isinstance(state.space, FiniteArms):
-            action = jnp.argmax(optimize.clean(jax.vmap(acq)(state.space.arms))).astype(jnp.int32)
+            values = optimize.clean(jax.vmap(acq)(state.space.arms))
+            action, best = jnp.argmax(values).astype(jnp.int32), jnp.max(values)
         else:
             num_raw = self.num_raw_per_dim * dim if self.num_raw_per_dim > 0 else self.num_raw
             cands, cmask = self.screened(state.buffer)
-            action, _ = optimize.maximize(acq, k_opt, dim, num_raw, self.num_starts, self.opt_steps, self.opt_method,
-                                          candidates=cands, candidate_mask=cmask)
+            action, best = optimize.maximize(acq, k_opt, dim, num_raw, self.num_starts, self.opt_steps,
+                                             self.opt_method, candidates=cands, candidate_mask=cmask)
             if isinstance(state.space, ControlSets):  # one GP on full points; play the largest set
                 action = ControlAction(jnp.argmax(jnp.sum(state.space.masks, 1)).astype(jnp.int32), action)
-        return action, state._replace(gp_params=hyp, post=None if state.post is None else post)
+        nonfinite = jnp.stack([~(checks.all_finite(hyp) & checks.all_finite(post.alpha)), ~jnp.isfinite(best)])
+        return action, state._replace(gp_params=hyp, post=None if state.post is None else post, nonfinite=nonfinite,
+                                      pending_from=pending_from)
 
     def tell(self, key, state: GPBOState, params, action, observation, step):
         if isinstance(observation, ControlObservation):
@@ -310,4 +369,5 @@ class GPBO(Algorithm):
     def info(self, state: GPBOState, params) -> dict:
         p = state.gp_params
         return {"lengthscale": jnp.exp(p.log_lengthscale), "outputscale": jnp.exp(p.log_outputscale),
-                "noise": self.model.noise(p)}
+                "noise": self.model.noise(p), "nonfinite_model": state.nonfinite[0],
+                "nonfinite_acquisition": state.nonfinite[1]}

@@ -436,6 +436,8 @@ class RPERPParams(NamedTuple):
     lengthscale: jax.Array | float = 0.5
     rkhs_norm: jax.Array | float = 1.0  # B
     noise_std: jax.Array | float = 0.01  # rho
+    DOMAIN = {"C": "[0, inf)", "lam": "(0, inf)", "delta": "(0, 1)", "lengthscale": "(0, inf)",
+              "rkhs_norm": "[0, inf)", "noise_std": "[0, inf)"}
 
 
 class RPERPState(NamedTuple):
@@ -531,6 +533,8 @@ class UCBParams(NamedTuple):
     lengthscale: jax.Array | float = 0.5
     rkhs_norm: jax.Array | float = 1.0
     noise_std: jax.Array | float = 0.01
+    DOMAIN = {"lam": "(0, inf)", "delta": "(0, 1)", "lengthscale": "(0, inf)", "rkhs_norm": "[0, inf)",
+              "noise_std": "[0, inf)"}
 
 
 class RGPUCBState(NamedTuple):

@@ -49,16 +49,19 @@ BETA = 2.25  # sqrt(beta) = 1.5, the paper's weight for every method (spec D8)
 
 class SBOParams(NamedTuple):
     beta: jax.Array | float = BETA  # ucb = mu + sqrt(beta) sigma
+    DOMAIN = {"beta": "[0, inf)"}
 
 
 class DRBOKDEParams(NamedTuple):
     beta: jax.Array | float = BETA
     radius_scale: jax.Array | float = 1.0  # delta_n = radius_scale * n^(-2/(4+dc))
+    DOMAIN = {"beta": "[0, inf)", "radius_scale": "[0, inf)"}
 
 
 class MMDParams(NamedTuple):
     beta: jax.Array | float = BETA
     mmd_gamma: jax.Array | float = 0.1  # delta_n = (2 + sqrt(2 log(1/gamma))) / sqrt(n)
+    DOMAIN = {"beta": "[0, inf)", "mmd_gamma": "(0, 1)"}
 
 
 # ---------------------------------------------------------------- pieces (pure functions)

@@ -225,6 +225,7 @@ class UHEParams(NamedTuple):
     beta: jax.Array | float = 1.96  # ucb = mu + sqrt(beta) sigma (D3)
     wdf_threshold: jax.Array | float = 0.1  # W&dF: smallest scaling with sigma(x(s)) >= this (standardised y)
     agp_power: jax.Array | float = 0.9  # A-GP-UCB: reference regret p(t) = t^power
+    DOMAIN = {"beta": "[0, inf)", "wdf_threshold": "[0, inf)", "agp_power": "(0, inf)"}
 
 
 class UHEState(NamedTuple):

@@ -8,6 +8,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jbo.checks import host_number
 from jbo.engine import Environment
 from jbo.spaces import Box
 
@@ -90,13 +91,9 @@ class _HostCall:
         self.fn, self.name = fn, name
 
     def __call__(self, x):
-        y = np.asarray(self.fn(np.asarray(x)), dtype=np.float64)
-        if y.shape not in ((), (1,)):
-            raise ValueError(f"{self.name}: the objective must return one number, got shape {y.shape}")
-        if not np.isfinite(y).all():
-            raise ValueError(f"{self.name}: the objective returned a non-finite value {float(y.reshape(-1)[0])} "
-                             f"at x={np.asarray(x).tolist()}")
-        return y.reshape(())
+        """One number (NaN and inf pass through: the engine counts them as failed evaluations and
+        names them after the run); None, a string, a bool or an array is an error naming the point."""
+        return np.asarray(host_number(self.fn(np.asarray(x)), f"{self.name}: the objective at x={np.asarray(x).tolist()}"))
 
     def traced(self, x):
         return jax.pure_callback(self, jax.ShapeDtypeStruct((), jnp.float64), x, vmap_method="sequential")

@@ -1,0 +1,293 @@
+"""Faults at the boundary: non-finite values in a compiled run are named after it, failed
+evaluations are left out, bad Params and host values get named errors, and AskTell minimises,
+starts from data, and saves and resumes to the same next ask."""
+import os
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jbo
+from jbo import gp
+from jbo.asktell import HostEvaluationError
+
+BRANIN = jbo.problems.get("branin")
+SMALL = dict(num_initial=4, fit_steps=5, num_raw=32, num_starts=2, opt_steps=3)
+UCB = jbo.algorithms.get("gp_ucb", **SMALL)
+UNIT = jnp.array([[0.0, 0.0], [1.0, 1.0]])
+
+
+def _bowl(x):
+    return -jnp.sum((x - 0.3) ** 2)
+
+
+def test_a_nan_kernel_is_named_with_its_first_step():
+    model = gp.GPModel(kernel=lambda r2: jnp.where(r2 > 0.5, jnp.nan, jnp.exp(-r2)))
+    alg = jbo.algorithms.GPBO(model=model, **SMALL)
+    with pytest.raises(jbo.NonFiniteError, match="model: .* first at step 4 of the run") as err:
+        jbo.run(alg, BRANIN, 1, 10)
+    assert ("model", 4, ()) in err.value.problems and err.value.trace.metrics["value"].shape == (10,)
+    with pytest.warns(RuntimeWarning, match="model"):
+        trace = jbo.run(alg, BRANIN, 1, 10, on_nonfinite="warn")
+    assert np.asarray(trace.info["nonfinite_model"])[4:].all() and not np.asarray(trace.info["nonfinite_model"])[:4].any()
+
+
+def test_a_nan_acquisition_names_the_seed_and_a_vector_one_is_refused_when_built():
+    alg = jbo.algorithms.GPBO(acquisition=lambda post, x, best: jnp.nan * jnp.sum(x), **SMALL)
+    with pytest.raises(jbo.NonFiniteError, match="acquisition: .* first at step 4 of seed 0 .* in 3 of 3 run"):
+        jbo.run_seeds(alg, BRANIN, 1, 6, 3)
+    with pytest.raises(ValueError, match="the acquisition <lambda> must return a scalar"):
+        jbo.algorithms.GPBO(acquisition=lambda post, x, best: x)
+
+
+def test_failed_evaluations_are_left_out_of_the_model_and_the_regrets():
+    """NaN on half the box: the run names the objective; the buffer holds exactly the finite
+    evaluations, and the regrets equal those recomputed with NumPy from the finite values."""
+    prob = jbo.problems.from_function(lambda x: jnp.where(x[0] > 0.5, jnp.nan, _bowl(x)), UNIT, optimal_value=0.0)
+    with pytest.raises(jbo.NonFiniteError, match="objective"):
+        jbo.run_seeds(UCB, prob, 1, 14, 3)
+    tr = jbo.run_seeds(UCB, prob, 1, 14, 3, on_nonfinite="ignore", keep_final_state=True)
+    value = np.asarray(tr.metrics["value"])
+    failed = ~np.isfinite(value)
+    assert failed.any() and np.array_equal(failed, np.asarray(tr.info["nonfinite_objective"]))
+    np.testing.assert_array_equal(np.asarray(tr.final_state.buffer.count), (~failed).sum(1))
+    best = np.maximum.accumulate(np.where(failed, -np.inf, value), axis=1)
+    np.testing.assert_allclose(np.asarray(tr.metrics["simple_regret"]), 0.0 - best)
+    np.testing.assert_allclose(np.asarray(tr.metrics["cumulative_regret"]),
+                               np.cumsum(np.where(failed, 0.0, -value), axis=1))
+
+
+def test_minus_infinity_regions_do_not_freeze_the_fit():
+    prob = jbo.problems.from_function(lambda x: jnp.where(x[0] > 0.5, -jnp.inf, _bowl(x)), UNIT, optimal_value=0.0)
+    tr = jbo.run_seeds(UCB, prob, 1, 16, 2, on_nonfinite="ignore")
+    ls = np.asarray(tr.info["lengthscale"])
+    assert np.all(np.isfinite(ls)) and np.all(np.abs(ls[:, -1] - 0.2) > 1e-3)  # moved from its start
+    assert np.all(np.isfinite(np.asarray(tr.metrics["simple_regret"])[:, 4:]))
+
+
+def test_params_are_checked_by_type_finiteness_and_domain():
+    p = UCB.default_params()
+    for bad, kind, what in (("high", TypeError, "must be a number"), (float("nan"), ValueError, "NaN"),
+                            (-5.0, ValueError, r"outside its domain \[0, inf\)"), (True, TypeError, "number")):
+        with pytest.raises(kind, match=f"UCBParams.beta.*{what}"):
+            jbo.replace_params(p, beta=bad)
+    bad = p._replace(acquisition=p.acquisition._replace(beta=-1.0))
+    with pytest.raises(ValueError, match="GPBO: GPBOParams.acquisition -> UCBParams.beta"):
+        jbo.run(UCB, BRANIN, 0, 6, bad)
+    with pytest.raises(ValueError, match=r"BOKEPlusParams.p = 1.5 is outside its domain \[0, 1\]"):
+        jbo.replace_params(jbo.algorithms.get("boke_plus").default_params(), p=1.5)
+    sweep = jbo.engine.stack_params(p, jbo.replace_params(p, beta=4.0))
+    with pytest.raises(ValueError, match="outside"):
+        jbo.run_sweep(UCB, BRANIN, 0, 6, 1, jbo.engine.stack_params(p, p._replace(acquisition=(
+            p.acquisition._replace(beta=-2.0)))))
+    assert jbo.run_sweep(UCB, BRANIN, 0, 6, 1, sweep).metrics["value"].shape == (2, 1, 6)
+
+
+def test_a_beaten_optimum_is_warned():
+    prob = jbo.problems.from_function(_bowl, UNIT, optimal_value=-0.5)  # the true optimum is 0
+    with pytest.warns(RuntimeWarning, match="beat the stated optimal value"):
+        jbo.run(jbo.algorithms.get("random_search", num_initial=2), prob, 0, 20)
+
+
+def test_run_study_takes_run_seeds_order_and_the_earlier_order_with_a_warning():
+    rs = {"rs": jbo.algorithms.get("random_search", num_initial=2)}
+    new = jbo.studies.run_study(rs, ["branin"], 5, 6, 3, progress=False)
+    with pytest.warns(DeprecationWarning, match="earlier argument order"):
+        old = jbo.studies.run_study(rs, ["branin"], 3, 6, key=5, progress=False)
+    np.testing.assert_array_equal(new["simple_regret"], old["simple_regret"])
+    direct = jbo.run_seeds(rs["rs"], BRANIN, 5, 6, 3)
+    np.testing.assert_array_equal(new["simple_regret"], np.asarray(direct.metrics["simple_regret"]).ravel())
+    with pytest.raises(TypeError, match="both by position and by keyword"):
+        jbo.studies.run_study(rs, ["branin"], 5, 6, 3, num_seeds=3, progress=False)
+
+
+def test_host_values_that_are_not_numbers_are_named():
+    host = jbo.problems.from_callback(lambda x: None, BRANIN.bounds, name="sim")
+    with pytest.raises(Exception, match=r"sim: the objective at x=\[.*\] must return a number, got None"):
+        jax.block_until_ready(jbo.run(jbo.algorithms.get("random_search", num_initial=2), host, 0, 3))
+    opt = jbo.AskTell(UCB, BRANIN.bounds, 6, 0, num_seeds=2)
+    for bad in (None, "1.0", True):
+        with pytest.raises(HostEvaluationError, match="seed 0: .* must return a number"):
+            opt.optimize(lambda x, bad=bad: bad)
+        opt.discard_kept()
+    assert opt.t == 0
+    opt.ask()
+    with pytest.raises(ValueError, match="x must be finite"):
+        opt.tell(np.array([[np.nan, 1.0], [0.0, 1.0]]), [1.0, 2.0])
+
+
+def _f(x):
+    return float(BRANIN.objective(jnp.asarray(x)))
+
+
+def test_asktell_minimize_plays_the_maximisation_of_the_negation():
+    up = jbo.AskTell(UCB, BRANIN.bounds, 7, 3)
+    up.optimize(_f)
+    down = jbo.AskTell(UCB, BRANIN.bounds, 7, 3, minimize=True)
+    down.optimize(lambda x: -_f(x))
+    np.testing.assert_array_equal(np.stack(up.xs), np.stack(down.xs))
+    (xu, yu), (xd, yd) = up.best(), down.best()
+    np.testing.assert_array_equal(xu, xd)
+    assert yd == -yu
+
+
+def test_asktell_failed_evaluations_keep_the_state_and_leave_best():
+    opt = jbo.AskTell(UCB, BRANIN.bounds, 7, 3, num_seeds=2, on_nonfinite="fail")
+    opt.optimize(_f, num_evaluations=5)
+    x = opt.ask()
+    pending = opt._pending
+    with pytest.warns(RuntimeWarning, match=r"seed\(s\) \[1\] is a failed evaluation"):
+        opt.tell(x, [_f(x[0]), float("nan")])
+    leaf = lambda tree, s: [np.asarray(a)[s] for a in jax.tree.leaves(tree)]  # noqa: E731
+    for a, b in zip(leaf(opt.state, 1), leaf(pending, 1)):
+        np.testing.assert_array_equal(a, b)
+    assert int(opt.state.buffer.count[0]) == 6 and int(opt.state.buffer.count[1]) == 5
+    _, best = opt.best()
+    assert np.all(np.isfinite(best))
+
+
+def test_asktell_starts_from_data_as_if_told_step_by_step():
+    x0 = np.array([[-2.0, 1.0], [0.0, 5.0], [3.0, 2.0], [8.0, 10.0], [1.0, 1.0]])
+    y0 = np.array([_f(x) for x in x0])
+    started = jbo.AskTell(UCB, BRANIN.bounds, 8, 4, data=(x0, y0))
+    by_hand = jbo.AskTell(UCB, BRANIN.bounds, 8, 4)
+    for x, y in zip(x0, y0):
+        if by_hand.t >= UCB.num_initial:
+            by_hand.ask()
+        by_hand.tell(x, y)
+    assert started.t == 5
+    np.testing.assert_array_equal(started.ask(), by_hand.ask())
+    with pytest.raises(ValueError, match="do not fit"):
+        jbo.AskTell(UCB, BRANIN.bounds, 4, 4, data=(x0, y0))
+
+
+def test_asktell_saved_and_resumed_asks_what_the_uninterrupted_one_asks(tmp_path):
+    path = tmp_path / "opt.pkl"
+    run = jbo.AskTell(UCB, BRANIN.bounds, 9, 2, num_seeds=2)
+    for t in range(6):
+        x = run.ask()
+        if t == 5:  # asked, not told: the save leaves the pending step out
+            run.save(path)
+            break
+        run.tell(x, [_f(p) for p in x])
+    assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+    resumed = jbo.AskTell.load(path, UCB)
+    assert resumed.t == 5
+    for _ in range(4):
+        a, b = run.ask(), resumed.ask()
+        np.testing.assert_array_equal(a, b)
+        ys = [_f(p) for p in a]
+        run.tell(a, ys)
+        resumed.tell(b, ys)
+    np.testing.assert_array_equal(run.best()[1], resumed.best()[1])
+    with pytest.raises(ValueError, match="another algorithm"):
+        jbo.AskTell.load(path, jbo.algorithms.get("gp_ei", **SMALL))
+
+
+@pytest.mark.parametrize("name,fn,bounds", [
+    ("constant", lambda x: jnp.zeros(()), [[0.0, 0.0], [1.0, 1.0]]),
+    ("plateau-with-duplicates", lambda x: jnp.round(x[0] * 2.0), [[0.0, 0.0], [1.0, 1.0]]),
+    ("tiny-box", lambda x: -jnp.sum(x ** 2), [[0.0, 0.0], [1e-9, 1e-9]]),
+])
+def test_degenerate_data_gives_no_nan(name, fn, bounds):
+    prob = jbo.problems.from_function(fn, jnp.asarray(bounds))
+    tr = jbo.run_seeds(UCB, prob, 0, 12, 2)  # raises on any non-finite flag
+    for leaf in jax.tree.leaves((tr.actions, tr.metrics, tr.info)):
+        assert not np.any(np.isnan(np.asarray(leaf, dtype=np.float64)))
+
+
+def test_twenty_dimensions_give_no_nan():
+    prob = jbo.problems.from_function(lambda x: -jnp.sum((x - 0.5) ** 2), jnp.stack([jnp.zeros(20), jnp.ones(20)]))
+    alg = jbo.algorithms.get("gp_ucb", num_initial=4, fit_steps=3, num_raw=16, num_starts=1, opt_steps=2)
+    tr = jbo.run(alg, prob, 0, 8)
+    assert np.all(np.isfinite(np.asarray(tr.metrics["value"])))
+
+
+def test_warnings_are_not_raised_on_a_clean_run():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        jbo.run(UCB, BRANIN, 0, 6)
+
+
+# ---------------------------------------------------------------- q-batches and pending points
+def _state_after(alg, values, t0, spec):
+    """GP-BO state after telling `values` at steps 0..t0-1 (points from a fixed LHS), then the ask at t0."""
+    key = jax.random.key(3)
+    xs = alg.initial_actions(key, spec) if len(values) <= alg.num_initial else jax.random.uniform(key, (len(values), 2))
+    state = alg.init(key, alg.default_params(), spec)
+    for t, y in enumerate(values):
+        step = jbo.Step(jnp.int32(t), jnp.asarray(t < alg.num_initial))
+        if t >= alg.num_initial:
+            _, state = alg.ask(jax.random.key(t), state, alg.default_params(), step)
+        state = alg.tell(key, state, alg.default_params(), xs[t], jnp.asarray(y), step)
+    return state
+
+
+@pytest.mark.parametrize("lie", ["kb", "cl_min"])
+def test_a_rounds_points_do_not_see_the_rounds_values(lie):
+    """q = 3: the point asked at the round's second step is the same whatever value the round's first
+    point got (it is pending: it carries the lie); without batches (q = 1) it is not."""
+    spec = jbo.engine.box_spec(2, 12)
+    ys = [0.1, 0.5, -0.3, 0.9]  # the design (num_initial = 4), then the round's first point (step 4)
+    picks = {}
+    for q in (1, 3):
+        alg = jbo.algorithms.GPBO(batch_size=q, batch_lie=lie, **SMALL)
+        for last in (0.0, 5.0):
+            state = _state_after(alg, ys + [last], 5, spec)
+            x, _ = alg.ask(jax.random.key(9), state, alg.default_params(), jbo.Step(jnp.int32(5), jnp.asarray(False)))
+            picks[q, last] = np.asarray(x)
+    np.testing.assert_array_equal(picks[3, 0.0], picks[3, 5.0])
+    assert not np.allclose(picks[1, 0.0], picks[1, 5.0])
+
+
+def test_batch_runs_keep_one_fit_per_round_and_vmapped_equals_looped():
+    alg = jbo.algorithms.GPBO(batch_size=4, **SMALL)
+    tr = jbo.run_seeds(alg, BRANIN, 2, 16, 2)
+    ls = np.asarray(tr.info["lengthscale"])[:, 4:]  # rounds: steps 4-7, 8-11, 12-15
+    for r in range(3):
+        np.testing.assert_array_equal(ls[:, 4 * r:4 * r + 4], np.repeat(ls[:, 4 * r:4 * r + 1], 4, axis=1))
+    one = jbo.run(alg, BRANIN, jax.random.split(jax.random.key(2), 2)[1], 16)
+    np.testing.assert_allclose(np.asarray(tr.actions[1]), np.asarray(one.actions), rtol=1e-9, atol=1e-12)
+    x = np.asarray(tr.actions[0, 4:8])
+    assert min(np.linalg.norm(a - b) for i, a in enumerate(x) for b in x[i + 1:]) > 1e-6  # a spread batch
+
+
+def test_asktell_batches_complete_in_any_order_and_survive_a_restart(tmp_path):
+    opt = jbo.AskTell(UCB, BRANIN.bounds, 12, 5)
+    opt.optimize(_f, num_evaluations=4)
+    batch = opt.ask_batch(3)
+    assert batch.shape == (3, 2) and len(opt.pending) == 3
+    assert min(np.linalg.norm(a - b) for i, a in enumerate(batch) for b in batch[i + 1:]) > 1e-6
+    opt.tell(batch[2], _f(batch[2]))  # the last one finishes first
+    with pytest.raises(ValueError, match="not one of the 2 pending points"):
+        opt.tell(batch[2], 1.0)
+    more = opt.ask_batch(1)  # chosen with batch[0] and batch[1] still pending
+    opt.save(tmp_path / "opt.pkl")  # the process dies here: three evaluations are pending
+    with pytest.warns(RuntimeWarning, match=r"3 evaluation\(s\) were pending"):
+        back = jbo.AskTell.load(tmp_path / "opt.pkl", UCB)
+    assert [x.tolist() for x, _ in back.pending] == [batch[0].tolist(), batch[1].tolist(), more[0].tolist()]
+    for x in (more[0], batch[0], batch[1]):
+        back.tell(x, _f(x))
+    assert back.t == 8 and not back.pending and int(back.state.buffer.count[0]) == 8
+    with pytest.raises(ValueError, match="does not support pending points"):
+        jbo.AskTell(jbo.algorithms.get("random_search", num_initial=2), BRANIN.bounds, 6, 0).ask_batch(2)
+
+
+def test_a_hanging_objective_times_out_naming_the_step_and_seed():
+    from concurrent.futures import ThreadPoolExecutor
+    import time
+
+    opt = jbo.AskTell(jbo.algorithms.get("random_search", num_initial=2), BRANIN.bounds, 6, 0, num_seeds=2)
+    first = opt.ask()
+
+    def slow(x):
+        if np.allclose(x, first[1]):
+            time.sleep(3.0)
+        return _f(x)
+
+    with ThreadPoolExecutor(2) as pool:
+        with pytest.raises(HostEvaluationError, match=r"at step 0.*\n  seed 1: .* TimeoutError: no result within 0.5 s"):
+            opt.optimize(slow, executor=pool, timeout=0.5)
+    assert opt.t == 0
