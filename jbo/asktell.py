@@ -58,6 +58,13 @@ def _tell_fn(alg, state, params, step_keys, t, action, obs):
 
 
 @eqx.filter_jit
+def _ask_pending_fn(alg, state, params, step_keys, t, pending_from):
+    ks = jax.vmap(lambda k: jax.random.split(jax.random.fold_in(k, t))[0])(step_keys)
+    step = Step(t, t < alg.num_initial)
+    return jax.vmap(lambda k, s: alg.ask_pending(k, s, params, step, pending_from))(ks, state)
+
+
+@eqx.filter_jit
 def _predict_fn(alg, state, params, x):
     return jax.vmap(lambda s: alg.predict(s, params, x))(state)
 
@@ -134,7 +141,7 @@ class AskTell:
 
     def __init__(self, algorithm: Algorithm, space, num_steps: int, key, params=None, num_seeds: int | None = None,
                  context_dim: int = 0, side_info: dict | None = None, *, minimize: bool = False,
-                 on_nonfinite: str = "raise", data=None, lie: str | None = None):
+                 on_nonfinite: str = "raise", data=None):
         if not isinstance(algorithm, Algorithm):
             raise TypeError(f"algorithm must be a jbo.Algorithm, got {type(algorithm).__name__}")
         if on_nonfinite not in ("raise", "fail"):
@@ -142,10 +149,6 @@ class AskTell:
         if not isinstance(minimize, bool):
             raise TypeError(f"minimize must be True or False, got {minimize!r}")
         self.minimize, self.on_nonfinite = minimize, on_nonfinite
-        lies = ("kb", "cl_min", "cl_max", "cl_mean")
-        self.lie = ("kb" if hasattr(algorithm, "predict") else "cl_min") if lie is None else lie
-        if self.lie not in lies or (self.lie == "kb" and not hasattr(algorithm, "predict")):
-            raise ValueError(f"lie must be one of {lies} ('kb' needs an algorithm with predict), got {lie!r}")
         self.pending: list = []  # (host point, step index) asked by ask_batch, not told yet
         self.space = space if isinstance(space, (Box, FiniteArms, ControlSets)) else Box(space)
         if not isinstance(num_steps, (int, np.integer)) or num_steps < algorithm.num_initial:
@@ -214,10 +217,12 @@ class AskTell:
     def ask_batch(self, q: int) -> np.ndarray:
         """q points (q, d) to evaluate in parallel; they stay *pending* until told, in any order, as
         the evaluations finish (tell(x, y) with x one of them; asynchronous completion). Each point is
-        chosen with every pending point carrying a lie (the `lie` given to AskTell: "kb" kriging
-        believer, the model's posterior mean there; "cl_min" / "cl_max" / "cl_mean" constant liars),
-        so it moves away from evaluations still running. Pending points spend steps of num_steps.
-        One optimiser (num_seeds None), a box, and an algorithm that supports pending points (GP-BO)."""
+        chosen with every pending point carrying a lie (the algorithm's batch_lie: a constant liar, or
+        the kriging believer's posterior mean), so it moves away from evaluations still running.
+        Pending points spend steps of num_steps.
+        One optimiser (num_seeds None), a box, and an algorithm with ask_pending (GP-BO: the
+        hyper-parameters are fitted on the completed evaluations; the pending ones carry the
+        algorithm's batch_lie)."""
         self._check_pending_ok()
         if isinstance(q, bool) or not isinstance(q, (int, np.integer)) or q < 1:
             raise ValueError(f"q must be a positive int, got {q!r}")
@@ -229,7 +234,14 @@ class AskTell:
         out = []
         for _ in range(q):
             t = self.t + len(self.pending)
-            actions, _ = self._propose(self._with_lies(), t)
+            if t < self.algorithm.num_initial:
+                actions = jax.tree.map(lambda a: a[:, t], self.design)
+            else:
+                # the state after the ask, without the pending rows: the completed evaluations and the
+                # hyper-parameters just fitted on them (the next fit's warm start)
+                actions, self.state = _ask_pending_fn(self.algorithm, self._with_pending(), self.params,
+                                                      self._step_keys, jnp.asarray(t, jnp.int32),
+                                                      jnp.asarray(self._completed(), jnp.int32))
             x = self._out(actions)
             self.pending.append((np.asarray(x), t))
             out.append(x)
@@ -239,28 +251,21 @@ class AskTell:
         if self.num_seeds is not None or not isinstance(self.space, Box) or self.context_dim > 0:
             raise ValueError("pending points and batches need one optimiser (num_seeds=None) on a box, without "
                              "contexts")
-        if not getattr(self.algorithm, "supports_pending", False):
-            raise ValueError(f"{type(self.algorithm).__name__} does not support pending points: its tell may depend "
-                             "on the ask that proposed the point (GP-BO algorithms support them)")
+        if not hasattr(self.algorithm, "ask_pending"):
+            raise ValueError(f"{type(self.algorithm).__name__} does not support pending points (no ask_pending; "
+                             "GP-BO algorithms have it)")
 
-    def _with_lies(self):
-        """The state with every pending point told, carrying its lie (nothing else changes)."""
+    def _completed(self) -> int:
+        """Evaluations told to the state (failed ones are not)."""
+        return self.t - int(sum(bool(f[0]) for f in self.failed))
+
+    def _with_pending(self):
+        """The state with every pending point appended after the completed ones (its value a
+        placeholder: ask_pending gives pending rows the algorithm's lie)."""
         state = self.state
-        if not self.pending:
-            return state
-        xs = jnp.stack([self.space.from_host(x) for x, _ in self.pending])
-        if self.lie == "kb":
-            lies = np.asarray(_predict_fn(self.algorithm, state, self.params, xs))[0]
-        else:
-            ys = np.stack([np.asarray(_observed_y(o)) for o in self.observations])[:, 0] if self.observations else []
-            ok = np.asarray(ys)[~np.stack(self.failed)[:, 0]] if len(ys) else np.zeros(0)
-            if ok.size == 0:
-                raise RuntimeError(f"the constant liar {self.lie!r} needs an observed value; tell one first, or "
-                                   "use lie='kb'")
-            lies = np.full(len(self.pending), {"cl_min": np.min, "cl_max": np.max, "cl_mean": np.mean}[self.lie](ok))
-        for (x, t), u, y in zip(self.pending, xs, lies):
+        for x, t in self.pending:
             state = _tell_fn(self.algorithm, state, self.params, self._step_keys, jnp.asarray(t, jnp.int32),
-                             u[None], jnp.asarray([y]))
+                             self.space.from_host(x)[None], jnp.zeros(1))
         return state
 
     def _take_pending(self, action):
@@ -460,8 +465,7 @@ class AskTell:
                   "on_nonfinite": self.on_nonfinite, "key": key_data(self._key),
                   "params": [a if isinstance(a, (int, float)) else np.asarray(a) for a in jax.tree.leaves(self.params)],
                   "state": [key_data(a) if _is_key(a) else np.asarray(a) for a in jax.tree.leaves(self.state)],
-                  "t": self.t, "actions": self.actions, "failed": self.failed, "lie": self.lie,
-                  "pending": self.pending,
+                  "t": self.t, "actions": self.actions, "failed": self.failed, "pending": self.pending,
                   "observations": [jax.tree.map(np.asarray, o) for o in self.observations]}
         path = os.fspath(path)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=".asktell-", suffix=".tmp")
@@ -495,7 +499,7 @@ class AskTell:
         space = jax.tree.map(jnp.asarray, rec["space"])
         opt = cls(algorithm, space, rec["num_steps"], key, params, rec["num_seeds"], rec["context_dim"],
                   jax.tree.map(jnp.asarray, rec["side_info"]), minimize=rec["minimize"],
-                  on_nonfinite=rec["on_nonfinite"], lie=rec["lie"])
+                  on_nonfinite=rec["on_nonfinite"])
         leaves, tree = jax.tree.flatten(opt.state)
         if len(leaves) != len(rec["state"]):
             raise ValueError(f"{path}: the saved state does not fit this algorithm's state")
@@ -511,6 +515,29 @@ class AskTell:
                           f"{[x.tolist() for x, _ in opt.pending]}; tell their values when they come back, or "
                           "forget_pending()", RuntimeWarning, stacklevel=2)
         return opt
+
+    def best_predicted(self):
+        """(point, predicted value): the observed point with the best posterior mean under the model
+        (a noisy objective's best observation can be a lucky draw; this is the model's choice among
+        the evaluated points). Per seed with num_seeds; needs an algorithm with predict (GP-BO)."""
+        if not hasattr(self.algorithm, "predict"):
+            raise ValueError(f"{type(self.algorithm).__name__} has no model to predict with")
+        if not self.observations:
+            raise RuntimeError("nothing has been evaluated yet")
+        acts = [self._per_seed(a, "action") for a in self.actions]  # (t, S)
+        failed = np.stack(self.failed)
+        sign = -1.0 if self.minimize else 1.0
+        out = []
+        for s in range(self._seeds):
+            xs = [acts[t][s] for t in range(len(acts)) if not failed[t, s]]
+            unit = jnp.stack([self.space.from_host(x) for x in xs])
+            state = jax.tree.map(lambda a: a[s:s + 1], self.state)
+            mean = np.asarray(_predict_fn(self.algorithm, state, self.params, unit))[0]
+            i = int(np.argmax(mean))
+            out.append((xs[i], sign * float(mean[i])))
+        if self.num_seeds is None:
+            return out[0]
+        return np.stack([o[0] for o in out]), np.array([o[1] for o in out])
 
     @property
     def xs(self):

@@ -291,3 +291,16 @@ def test_a_hanging_objective_times_out_naming_the_step_and_seed():
         with pytest.raises(HostEvaluationError, match=r"at step 0.*\n  seed 1: .* TimeoutError: no result within 0.5 s"):
             opt.optimize(slow, executor=pool, timeout=0.5)
     assert opt.t == 0
+
+
+def test_best_predicted_is_the_observed_point_with_the_best_posterior_mean():
+    """Against the posterior mean recomputed from the state's buffer and hyper-parameters."""
+    opt = jbo.AskTell(UCB, BRANIN.bounds, 8, 1, minimize=True)
+    opt.optimize(lambda x: -_f(x))
+    x, value = opt.best_predicted()
+    state = jax.tree.map(lambda a: a[0], opt.state)
+    post = gp.condition(state.buffer, state.gp_params, UCB.model)
+    mean = np.asarray(gp.predict_batch(post, jnp.stack([opt.space.from_host(p) for p in opt.xs]))[0])
+    i = int(np.argmax(mean))
+    np.testing.assert_array_equal(x, opt.xs[i])
+    assert value == pytest.approx(-mean[i], rel=1e-12)

@@ -7,11 +7,12 @@ evaluations, on 16 seeds that share their initial designs (common random numbers
 * sequential: one point per round, 100 rounds;
 * scan q=4 (kb / cl_min): GPBO(batch_size=4) inside the compiled run, 25 rounds of 4 points chosen
   with the round's earlier points carrying a kriging-believer or constant-liar value;
-* asktell q=4: the host loop, AskTell.ask_batch(4) per round (kriging believer on the pending points),
-  all four told after the round, 25 rounds.
+* asktell q=4 (kb / cl_min): the host loop, AskTell.ask_batch(4) per round (the pending points carry
+  the kriging believer's or the constant liar's value), all four told after the round, 25 rounds.
 
-The rule: a batch method reaches the sequential regret when its mean final log10 simple regret is
-no more than one standard error (of the paired per-seed difference) above the sequential one.
+Two readings of "within one standard error": the batch method's mean final log10 simple regret is at
+most one s.e. of the sequential mean above it (unpaired), and the stricter paired one, at most one
+s.e. of the per-seed difference above it (the seeds share designs, so the difference is less noisy).
 Writes experiments/results/batch/q_batch.json.
 
     python experiments/batch/q_batch.py
@@ -65,24 +66,30 @@ def main():
         finals[name] = final_log_regret(tr)
         rows.append({"method": name, "rounds": EVALS if name == "sequential" else EVALS // Q,
                      "seconds": time.perf_counter() - t0})
-    t0 = time.perf_counter()
-    finals["asktell q=4 kb"] = asktell_final(runs["sequential"], prob, keys)
-    rows.append({"method": "asktell q=4 kb", "rounds": EVALS // Q, "seconds": time.perf_counter() - t0})
+    for lie in ("kb", "cl_min"):
+        t0 = time.perf_counter()
+        alg = jbo.algorithms.get("gp_ucb", num_initial=N0, batch_lie=lie)
+        finals[f"asktell q=4 {lie}"] = asktell_final(alg, prob, keys)
+        rows.append({"method": f"asktell q=4 {lie}", "rounds": EVALS // Q, "seconds": time.perf_counter() - t0})
     seq = finals["sequential"]
     for row in rows:
         v = finals[row["method"]]
         diff = v - seq
         se = float(np.std(diff, ddof=1) / np.sqrt(SEEDS)) if row["method"] != "sequential" else 0.0
+        seq_se = float(seq.std(ddof=1) / np.sqrt(SEEDS))
+        batch = row["method"] != "sequential"
         row.update(mean_log10_final=float(v.mean()), se_log10_final=float(v.std(ddof=1) / np.sqrt(SEEDS)),
                    median_final_regret=float(np.median(10 ** v)), paired_diff=float(diff.mean()), paired_se=se,
-                   reaches_sequential=bool(diff.mean() <= se) if row["method"] != "sequential" else None,
+                   within_one_se=bool(diff.mean() <= seq_se) if batch else None,
+                   within_one_paired_se=bool(diff.mean() <= se) if batch else None,
                    log10_final=v.tolist())
         print(json.dumps({k: row[k] for k in row if k != "log10_final"}))
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps({"command": "python experiments/batch/q_batch.py", "machine": machine_info(),
                                "problem": "hartmann6", "seeds": SEEDS, "num_initial": N0, "evaluations": EVALS,
-                               "q": Q, "rule": "mean log10 final simple regret <= sequential + 1 s.e. of the paired "
-                               "difference", "rows": rows}, indent=1) + "\n")
+                               "q": Q, "rule": "mean log10 final simple regret <= sequential's + one s.e. (of the "
+                               "sequential mean: within_one_se; of the paired difference: within_one_paired_se)",
+                               "rows": rows}, indent=1) + "\n")
 
 
 if __name__ == "__main__":

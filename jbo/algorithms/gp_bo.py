@@ -103,6 +103,7 @@ class GPBOState(NamedTuple):
 
 
 LIES = ("kb", "cl_min", "cl_max", "cl_mean")
+BATCH_LIE = "cl_min"  # chosen by experiments/batch/q_batch.py (hartmann6, q = 4, 16 seeds)
 
 
 def lie_values(kind: str, real: data.Buffer, hyp: gp.GPParams, model, x: jax.Array) -> jax.Array:
@@ -127,10 +128,12 @@ class GPBO(Algorithm):
     appends, O(N^2) per step instead of the refit's O(N^3) factorisations. refit_growth=None refits
     every step.
     bucket / bucket_step: the engine's growing segments (jbo.engine, "Growing state").
-    batch_size = q > 1: synchronous q-batch BO inside the scan (:meth:`batch_posterior`): every
-    engine step proposes one point, q steps make a round, and a round's points are chosen with the
-    round's earlier points carrying lies (batch_lie: "kb" kriging believer, or a constant liar
-    "cl_min" / "cl_max" / "cl_mean"), for any acquisition.
+    batch_size = q > 1: synchronous q-batch BO inside the scan (:meth:`pending_posterior`): every
+    engine step proposes one point, q steps make a round, the round's first step refits, and a round's
+    points are chosen with the round's earlier points carrying lies (batch_lie: a constant liar
+    "cl_min" (default, by measurement) / "cl_max" / "cl_mean", or "kb", the kriging believer), for any
+    acquisition. :meth:`ask_pending` is the same choice for jbo.AskTell's batches and evaluations still
+    running.
 
     Convenience arguments: `acquisition` may be a name ("ucb", "ei", "log_ei", "pi", "ts", "mean",
     "std") or a function fn(post, x, best); `kernel` and `prior` build the model when `model` is not
@@ -158,7 +161,6 @@ class GPBO(Algorithm):
     refit_all: int = eqx.field(static=True)  # with refit_growth: every step while t < refit_all
     bucket: bool | tuple = eqx.field(static=True)  # grow the buffer with the data (engine segments; tuple: sizes)
     bucket_step: int | None = eqx.field(static=True)  # segments grow by at most this many rows (None: doubling)
-    supports_pending = True  # jbo.AskTell: ask's state changes are recomputed by the next ask
     batch_size: int = eqx.field(static=True)  # q: points per round, chosen before the round's values are seen
     batch_lie: str = eqx.field(static=True)  # what the round's pending points carry: LIES
 
@@ -170,7 +172,7 @@ class GPBO(Algorithm):
                  capacity: int = 0, kernel="matern52", prior: gp.HyperPrior | None = None,
                  beta_schedule: str | None = None, num_features: int | None = None, bucket: bool | tuple = True,
                  bucket_step: int | None = BUCKET_STEP, refit_growth: float | None = REFIT_GROWTH,
-                 refit_all: int = 128, batch_size: int = 1, batch_lie: str = "kb"):
+                 refit_all: int = 128, batch_size: int = 1, batch_lie: str = BATCH_LIE):
         if isinstance(acquisition, str) and acquisition == "ucb" and beta_schedule is not None:
             acquisition = acquisitions.UCB(schedule=beta_schedule)
         elif isinstance(acquisition, str) and acquisition == "ts" and num_features is not None:
@@ -299,32 +301,30 @@ class GPBO(Algorithm):
         _, rows = jax.lax.top_k(jnp.where(buffer.mask, buffer.y, -jnp.inf), self.screen_data)
         return buffer.x[rows], buffer.mask[rows]
 
-    def batch_posterior(self, key, state: GPBOState, params: GPBOParams, step: Step):
-        """One step of a q-batch round (batch_size = q; rounds start at num_initial): the round's first
-        step fits the hyper-parameters on the data; the next q - 1 keep them and condition on the data
-        with the round's earlier points -- told to the state, but their values not yet "seen" --
-        carrying lies (batch_lie, :func:`lie_values`). So the q points of a round are chosen as a
-        synchronous batch would choose them, and a study of batch BO runs in one vmapped program.
-        Returns (hyper-parameters, posterior, pending_from)."""
-        start = (step.t - self.num_initial) % self.batch_size == 0  # t is unbatched: a real branch
+    def pending_posterior(self, key, state: GPBOState, params: GPBOParams, pending_from, refit):
+        """(hyper-parameters, posterior) with the rows from `pending_from` on *pending*: points told to
+        the state whose values are not to be seen (a batch round's, or evaluations still running).
+        Where `refit`, the hyper-parameters are fitted on the rows before pending_from, else kept; the
+        posterior conditions on every row, the pending ones carrying lies (batch_lie, :func:`lie_values`)."""
         buf = state.buffer
-        pending_from = jnp.where(start, buf.count, state.pending_from)
-        hyp = jax.lax.cond(start, lambda: self.fitted(key, state, params), lambda: state.gp_params)
         pending = buf.mask & (jnp.arange(buf.capacity) >= pending_from)
         real = buf._replace(mask=buf.mask & ~pending)
+        hyp = jax.lax.cond(refit, lambda: self.fitted(key, state._replace(buffer=real), params),
+                           lambda: state.gp_params)
         lied = buf._replace(y=jnp.where(pending, lie_values(self.batch_lie, real, hyp, self.model, buf.x), buf.y))
-        return hyp, gp.condition(lied, hyp, self.model), pending_from
+        return hyp, gp.condition(lied, hyp, self.model)
 
     def predict(self, state: GPBOState, params: GPBOParams, x: jax.Array) -> jax.Array:
-        """Posterior mean at the rows of x (m, d) under the state's last hyper-parameters (the
-        kriging believer's lie for points still being evaluated, jbo.AskTell)."""
+        """Posterior mean at the rows of x (m, d) under the state's last hyper-parameters."""
         return gp.predict_batch(gp.condition(state.buffer, state.gp_params, self.model), x)[0]
 
     def ask(self, key, state: GPBOState, params: GPBOParams, step: Step):
         k_fit, k_acq, k_opt = jax.random.split(key, 3)
         pending_from = state.pending_from
-        if self.batch_size > 1:
-            hyp, post, pending_from = self.batch_posterior(k_fit, state, params, step)
+        if self.batch_size > 1:  # a q-batch round: the round's first step refits; its later points are pending
+            start = (step.t - self.num_initial) % self.batch_size == 0  # t is unbatched: a real branch
+            pending_from = jnp.where(start, state.buffer.count, state.pending_from)
+            hyp, post = self.pending_posterior(k_fit, state, params, pending_from, start)
         elif self._scheduled(state.buffer.capacity):  # a refit schedule: reuse the factor between refits
             def refit():
                 hyp = self.fitted(k_fit, state, params)
@@ -337,6 +337,24 @@ class GPBO(Algorithm):
         else:  # a refit every step (a short run, or a segment below refit_all): factorise afresh
             hyp = self.fitted(k_fit, state, params)
             post = gp.condition(state.buffer, hyp, self.model)
+        return self._choose(k_acq, k_opt, state, params, step, hyp, post, pending_from)
+
+    def ask_pending(self, key, state: GPBOState, params: GPBOParams, step: Step, pending_from):
+        """ask with the rows from `pending_from` on pending (jbo.AskTell's batches and evaluations still
+        running): hyper-parameters refitted on the rows before, lies on the pending rows. Returns
+        (action, state after the ask *without* the pending rows): the completed evaluations with the
+        refitted hyper-parameters (the next fit's warm start), ready for the completions' tells."""
+        k_fit, k_acq, k_opt = jax.random.split(key, 3)
+        hyp, post = self.pending_posterior(k_fit, state, params, pending_from, jnp.asarray(True))
+        action, after = self._choose(k_acq, k_opt, state, params, step, hyp, post, pending_from)
+        buf = state.buffer
+        real = buf._replace(mask=buf.mask & (jnp.arange(buf.capacity) < pending_from),
+                            count=jnp.asarray(pending_from, buf.count.dtype))
+        kept = None if state.post is None else gp.condition(real, hyp, self.model)
+        return action, after._replace(buffer=real, post=kept)
+
+    def _choose(self, k_acq, k_opt, state: GPBOState, params: GPBOParams, step: Step, hyp, post, pending_from):
+        """The acquisition's maximiser under the posterior `post` (and the state after ask)."""
         dim = state.space.dim
         acq = self.acquisition.build(k_acq, post, state.buffer, params.acquisition, step, dim)
         check_scalar(self.acquisition, acq, dim)
