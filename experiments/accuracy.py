@@ -1,4 +1,4 @@
-"""Issue 15, measured: how accurate jbo's log-EI, DRBO-MMD worst case and contextual metrics are.
+"""How accurate jbo's log-EI, DRBO-MMD worst case and contextual metrics are.
 
     PYTHONPATH=<checkout> python experiments/accuracy.py --tag <name> [--instances 200]
 
@@ -7,16 +7,17 @@ and after a change. References are independent of the code under test:
   log-EI    mpmath at 60 digits: log h(z), Phi(z)/h(z), phi(z)/h(z), h = phi + z Phi, on 401 points
             of z in [-1e5, 10] (log-spaced below -1e-3, linear on [0, 10]); the errors of log EI and
             of its two partial derivatives (jax.grad w.r.t. the mean and the standard deviation);
-  DRBO-MMD  CVXPY (Clarabel) on the SOCP, random instances in the issue's setting (context dimension
+  DRBO-MMD  CVXPY (Clarabel) on the SOCP, random instances in the reference setting (context dimension
             1, 100 grid points, 80 observations, the spec's radius, Matern-5/2 M with random
             lengthscale and scale, g rough or smooth with random offset and scale): the excess of
             jbo's value over the SOCP optimum in units of max g - min g;
-  rules     (only where the checkout has the issue-15 rules; for the old ones see the issue text)
+  rules     (only where the checkout has the current rules)
             tests/test_accuracy.py's references (adaptive quadrature split at kinks and periods,
             closed forms) at its test points, and the stored optima against the reference at the
             stored maximiser.
 Writes experiments/results/accuracy/accuracy_<tag>.json.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -64,8 +65,11 @@ def log_ei_errors():
     value = np.asarray(f(jnp.asarray(mean), std, best))
     d_mean, d_std = (np.asarray(a) for a in g(jnp.asarray(mean), std, best))
     out = {}
-    for name, ours, truth, floor in (("value", value, ref[:, 0], 1.0), ("d_mean", d_mean, ref[:, 1], 0.0),
-                                     ("d_std", d_std, ref[:, 2], 0.0)):
+    for name, ours, truth, floor in (
+        ("value", value, ref[:, 0], 1.0),
+        ("d_mean", d_mean, ref[:, 1], 0.0),
+        ("d_std", d_std, ref[:, 2], 0.0),
+    ):
         rel = np.abs(ours - truth) / np.maximum(np.abs(truth), floor)  # value: relative to max(|v|, 1)
         rel = np.where(np.isfinite(rel), rel, np.inf)
         out[name] = {"max_rel_error": float(rel.max()), "at_z": float(z[np.argmax(rel)])}
@@ -111,18 +115,25 @@ def mmd_errors(instances: int):
         prob.solve(solver=cp.CLARABEL)
         ref.append(prob.value)
     err = (ours - np.array(ref)) / (g.max(1) - g.min(1))
-    vertex = np.array([(np.eye(len(gi))[np.argmin(gi)] - wi) @ Mi @ (np.eye(len(gi))[np.argmin(gi)] - wi) <= di**2
-                       for gi, wi, Mi, di in cases])
-    return {"instances": instances, "instances_solved_by_bisection": int(np.sum(~vertex)),
-            "max_excess_over_socp_in_range_of_g": float(err.max()),
-            "quantiles_excess_50_90_99": [float(q) for q in np.quantile(err, [0.5, 0.9, 0.99])],
-            "instances_above_1e-3": int(np.sum(err > 1e-3)),
-            "min_excess (negative: below the SOCP optimum, the solver's tolerance)": float(err.min())}
+    vertex = np.array(
+        [
+            (np.eye(len(gi))[np.argmin(gi)] - wi) @ Mi @ (np.eye(len(gi))[np.argmin(gi)] - wi) <= di**2
+            for gi, wi, Mi, di in cases
+        ]
+    )
+    return {
+        "instances": instances,
+        "instances_solved_by_bisection": int(np.sum(~vertex)),
+        "max_excess_over_socp_in_range_of_g": float(err.max()),
+        "quantiles_excess_50_90_99": [float(q) for q in np.quantile(err, [0.5, 0.9, 0.99])],
+        "instances_above_1e-3": int(np.sum(err > 1e-3)),
+        "min_excess (negative: below the SOCP optimum, the solver's tolerance)": float(err.min()),
+    }
 
 
 def rule_errors():
     if not hasattr(C, "OPTIMIZERS"):
-        return "not measured: this checkout predates the issue-15 rules (see the issue text for their errors)"
+        return "not measured: this checkout predates the current rules"
     sys.path.insert(0, str(ROOT / "tests"))
     import test_accuracy as T
 
@@ -135,8 +146,11 @@ def rule_errors():
         entry = {"points": len(xs), "max_error_rel_to_max(|F|,1)": float(rel.max())}
         if p.optimizer is not None and p.optimal_value is not None:
             f_ref = float(ref_fn(np.asarray(p.optimizer, np.float64)))
-            entry.update(optimal_value=p.optimal_value, optimizer=np.asarray(p.optimizer).tolist(),
-                         optimum_minus_reference_at_optimizer=p.optimal_value - f_ref)
+            entry.update(
+                optimal_value=p.optimal_value,
+                optimizer=np.asarray(p.optimizer).tolist(),
+                optimum_minus_reference_at_optimizer=p.optimal_value - f_ref,
+            )
         out[name] = entry
     return out
 
@@ -147,8 +161,14 @@ def main():
     ap.add_argument("--instances", type=int, default=200)
     args = ap.parse_args()
     t0 = time.perf_counter()
-    result = {"jbo": str(Path(jbo.__file__).parent), "jbo_commit": code_version(), "load_before": os.getloadavg(),
-              "log_ei": log_ei_errors(), "drbo_mmd": mmd_errors(args.instances), "rules": rule_errors()}
+    result = {
+        "jbo": str(Path(jbo.__file__).parent),
+        "jbo_commit": code_version(),
+        "load_before": os.getloadavg(),
+        "log_ei": log_ei_errors(),
+        "drbo_mmd": mmd_errors(args.instances),
+        "rules": rule_errors(),
+    }
     result["seconds"] = time.perf_counter() - t0
     result["load_after"] = os.getloadavg()
     OUT.mkdir(parents=True, exist_ok=True)

@@ -19,6 +19,7 @@ execution is minutes and its fixed costs are negligible). Every run writes what 
 what machine, to experiments/results/bench_engine_<tag>.json; the T axis also draws
 bench_engine_<tag>.png (seconds per seed against T, log-log, with least-squares slopes).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,7 +34,8 @@ import jax
 import numpy as np
 
 import jbo
-from jbo.studies import compile_seeds, machine_info as machine
+from jbo.studies import compile_seeds
+from jbo.studies import machine_info as machine
 
 RESULTS = Path(__file__).resolve().parent / "results"
 BOTORCH_SEEDS = {50: 2, 100: 2, 200: 1, 400: 1}  # seeds per T for BoTorch (its seconds grow like T^1.5)
@@ -43,8 +45,13 @@ PREVIOUS = dict(bucket=False, refit_growth=None, screen_data=True)  # the defaul
 
 
 def time_jbo(problem, steps, seeds, num_initial, fit_restarts, fit_steps, previous=False):
-    alg = jbo.algorithms.get("gp_ucb", num_initial=num_initial, num_restarts=fit_restarts, fit_steps=fit_steps,
-                             **(PREVIOUS if previous else {}))
+    alg = jbo.algorithms.get(
+        "gp_ucb",
+        num_initial=num_initial,
+        num_restarts=fit_restarts,
+        fit_steps=fit_steps,
+        **(PREVIOUS if previous else {}),
+    )
     keys = jax.random.split(jax.random.key(123), seeds)
     fn, compile_s = compile_seeds(alg, problem, keys, steps)
     if steps <= 200:
@@ -53,27 +60,60 @@ def time_jbo(problem, steps, seeds, num_initial, fit_restarts, fit_steps, previo
     trace = jax.block_until_ready(fn(keys))
     run_s = time.perf_counter() - t0
     final = np.asarray(trace.metrics["simple_regret"][:, -1])
-    return {"steps": steps, "seeds": seeds, "defaults": "previous" if previous else "current",
-            "segments": list(alg.capacities(steps)), "compile_s": compile_s, "run_s": run_s,
-            "s_per_seed": run_s / seeds, "seeds_per_s": seeds / run_s, "median_final_regret": float(np.median(final)),
-            "final_regrets": final.tolist()}
+    return {
+        "steps": steps,
+        "seeds": seeds,
+        "defaults": "previous" if previous else "current",
+        "segments": list(alg.capacities(steps)),
+        "compile_s": compile_s,
+        "run_s": run_s,
+        "s_per_seed": run_s / seeds,
+        "seeds_per_s": seeds / run_s,
+        "median_final_regret": float(np.median(final)),
+        "final_regrets": final.tolist(),
+    }
 
 
 def time_botorch(problem, steps, seeds, num_initial, device):
     script = Path(__file__).with_name("botorch_loop.py")
-    proc = subprocess.run([sys.executable, str(script), "--seeds", str(seeds), "--steps", str(steps),
-                           "--num-initial", str(num_initial), "--device", device, "--problem", problem, "--json"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(script),
+            "--seeds",
+            str(seeds),
+            "--steps",
+            str(steps),
+            "--num-initial",
+            str(num_initial),
+            "--device",
+            device,
+            "--problem",
+            problem,
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode != 0:
         why = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "failed"
-        hint = ("install it with pip install torch==2.13.0 && pip install -e '.[bench]'" if "ModuleNotFound" in why
-                else f"BoTorch failed on device {device!r}")
+        hint = (
+            "install it with pip install torch==2.13.0 && pip install -e '.[bench]'"
+            if "ModuleNotFound" in why
+            else f"BoTorch failed on device {device!r}"
+        )
         print(f"BoTorch side skipped ({why}); {hint}")
         return None
     res = json.loads(proc.stdout.strip().splitlines()[-1])
-    return {"steps": steps, "seeds": seeds, "version": res["version"], "device": device,
-            "s_per_seed": res["seconds_per_seed"], "median_final_regret": float(np.median(res["final_regrets"])),
-            "final_regrets": res["final_regrets"]}
+    return {
+        "steps": steps,
+        "seeds": seeds,
+        "version": res["version"],
+        "device": device,
+        "s_per_seed": res["seconds_per_seed"],
+        "median_final_regret": float(np.median(res["final_regrets"])),
+        "final_regrets": res["final_regrets"],
+    }
 
 
 def slope(rows):
@@ -95,16 +135,25 @@ def plot(record, out: Path):
         print("matplotlib missing: no plot")
         return
     fig, ax = plt.subplots(figsize=(6, 4.2))
-    series = [("jbo", [r for r in record["jbo"] if r["defaults"] == "current"], "o-"),
-              ("jbo, previous defaults (whole buffer, refit every step)",
-               [r for r in record["jbo"] if r["defaults"] == "previous"], "s--"),
-              ("BoTorch", record["botorch"], "^-")]
+    series = [
+        ("jbo", [r for r in record["jbo"] if r["defaults"] == "current"], "o-"),
+        (
+            "jbo, previous defaults (whole buffer, refit every step)",
+            [r for r in record["jbo"] if r["defaults"] == "previous"],
+            "s--",
+        ),
+        ("BoTorch", record["botorch"], "^-"),
+    ]
     for label, rows, style in series:
         if not rows:
             continue
         k = slope(rows)
-        ax.loglog([r["steps"] for r in rows], [r["s_per_seed"] for r in rows], style,
-                  label=f"{label}, slope {k:.2f}" if k is not None else label)
+        ax.loglog(
+            [r["steps"] for r in rows],
+            [r["s_per_seed"] for r in rows],
+            style,
+            label=f"{label}, slope {k:.2f}" if k is not None else label,
+        )
     ax.set_xlabel("budget T (evaluations)")
     ax.set_ylabel("seconds per seed (compile excluded)")
     ax.set_title(f"GP-UCB on {record['problem']}: {record['machine']}", fontsize=8)
@@ -134,24 +183,37 @@ def main():
     tag = args.tag or ("t_axis" if args.axis == "steps" else f"refit{args.fit_restarts}x{args.fit_steps}")
     out = RESULTS / f"bench_engine_{tag}.json"
     problem = jbo.problems.get(args.problem)
-    record = {"command": " ".join(["python", "experiments/bench_engine.py"] + sys.argv[1:]), "machine": machine(),
-              "load_average_at_start": os.getloadavg(), "problem": args.problem, "axis": args.axis,
-              "task": f"GP-UCB beta=2 Matern-5/2 ARD, per-step MLE refit {args.fit_restarts} x {args.fit_steps} Adam, "
-                      f"{args.problem}, {args.num_initial} LHS initial points", "jbo": [], "botorch": []}
+    record = {
+        "command": " ".join(["python", "experiments/bench_engine.py"] + sys.argv[1:]),
+        "machine": machine(),
+        "load_average_at_start": os.getloadavg(),
+        "problem": args.problem,
+        "axis": args.axis,
+        "task": f"GP-UCB beta=2 Matern-5/2 ARD, per-step MLE refit {args.fit_restarts} x {args.fit_steps} Adam, "
+        f"{args.problem}, {args.num_initial} LHS initial points",
+        "jbo": [],
+        "botorch": [],
+    }
     print(f"machine: {record['machine']}\ntask: {record['task']}", flush=True)
 
     def save():
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(record, indent=1))
 
-    cases = ([(t, args.before_seeds, True) for t in args.before_steps] + [(t, args.seeds[0], False) for t in args.steps]
-             if args.axis == "steps" else [(args.steps[0], s, False) for s in args.seeds])
+    cases = (
+        [(t, args.before_seeds, True) for t in args.before_steps] + [(t, args.seeds[0], False) for t in args.steps]
+        if args.axis == "steps"
+        else [(args.steps[0], s, False) for s in args.seeds]
+    )
     for steps, seeds, previous in cases:
         row = time_jbo(problem, steps, seeds, args.num_initial, args.fit_restarts, args.fit_steps, previous)
         record["jbo"].append(row)
-        print(f"jbo T={steps:>5} seeds={seeds:>4} defaults={row['defaults']:8s} segments={row['segments']} "
-              f"compile {row['compile_s']:6.1f} s  run {row['run_s']:8.2f} s  {row['s_per_seed']:8.3f} s/seed  "
-              f"median final regret {row['median_final_regret']:.3g}", flush=True)
+        print(
+            f"jbo T={steps:>5} seeds={seeds:>4} defaults={row['defaults']:8s} segments={row['segments']} "
+            f"compile {row['compile_s']:6.1f} s  run {row['run_s']:8.2f} s  {row['s_per_seed']:8.3f} s/seed  "
+            f"median final regret {row['median_final_regret']:.3g}",
+            flush=True,
+        )
         save()
     botorch_steps = args.botorch_steps if args.axis == "steps" else [args.steps[0]]
     for steps in botorch_steps:
@@ -160,20 +222,30 @@ def main():
         if row is None:
             break
         record["botorch"].append(row)
-        print(f"botorch {row['version']} T={steps:>5} seeds={seeds}: {row['s_per_seed']:8.2f} s/seed  "
-              f"median final regret {row['median_final_regret']:.3g}", flush=True)
+        print(
+            f"botorch {row['version']} T={steps:>5} seeds={seeds}: {row['s_per_seed']:8.2f} s/seed  "
+            f"median final regret {row['median_final_regret']:.3g}",
+            flush=True,
+        )
         save()
     ours = {r["steps"]: r for r in record["jbo"] if r["defaults"] == "current"}
     if args.axis == "steps":
-        record["ratio_seeds_per_s"] = {str(b["steps"]): b["s_per_seed"] / ours[b["steps"]]["s_per_seed"]
-                                       for b in record["botorch"] if b["steps"] in ours}
-        record["slopes"] = {"jbo": slope([r for r in record["jbo"] if r["defaults"] == "current"]),
-                            "jbo_previous_defaults": slope([r for r in record["jbo"] if r["defaults"] == "previous"]),
-                            "botorch": slope(record["botorch"])}
+        record["ratio_seeds_per_s"] = {
+            str(b["steps"]): b["s_per_seed"] / ours[b["steps"]]["s_per_seed"]
+            for b in record["botorch"]
+            if b["steps"] in ours
+        }
+        record["slopes"] = {
+            "jbo": slope([r for r in record["jbo"] if r["defaults"] == "current"]),
+            "jbo_previous_defaults": slope([r for r in record["jbo"] if r["defaults"] == "previous"]),
+            "botorch": slope(record["botorch"]),
+        }
         for b in record["botorch"]:
             if b["steps"] in ours:
-                print(f"T={b['steps']}: jbo {ours[b['steps']]['seeds_per_s']:.3f} seeds/s vs BoTorch "
-                      f"{1 / b['s_per_seed']:.4f} -> {record['ratio_seeds_per_s'][str(b['steps'])]:.1f}x")
+                print(
+                    f"T={b['steps']}: jbo {ours[b['steps']]['seeds_per_s']:.3f} seeds/s vs BoTorch "
+                    f"{1 / b['s_per_seed']:.4f} -> {record['ratio_seeds_per_s'][str(b['steps'])]:.1f}x"
+                )
         print(f"slopes of log s/seed against log T: {record['slopes']}")
     elif record["botorch"]:
         best = record["jbo"][-1]

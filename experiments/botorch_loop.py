@@ -5,6 +5,7 @@ on branin (maximising -branin) or hartmann6 (maximising -hartmann6), unit-cube i
 design of `num_initial` points, T evaluations in all. `--device cuda` keeps the model's tensors on
 the GPU (the objective is evaluated in NumPy either way).
 """
+
 from __future__ import annotations
 
 import math
@@ -22,10 +23,17 @@ def branin_max(x: np.ndarray) -> np.ndarray:
 
 
 BRANIN_OPT = -0.39788735772973816
-_H6_A = np.array([[10.0, 3, 17, 3.5, 1.7, 8], [0.05, 10, 17, 0.1, 8, 14], [3, 3.5, 1.7, 10, 17, 8],
-                  [17, 8, 0.05, 10, 0.1, 14]])
-_H6_P = 1e-4 * np.array([[1312.0, 1696, 5569, 124, 8283, 5886], [2329, 4135, 8307, 3736, 1004, 9991],
-                         [2348, 1451, 3522, 2883, 3047, 6650], [4047, 8828, 8732, 5743, 1091, 381]])
+_H6_A = np.array(
+    [[10.0, 3, 17, 3.5, 1.7, 8], [0.05, 10, 17, 0.1, 8, 14], [3, 3.5, 1.7, 10, 17, 8], [17, 8, 0.05, 10, 0.1, 14]]
+)
+_H6_P = 1e-4 * np.array(
+    [
+        [1312.0, 1696, 5569, 124, 8283, 5886],
+        [2329, 4135, 8307, 3736, 1004, 9991],
+        [2348, 1451, 3522, 2883, 3047, 6650],
+        [4047, 8828, 8732, 5743, 1091, 381],
+    ]
+)
 _H6_ALPHA = np.array([1.0, 1.2, 3.0, 3.2])
 
 
@@ -38,8 +46,14 @@ def hartmann6_max(x: np.ndarray) -> np.ndarray:
 PROBLEMS = {"branin": (branin_max, 2, BRANIN_OPT), "hartmann6": (hartmann6_max, 6, 3.3223680114155147)}
 
 
-def run_seed(seed: int, num_steps: int = 50, num_initial: int = 6, beta: float = 2.0, device: str = "cpu",
-             problem: str = "branin"):
+def run_seed(
+    seed: int,
+    num_steps: int = 50,
+    num_initial: int = 6,
+    beta: float = 2.0,
+    device: str = "cpu",
+    problem: str = "branin",
+):
     import torch
     from botorch.acquisition import UpperConfidenceBound
     from botorch.fit import fit_gpytorch_mll
@@ -95,7 +109,15 @@ if __name__ == "__main__":
         warnings.simplefilter("ignore")
         sec, reg = run(a.seeds, a.steps, a.num_initial, a.device, a.problem)
     if a.json:
-        print(json.dumps({"version": botorch.__version__, "device": a.device, "seconds_per_seed": sec,
-                          "final_regrets": reg.tolist()}))
+        print(
+            json.dumps(
+                {
+                    "version": botorch.__version__,
+                    "device": a.device,
+                    "seconds_per_seed": sec,
+                    "final_regrets": reg.tolist(),
+                }
+            )
+        )
     else:
         print(f"botorch {botorch.__version__}: {sec:.2f} s per seed, final simple regrets {reg}")

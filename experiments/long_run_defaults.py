@@ -22,6 +22,7 @@ paired mean log10 ratio is above 0 by more than two standard errors (regret no w
 
 Writes experiments/results/long_run_<compare>.csv (one row per setting, problem and seed) and .json.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,8 +38,12 @@ import jbo
 from jbo.studies import compile_seeds, machine_info
 
 OUT = Path(__file__).resolve().parent / "results"
-PROBLEMS = {"branin": ("branin", {}), "hartmann3": ("hartmann3", {}), "hartmann6": ("hartmann6", {}),
-            "levy4": ("levy", {"dim": 4})}
+PROBLEMS = {
+    "branin": ("branin", {}),
+    "hartmann3": ("hartmann3", {}),
+    "hartmann6": ("hartmann6", {}),
+    "levy4": ("levy", {"dim": 4}),
+}
 
 
 def main():
@@ -68,28 +73,57 @@ def main():
             run_s = time.perf_counter() - t0
             final = np.asarray(trace.metrics["simple_regret"][:, -1])
             finals[setting] = final
-            rows += [{"problem": label, "setting": setting, "seed": i, "final_simple_regret": float(r),
-                      "compile_s": compile_s, "run_s_per_seed": run_s / seeds} for i, r in enumerate(final)]
-            print(f"{label:10s} {setting:12s} compile {compile_s:5.1f} s  {run_s / seeds:6.2f} s/seed  "
-                  f"median final regret {np.median(final):.3g}", flush=True)
+            rows += [
+                {
+                    "problem": label,
+                    "setting": setting,
+                    "seed": i,
+                    "final_simple_regret": float(r),
+                    "compile_s": compile_s,
+                    "run_s_per_seed": run_s / seeds,
+                }
+                for i, r in enumerate(final)
+            ]
+            print(
+                f"{label:10s} {setting:12s} compile {compile_s:5.1f} s  {run_s / seeds:6.2f} s/seed  "
+                f"median final regret {np.median(final):.3g}",
+                flush=True,
+            )
         old_, new_ = finals.values()
         ratio = np.log10(np.maximum(new_, 1e-12) / np.maximum(old_, 1e-12))
-        summary.append({"problem": label, "median_old": float(np.median(old_)),
-                        "median_new": float(np.median(new_)), "mean_log10_ratio": float(ratio.mean()),
-                        "se_log10_ratio": float(ratio.std(ddof=1) / np.sqrt(seeds)),
-                        "better_tie_worse": [int((ratio < 0).sum()), int((ratio == 0).sum()), int((ratio > 0).sum())]})
-        print(f"  paired log10 ratio {ratio.mean():+.3f} +- {ratio.std(ddof=1) / np.sqrt(seeds):.3f}; "
-              f"new setting better/tie/worse {summary[-1]['better_tie_worse']}", flush=True)
+        summary.append(
+            {
+                "problem": label,
+                "median_old": float(np.median(old_)),
+                "median_new": float(np.median(new_)),
+                "mean_log10_ratio": float(ratio.mean()),
+                "se_log10_ratio": float(ratio.std(ddof=1) / np.sqrt(seeds)),
+                "better_tie_worse": [int((ratio < 0).sum()), int((ratio == 0).sum()), int((ratio > 0).sum())],
+            }
+        )
+        print(
+            f"  paired log10 ratio {ratio.mean():+.3f} +- {ratio.std(ddof=1) / np.sqrt(seeds):.3f}; "
+            f"new setting better/tie/worse {summary[-1]['better_tie_worse']}",
+            flush=True,
+        )
     df = pd.DataFrame(rows)
     cost = df.groupby("setting")["run_s_per_seed"].mean().to_dict()
     worse = [s["problem"] for s in summary if s["mean_log10_ratio"] > 2 * s["se_log10_ratio"]]
     (old_name, old_opts), (new_name, new_opts) = settings
     adopt = not worse and cost[new_name] < cost[old_name]
-    record = {"machine": machine_info(), "seeds": seeds, "steps": steps, "compare": args.compare,
-              "settings": {old_name: old_opts, new_name: new_opts},
-              "rule": "adopt the new setting if on no problem the paired mean log10 ratio exceeds 0 by > 2 s.e., "
-                      "and it is cheaper",
-              "summary": summary, "s_per_seed": cost, "worse_on": worse, "adopt": adopt}
+    record = {
+        "machine": machine_info(),
+        "seeds": seeds,
+        "steps": steps,
+        "compare": args.compare,
+        "settings": {old_name: old_opts, new_name: new_opts},
+        "rule": "adopt the new setting if on no problem the paired mean log10 ratio exceeds 0 by > 2 s.e., "
+        "and it is cheaper",
+        "summary": summary,
+        "s_per_seed": cost,
+        "worse_on": worse,
+        "adopt": adopt,
+    }
     if not args.quick:
         OUT.mkdir(parents=True, exist_ok=True)
         df.to_csv(OUT / f"long_run_{args.compare}.csv", index=False)

@@ -14,6 +14,7 @@ about 3 times a query).
 
 Writes experiments/results/profile_step.json.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -58,8 +59,16 @@ def profile(n: int, seeds: int, dim: int = 6):
     acq_params = alg.default_params().acquisition
 
     def fit(k, b):
-        return gp.fit(k, b, model, init=hyp, warm_start=hyp, num_restarts=alg.num_restarts, num_steps=alg.fit_steps,
-                      learning_rate=alg.fit_learning_rate)
+        return gp.fit(
+            k,
+            b,
+            model,
+            init=hyp,
+            warm_start=hyp,
+            num_restarts=alg.num_restarts,
+            num_steps=alg.fit_steps,
+            learning_rate=alg.fit_learning_rate,
+        )
 
     def acquisition(k, b):
         post = gp.condition(b, hyp, model)
@@ -78,18 +87,32 @@ def profile(n: int, seeds: int, dim: int = 6):
     parts = {
         "fit (1 x 5 Adam)": (jax.vmap(fit), (keys, bufs), alg.fit_steps * lml_flops),
         "one LML gradient": (jax.vmap(lambda b: gp.lml_and_grad(hyp, b.x, b.y, b.mask, model)), (bufs,), lml_flops),
-        "Cholesky": (jax.vmap(lambda b: jnp.linalg.cholesky(gp.masked_gram(model, hyp, b.x, b.mask))), (bufs,),
-                     n**3 / 3),
-        "condition (Cholesky + L^-1)": (jax.vmap(lambda b: _factors(gp.condition(b, hyp, model))), (bufs,),
-                                        n**3 / 3 + n**3),
+        "Cholesky": (
+            jax.vmap(lambda b: jnp.linalg.cholesky(gp.masked_gram(model, hyp, b.x, b.mask))),
+            (bufs,),
+            n**3 / 3,
+        ),
+        "condition (Cholesky + L^-1)": (
+            jax.vmap(lambda b: _factors(gp.condition(b, hyp, model))),
+            (bufs,),
+            n**3 / 3 + n**3,
+        ),
         "raw screening": (jax.vmap(screen), (keys, bufs), (alg.num_raw + min(n, alg.screen_data)) * 2 * n**2),
         "Adam search": (jax.vmap(search), (keys, bufs), alg.num_starts * alg.opt_steps * 3 * 2 * n**2),
     }
     rows = []
     for name, (f, args, flops) in parts.items():
         t = best_time(f, *args)
-        rows.append({"part": name, "rows": n, "seeds": seeds, "ms_per_seed": 1e3 * t / seeds,
-                     "gflops": flops / 1e9, "gflop_per_s": seeds * flops / t / 1e9})
+        rows.append(
+            {
+                "part": name,
+                "rows": n,
+                "seeds": seeds,
+                "ms_per_seed": 1e3 * t / seeds,
+                "gflops": flops / 1e9,
+                "gflop_per_s": seeds * flops / t / 1e9,
+            }
+        )
     m = 1024
     a = jax.random.normal(key, (seeds, m, m))
     peak = seeds * 2 * m**3 / best_time(lambda z: z @ z, a) / 1e9
@@ -103,17 +126,23 @@ def main():
     ap.add_argument("--rows", type=int, nargs="+", default=[400])
     ap.add_argument("--seeds", type=int, default=8)
     args = ap.parse_args()
-    record = {"command": "python experiments/profile_step.py " + " ".join(f"--rows {' '.join(map(str, args.rows))} "
-                                                                          f"--seeds {args.seeds}".split()),
-              "machine": machine_info(), "load_average_at_start": os.getloadavg(), "parts": []}
+    record = {
+        "command": "python experiments/profile_step.py "
+        + " ".join(f"--rows {' '.join(map(str, args.rows))} --seeds {args.seeds}".split()),
+        "machine": machine_info(),
+        "load_average_at_start": os.getloadavg(),
+        "parts": [],
+    }
     for n in args.rows:
         rows, peak = profile(n, args.seeds)
         record["parts"] += rows
         record.setdefault("peak_gflop_per_s", []).append(peak)
         print(f"N = {n}, {args.seeds} seeds; peak (batched 1024 x 1024 float64 matmul): {peak:.1f} GFLOP/s")
         for r in rows:
-            print(f"  {r['part']:30s} {r['ms_per_seed']:9.2f} ms/seed  {r['gflop_per_s']:6.1f} GFLOP/s "
-                  f"({100 * r['fraction_of_peak']:4.1f}% of peak)")
+            print(
+                f"  {r['part']:30s} {r['ms_per_seed']:9.2f} ms/seed  {r['gflop_per_s']:6.1f} GFLOP/s "
+                f"({100 * r['fraction_of_peak']:4.1f}% of peak)"
+            )
     record["load_average_at_end"] = os.getloadavg()
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(record, indent=1))

@@ -9,13 +9,14 @@ the rule and the choice).
     python experiments/refit_defaults.py            # ~10 min on 2 CPU cores
     python experiments/refit_defaults.py --quick    # 4 seeds, 2 settings: a smoke run
 
-The rule (stated in the README): per problem, each setting's median final simple regret relative to
+The rule (stated in docs/defaults.md): per problem, each setting's median final simple regret relative to
 the best setting's on that problem; a setting's regret score is the geometric mean of these ratios
 over the four problems and its cost the mean seconds per seed. The default is the fastest setting
 whose regret score is within 1.5x of the best score (a factor well inside the seed-to-seed spread of
 32-seed medians here), i.e. the best final regret per second among the settings that do not give up
 accuracy.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,8 +32,12 @@ import jbo
 from jbo.studies import compile_seeds, machine_info
 
 OUT = Path(__file__).resolve().parent / "results"
-PROBLEMS = {"branin": ("branin", {}, 50), "hartmann6": ("hartmann6", {}, 60), "ackley4": ("ackley", {"dim": 4}, 60),
-            "levy4": ("levy", {"dim": 4}, 60)}
+PROBLEMS = {
+    "branin": ("branin", {}, 50),
+    "hartmann6": ("hartmann6", {}, 60),
+    "ackley4": ("ackley", {"dim": 4}, 60),
+    "levy4": ("levy", {"dim": 4}, 60),
+}
 # (restarts, Adam steps): the warm start takes restart 0, the unperturbed defaults restart 1
 SETTINGS = [(2, 40), (2, 20), (2, 10), (1, 40), (1, 20), (1, 10), (1, 5)]
 RATIO = 1.5
@@ -57,25 +62,48 @@ def main():
             trace = jax.block_until_ready(fn(keys))
             run_s = time.perf_counter() - t0
             final = np.asarray(trace.metrics["simple_regret"][:, -1])
-            rows.append(dict(problem=label, restarts=restarts, fit_steps=steps, seeds=seeds, steps=T,
-                             compile_s=compile_s, run_s=run_s, s_per_seed=run_s / seeds,
-                             median_final_regret=float(np.median(final)), mean_final_regret=float(final.mean())))
-            print(f"{label:10s} {restarts} x {steps:3d}: compile {compile_s:5.1f} s, run {run_s:6.2f} s, "
-                  f"median final regret {np.median(final):.3g}", flush=True)
+            rows.append(
+                dict(
+                    problem=label,
+                    restarts=restarts,
+                    fit_steps=steps,
+                    seeds=seeds,
+                    steps=T,
+                    compile_s=compile_s,
+                    run_s=run_s,
+                    s_per_seed=run_s / seeds,
+                    median_final_regret=float(np.median(final)),
+                    mean_final_regret=float(final.mean()),
+                )
+            )
+            print(
+                f"{label:10s} {restarts} x {steps:3d}: compile {compile_s:5.1f} s, run {run_s:6.2f} s, "
+                f"median final regret {np.median(final):.3g}",
+                flush=True,
+            )
     table = pd.DataFrame(rows)
     best = table.groupby("problem")["median_final_regret"].transform("min")
     table["regret_ratio"] = np.maximum(table["median_final_regret"], 1e-12) / np.maximum(best, 1e-12)
-    score = table.groupby(["restarts", "fit_steps"]).agg(
-        regret_score=("regret_ratio", lambda r: float(np.exp(np.mean(np.log(r))))),
-        s_per_seed=("s_per_seed", "mean")).reset_index()
+    score = (
+        table.groupby(["restarts", "fit_steps"])
+        .agg(
+            regret_score=("regret_ratio", lambda r: float(np.exp(np.mean(np.log(r))))),
+            s_per_seed=("s_per_seed", "mean"),
+        )
+        .reset_index()
+    )
     ok = score[score.regret_score <= RATIO * score.regret_score.min()]
     choice = ok.sort_values("s_per_seed").iloc[0]
     stem = "refit_defaults_quick" if args.quick else "refit_defaults"
     OUT.mkdir(parents=True, exist_ok=True)
     table.to_csv(OUT / f"{stem}.csv", index=False)
-    meta = {"machine": machine_info(), "seeds": seeds, "rule": f"fastest setting with regret score <= {RATIO} x best",
-            "scores": score.to_dict(orient="records"),
-            "choice": {"num_restarts": int(choice.restarts), "fit_steps": int(choice.fit_steps)}}
+    meta = {
+        "machine": machine_info(),
+        "seeds": seeds,
+        "rule": f"fastest setting with regret score <= {RATIO} x best",
+        "scores": score.to_dict(orient="records"),
+        "choice": {"num_restarts": int(choice.restarts), "fit_steps": int(choice.fit_steps)},
+    }
     (OUT / f"{stem}.json").write_text(json.dumps(meta, indent=1))
     print(score.to_string(index=False))
     print(f"choice: {int(choice.restarts)} restart(s) x {int(choice.fit_steps)} steps")

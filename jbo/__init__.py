@@ -4,6 +4,7 @@ Importing jbo switches JAX to float64: GP, KDE and kernel-regression numerics ne
 0.10.x it also lowers batched Choleskys and triangular solves on CPU to loops of unbatched LAPACK
 calls, which avoids a deadlock in that jaxlib (see jbo.linalg; JBO_LAPACK_LOOP=0 turns it off).
 """
+
 import jax
 
 jax.config.update("jax_enable_x64", True)
@@ -18,6 +19,7 @@ linalg.install()  # batched LAPACK calls on CPU as loops: jaxlib 0.10.x can dead
 
 from jbo import (  # noqa: E402
     acquisitions,
+    algorithms,
     bandits,
     checks,
     data,
@@ -26,8 +28,12 @@ from jbo import (  # noqa: E402
     kde,
     kernels,
     optimize,
+    parallel,
+    problems,
     regression,
     spaces,
+    studies,
+    study_config,  # studies from a config file: `jbo study CONFIG.toml`
 )
 from jbo.asktell import AskTell  # noqa: E402
 from jbo.checks import NonFiniteError  # noqa: E402
@@ -42,12 +48,36 @@ from jbo.engine import (  # noqa: E402
     run_seeds,
     run_sweep,
 )
-from jbo import algorithms, parallel, problems, studies  # noqa: E402
-from jbo import study  # noqa: E402  (studies from a config file: `jbo study CONFIG.toml`)
 
 __all__ = [
-    "Algorithm", "AskTell", "Environment", "NonFiniteError", "Spec", "Step", "Trace", "replace_params", "run",
-    "run_seeds", "run_sweep", "acquisitions", "algorithms", "bandits", "checks", "data", "designs", "gp", "kde", "kernels", "optimize",
-    "parallel", "problems", "regression", "spaces", "studies", "cache", "study", "linalg",
+    "Algorithm",
+    "AskTell",
+    "Environment",
+    "NonFiniteError",
+    "Spec",
+    "Step",
+    "Trace",
+    "replace_params",
+    "run",
+    "run_seeds",
+    "run_sweep",
+    "acquisitions",
+    "algorithms",
+    "bandits",
+    "checks",
+    "data",
+    "designs",
+    "gp",
+    "kde",
+    "kernels",
+    "optimize",
+    "parallel",
+    "problems",
+    "regression",
+    "spaces",
+    "studies",
+    "cache",
+    "study_config",
+    "linalg",
 ]
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -15,17 +15,19 @@ function of one decision point. Built-ins: :class:`UCB`, :class:`EI` (and log-EI
 user's own ``fn(post, x, best) -> value``; contextual pieces (``contextual = True``) live with their
 paper (jbo.algorithms.sbo).
 """
+
 from __future__ import annotations
 
 import abc
 import math
-from typing import Callable, ClassVar, NamedTuple
+from collections.abc import Callable
+from typing import ClassVar, NamedTuple
 
 import equinox as eqx
 import jax
 import jax.numpy as jnp
-import numpy as np
 import jax.scipy.linalg as jsl
+import numpy as np
 from jax.scipy.special import ndtr
 
 from jbo import data, gp, kernels
@@ -188,7 +190,9 @@ def srinivas_beta(t, dim: int, delta, scale=1.0):
     """Srinivas et al. (2010) Thm 2 on the unit cube (a = b = r = 1), times `scale`:
     beta_t = 2 log(2 t^2 pi^2 / (3 delta)) + 2 d log(t^2 d sqrt(log(4 d / delta)))."""
     t = jnp.maximum(t, 1.0)
-    b = 2 * jnp.log(2 * t**2 * math.pi**2 / (3 * delta)) + 2 * dim * jnp.log(t**2 * dim * jnp.sqrt(jnp.log(4 * dim / delta)))
+    b = 2 * jnp.log(2 * t**2 * math.pi**2 / (3 * delta)) + 2 * dim * jnp.log(
+        t**2 * dim * jnp.sqrt(jnp.log(4 * dim / delta))
+    )
     return scale * b
 
 
@@ -289,8 +293,10 @@ def check_scalar(acquisition, fn: Callable, dim: int) -> None:
     out = jax.eval_shape(fn, jax.ShapeDtypeStruct((dim,), jnp.float64))
     shapes = [leaf.shape for leaf in jax.tree.leaves(out)]
     if shapes != [()]:
-        raise ValueError(f"the acquisition {_name(acquisition)} must return a scalar for one point of shape "
-                         f"({dim},), got {shapes[0] if len(shapes) == 1 else shapes}")
+        raise ValueError(
+            f"the acquisition {_name(acquisition)} must return a scalar for one point of shape "
+            f"({dim},), got {shapes[0] if len(shapes) == 1 else shapes}"
+        )
 
 
 class FromFunction(Acquisition):
@@ -311,16 +317,25 @@ class FromFunction(Acquisition):
             return
         shapes = [leaf.shape for leaf in jax.tree.leaves(out)]
         if shapes != [()]:
-            raise ValueError(f"the acquisition {_name(self)} must return a scalar for one point of shape (d,), "
-                             f"got {shapes[0] if len(shapes) == 1 else shapes} for d = 2")
+            raise ValueError(
+                f"the acquisition {_name(self)} must return a scalar for one point of shape (d,), "
+                f"got {shapes[0] if len(shapes) == 1 else shapes} for d = 2"
+            )
 
     def build(self, key, post, buffer, params, step, dim):
         best = data.best(buffer)
         return lambda x: self.fn(post, x, best)
 
 
-BUILT_IN = {"ucb": UCB, "ei": EI, "log_ei": lambda: EI(log=True), "pi": PI, "ts": Thompson, "mean": PosteriorMean,
-            "std": PosteriorStd}
+BUILT_IN = {
+    "ucb": UCB,
+    "ei": EI,
+    "log_ei": lambda: EI(log=True),
+    "pi": PI,
+    "ts": Thompson,
+    "mean": PosteriorMean,
+    "std": PosteriorStd,
+}
 
 
 def as_acquisition(acq) -> Acquisition:
@@ -329,8 +344,10 @@ def as_acquisition(acq) -> Acquisition:
         return acq
     if isinstance(acq, str):
         if acq not in BUILT_IN:
-            raise ValueError(f"unknown acquisition {acq!r}; choose one of {tuple(BUILT_IN)}, an Acquisition, or a "
-                             f"function fn(post, x, best)")
+            raise ValueError(
+                f"unknown acquisition {acq!r}; choose one of {tuple(BUILT_IN)}, an Acquisition, or a "
+                f"function fn(post, x, best)"
+            )
         return BUILT_IN[acq]()
     if callable(acq):
         return FromFunction(acq)

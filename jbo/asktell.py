@@ -18,11 +18,8 @@ deterministic, so it re-proposes the same points), checks that the points are th
 only the seeds that failed and then tells the whole batch. A retried run therefore equals an
 uninterrupted one (tested). :meth:`AskTell.discard_kept` drops the kept values to re-evaluate all.
 """
-from __future__ import annotations
 
-from concurrent.futures import Executor
-from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any, Callable, NamedTuple
+from __future__ import annotations
 
 import os
 import pickle
@@ -30,6 +27,10 @@ import re
 import tempfile
 import time
 import warnings
+from collections.abc import Callable
+from concurrent.futures import Executor
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any, NamedTuple
 
 import equinox as eqx
 import jax
@@ -100,9 +101,11 @@ class HostEvaluationError(RuntimeError):
         self.step, self.failures, self.observations = step, list(failures), list(observations)
         lines = [f"  seed {f.seed}: {_short(f.action)} -> {type(f.error).__name__}: {f.error}" for f in self.failures]
         ok = sum(o is not None for o in self.observations)
-        super().__init__(f"{len(self.failures)} of {len(self.observations)} host evaluation(s) failed at step {step} "
-                         f"(the optimiser's state is unchanged; the {ok} successful value(s) are kept for a retry):\n"
-                         + "\n".join(lines))
+        super().__init__(
+            f"{len(self.failures)} of {len(self.observations)} host evaluation(s) failed at step {step} "
+            f"(the optimiser's state is unchanged; the {ok} successful value(s) are kept for a retry):\n"
+            + "\n".join(lines)
+        )
 
 
 def _short(action) -> str:
@@ -139,9 +142,21 @@ class AskTell:
     that raises (bad shape, non-finite value) leaves the optimiser's state untouched.
     """
 
-    def __init__(self, algorithm: Algorithm, space, num_steps: int, key, params=None, num_seeds: int | None = None,
-                 context_dim: int = 0, side_info: dict | None = None, *, minimize: bool = False,
-                 on_nonfinite: str = "raise", data=None):
+    def __init__(
+        self,
+        algorithm: Algorithm,
+        space,
+        num_steps: int,
+        key,
+        params=None,
+        num_seeds: int | None = None,
+        context_dim: int = 0,
+        side_info: dict | None = None,
+        *,
+        minimize: bool = False,
+        on_nonfinite: str = "raise",
+        data=None,
+    ):
         if not isinstance(algorithm, Algorithm):
             raise TypeError(f"algorithm must be a jbo.Algorithm, got {type(algorithm).__name__}")
         if on_nonfinite not in ("raise", "fail"):
@@ -153,7 +168,8 @@ class AskTell:
         self.space = space if isinstance(space, (Box, FiniteArms, ControlSets)) else Box(space)
         if not isinstance(num_steps, (int, np.integer)) or num_steps < algorithm.num_initial:
             raise ValueError(
-                f"num_steps={num_steps!r} must be an int >= the initial design size {algorithm.num_initial}")
+                f"num_steps={num_steps!r} must be an int >= the initial design size {algorithm.num_initial}"
+            )
         self.algorithm, self.num_steps, self.num_seeds = algorithm, int(num_steps), num_seeds
         self.context_dim = int(context_dim)
         self.params = algorithm.default_params() if params is None else params
@@ -170,7 +186,6 @@ class AskTell:
         self._kept = None  # (t, host action, per-seed values or None) of a step that failed in optimize
         if data is not None:
             self.tell_data(*data)
-
 
     @property
     def _seeds(self) -> int:
@@ -227,8 +242,10 @@ class AskTell:
         if isinstance(q, bool) or not isinstance(q, (int, np.integer)) or q < 1:
             raise ValueError(f"q must be a positive int, got {q!r}")
         if self.t + len(self.pending) + q > self.num_steps:
-            raise RuntimeError(f"asking {q} more points exceeds num_steps={self.num_steps} ({self.t} told, "
-                               f"{len(self.pending)} pending)")
+            raise RuntimeError(
+                f"asking {q} more points exceeds num_steps={self.num_steps} ({self.t} told, "
+                f"{len(self.pending)} pending)"
+            )
         if self._pending is not None:
             raise RuntimeError("a point from ask() is waiting for its tell; tell it before ask_batch")
         out = []
@@ -239,9 +256,14 @@ class AskTell:
             else:
                 # the state after the ask, without the pending rows: the completed evaluations and the
                 # hyper-parameters just fitted on them (the next fit's warm start)
-                actions, self.state = _ask_pending_fn(self.algorithm, self._with_pending(), self.params,
-                                                      self._step_keys, jnp.asarray(t, jnp.int32),
-                                                      jnp.asarray(self._completed(), jnp.int32))
+                actions, self.state = _ask_pending_fn(
+                    self.algorithm,
+                    self._with_pending(),
+                    self.params,
+                    self._step_keys,
+                    jnp.asarray(t, jnp.int32),
+                    jnp.asarray(self._completed(), jnp.int32),
+                )
             x = self._out(actions)
             self.pending.append((np.asarray(x), t))
             out.append(x)
@@ -249,11 +271,14 @@ class AskTell:
 
     def _check_pending_ok(self):
         if self.num_seeds is not None or not isinstance(self.space, Box) or self.context_dim > 0:
-            raise ValueError("pending points and batches need one optimiser (num_seeds=None) on a box, without "
-                             "contexts")
+            raise ValueError(
+                "pending points and batches need one optimiser (num_seeds=None) on a box, without contexts"
+            )
         if not hasattr(self.algorithm, "ask_pending"):
-            raise ValueError(f"{type(self.algorithm).__name__} does not support pending points (no ask_pending; "
-                             "GP-BO algorithms have it)")
+            raise ValueError(
+                f"{type(self.algorithm).__name__} does not support pending points (no ask_pending; "
+                "GP-BO algorithms have it)"
+            )
 
     def _completed(self) -> int:
         """Evaluations told to the state (failed ones are not)."""
@@ -264,8 +289,15 @@ class AskTell:
         placeholder: ask_pending gives pending rows the algorithm's lie)."""
         state = self.state
         for x, t in self.pending:
-            state = _tell_fn(self.algorithm, state, self.params, self._step_keys, jnp.asarray(t, jnp.int32),
-                             self.space.from_host(x)[None], jnp.zeros(1))
+            state = _tell_fn(
+                self.algorithm,
+                state,
+                self.params,
+                self._step_keys,
+                jnp.asarray(t, jnp.int32),
+                self.space.from_host(x)[None],
+                jnp.zeros(1),
+            )
         return state
 
     def _take_pending(self, action):
@@ -311,8 +343,10 @@ class AskTell:
             out, vals = jnp.asarray(-y if self.minimize else y), [y]
         finite = bool(np.all(np.isfinite(vals)))
         if not finite and self.on_nonfinite == "raise":
-            raise ValueError(f"the objective returned a non-finite value: {vals} (AskTell(..., on_nonfinite='fail') "
-                             "records it as a failed evaluation instead)")
+            raise ValueError(
+                f"the objective returned a non-finite value: {vals} (AskTell(..., on_nonfinite='fail') "
+                "records it as a failed evaluation instead)"
+            )
         return out, finite
 
     def tell(self, action, observation) -> None:
@@ -343,7 +377,9 @@ class AskTell:
         if x.ndim != 2 or x.shape[0] != y.shape[0]:
             raise ValueError(f"tell_data needs x of shape (n, d) and y of shape (n,), got {x.shape} and {y.shape}")
         if self.t + len(y) > self.num_steps:
-            raise ValueError(f"{len(y)} rows do not fit: {self.num_steps - self.t} of num_steps={self.num_steps} are left")
+            raise ValueError(
+                f"{len(y)} rows do not fit: {self.num_steps - self.t} of num_steps={self.num_steps} are left"
+            )
         for xi, yi in zip(x, y):
             self._pending = None
             if self.num_seeds is None:
@@ -359,13 +395,18 @@ class AskTell:
         actions = jax.tree.map(lambda *a: jnp.stack(a), *acts)
         observations = jax.tree.map(lambda *o: jnp.stack(o), *values)
         state = self.state if self._pending is None else self._pending
-        new = _tell_fn(self.algorithm, state, self.params, self._step_keys, jnp.asarray(self.t, jnp.int32), actions,
-                       observations)
+        new = _tell_fn(
+            self.algorithm, state, self.params, self._step_keys, jnp.asarray(self.t, jnp.int32), actions, observations
+        )
         if not told.all():
             keep = jnp.asarray(told)
             new = jax.tree.map(lambda n, o: jnp.where(keep.reshape((-1,) + (1,) * (jnp.ndim(n) - 1)), n, o), new, state)
-            warnings.warn(f"step {self.t}: a non-finite value from seed(s) {np.flatnonzero(~told).tolist()} is a failed "
-                          "evaluation (spent, not told)", RuntimeWarning, stacklevel=3)
+            warnings.warn(
+                f"step {self.t}: a non-finite value from seed(s) {np.flatnonzero(~told).tolist()} is a failed "
+                "evaluation (spent, not told)",
+                RuntimeWarning,
+                stacklevel=3,
+            )
         self.state = new
         self._pending = None
         self._kept = None
@@ -374,8 +415,13 @@ class AskTell:
         self.failed.append(~told)
         self.t += 1
 
-    def optimize(self, fn: Callable, num_evaluations: int | None = None, executor: Executor | None = None,
-                 timeout: float | None = None):
+    def optimize(
+        self,
+        fn: Callable,
+        num_evaluations: int | None = None,
+        executor: Executor | None = None,
+        timeout: float | None = None,
+    ):
         """Loop ask -> fn(point) for every seed -> tell (fn returns the observation); returns best().
 
         fn gets one seed's point in the host's terms (see the class docstring; (set, x) on control
@@ -390,8 +436,9 @@ class AskTell:
         if timeout is not None and (executor is None or not timeout > 0):
             raise ValueError("timeout needs an executor and a positive number of seconds")
         if executor is not None and not isinstance(executor, Executor) and not hasattr(executor, "submit"):
-            raise TypeError("executor must be a concurrent.futures.Executor (with submit), "
-                            f"got {type(executor).__name__}")
+            raise TypeError(
+                f"executor must be a concurrent.futures.Executor (with submit), got {type(executor).__name__}"
+            )
         if num_evaluations is not None and (not isinstance(num_evaluations, (int, np.integer)) or num_evaluations < 0):
             raise ValueError(f"num_evaluations must be a non-negative int, got {num_evaluations!r}")
         for _ in range(self.num_steps - self.t if num_evaluations is None else num_evaluations):
@@ -459,14 +506,25 @@ class AskTell:
         so it proposes the same points; it loses at most the evaluations still pending. The file is a
         pickle of NumPy arrays and plain values: load only files you trust."""
         key_data = lambda k: np.asarray(jax.random.key_data(k))  # noqa: E731
-        record = {"format": 1, "algorithm": _describe(self.algorithm), "space": jax.tree.map(np.asarray, self.space),
-                  "num_steps": self.num_steps, "num_seeds": self.num_seeds, "context_dim": self.context_dim,
-                  "side_info": jax.tree.map(np.asarray, self.spec.info), "minimize": self.minimize,
-                  "on_nonfinite": self.on_nonfinite, "key": key_data(self._key),
-                  "params": [a if isinstance(a, (int, float)) else np.asarray(a) for a in jax.tree.leaves(self.params)],
-                  "state": [key_data(a) if _is_key(a) else np.asarray(a) for a in jax.tree.leaves(self.state)],
-                  "t": self.t, "actions": self.actions, "failed": self.failed, "pending": self.pending,
-                  "observations": [jax.tree.map(np.asarray, o) for o in self.observations]}
+        record = {
+            "format": 1,
+            "algorithm": _describe(self.algorithm),
+            "space": jax.tree.map(np.asarray, self.space),
+            "num_steps": self.num_steps,
+            "num_seeds": self.num_seeds,
+            "context_dim": self.context_dim,
+            "side_info": jax.tree.map(np.asarray, self.spec.info),
+            "minimize": self.minimize,
+            "on_nonfinite": self.on_nonfinite,
+            "key": key_data(self._key),
+            "params": [a if isinstance(a, (int, float)) else np.asarray(a) for a in jax.tree.leaves(self.params)],
+            "state": [key_data(a) if _is_key(a) else np.asarray(a) for a in jax.tree.leaves(self.state)],
+            "t": self.t,
+            "actions": self.actions,
+            "failed": self.failed,
+            "pending": self.pending,
+            "observations": [jax.tree.map(np.asarray, o) for o in self.observations],
+        }
         path = os.fspath(path)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=".asktell-", suffix=".tmp")
         try:
@@ -481,7 +539,7 @@ class AskTell:
             raise
 
     @classmethod
-    def load(cls, path, algorithm: Algorithm) -> "AskTell":
+    def load(cls, path, algorithm: Algorithm) -> AskTell:
         """Resume an optimiser written by :meth:`save`, driving the same `algorithm` (algorithms may
         hold functions, which are not saved). The next ask equals the one the saved optimiser would
         have made (bit for bit on the same platform)."""
@@ -490,30 +548,51 @@ class AskTell:
         if not isinstance(rec, dict) or rec.get("format") != 1:
             raise ValueError(f"{path} is not an AskTell save file")
         if rec["algorithm"] != _describe(algorithm):
-            raise ValueError(f"{path} was saved with another algorithm:\n  saved: {rec['algorithm']}\n"
-                             f"  given: {_describe(algorithm)}")
+            raise ValueError(
+                f"{path} was saved with another algorithm:\n  saved: {rec['algorithm']}\n"
+                f"  given: {_describe(algorithm)}"
+            )
         key = jax.random.wrap_key_data(jnp.asarray(rec["key"]))
         template = algorithm.default_params()
-        params = jax.tree.unflatten(jax.tree.structure(template), [a if isinstance(a, (int, float)) else jnp.asarray(a)
-                                                                   for a in rec["params"]])
+        params = jax.tree.unflatten(
+            jax.tree.structure(template), [a if isinstance(a, (int, float)) else jnp.asarray(a) for a in rec["params"]]
+        )
         space = jax.tree.map(jnp.asarray, rec["space"])
-        opt = cls(algorithm, space, rec["num_steps"], key, params, rec["num_seeds"], rec["context_dim"],
-                  jax.tree.map(jnp.asarray, rec["side_info"]), minimize=rec["minimize"],
-                  on_nonfinite=rec["on_nonfinite"])
+        opt = cls(
+            algorithm,
+            space,
+            rec["num_steps"],
+            key,
+            params,
+            rec["num_seeds"],
+            rec["context_dim"],
+            jax.tree.map(jnp.asarray, rec["side_info"]),
+            minimize=rec["minimize"],
+            on_nonfinite=rec["on_nonfinite"],
+        )
         leaves, tree = jax.tree.flatten(opt.state)
         if len(leaves) != len(rec["state"]):
             raise ValueError(f"{path}: the saved state does not fit this algorithm's state")
         # a.at[...].set(v): the saved values with the fresh leaf's dtype and weak type (a weakly typed
         # leaf restored strongly typed would compile another program, with other rounding)
-        opt.state = jax.tree.unflatten(tree, [jax.random.wrap_key_data(jnp.asarray(v)) if _is_key(a) else
-                                              a.at[...].set(v) for a, v in zip(leaves, rec["state"])])
+        opt.state = jax.tree.unflatten(
+            tree,
+            [
+                jax.random.wrap_key_data(jnp.asarray(v)) if _is_key(a) else a.at[...].set(v)
+                for a, v in zip(leaves, rec["state"])
+            ],
+        )
         opt.t, opt.actions, opt.failed = rec["t"], list(rec["actions"]), list(rec["failed"])
         opt.observations = [jax.tree.map(jnp.asarray, o) for o in rec["observations"]]
         opt.pending = list(rec["pending"])
         if opt.pending:
-            warnings.warn(f"{len(opt.pending)} evaluation(s) were pending when {path} was saved: "
-                          f"{[x.tolist() for x, _ in opt.pending]}; tell their values when they come back, or "
-                          "forget_pending()", RuntimeWarning, stacklevel=2)
+            warnings.warn(
+                f"{len(opt.pending)} evaluation(s) were pending when {path} was saved: "
+                f"{[x.tolist() for x, _ in opt.pending]}; tell their values when they come back, or "
+                "forget_pending()",
+                RuntimeWarning,
+                stacklevel=2,
+            )
         return opt
 
     def best_predicted(self):
@@ -531,7 +610,7 @@ class AskTell:
         for s in range(self._seeds):
             xs = [acts[t][s] for t in range(len(acts)) if not failed[t, s]]
             unit = jnp.stack([self.space.from_host(x) for x in xs])
-            state = jax.tree.map(lambda a: a[s:s + 1], self.state)
+            state = jax.tree.map(lambda a: a[s : s + 1], self.state)
             mean = np.asarray(_predict_fn(self.algorithm, state, self.params, unit))[0]
             i = int(np.argmax(mean))
             out.append((xs[i], sign * float(mean[i])))
@@ -592,5 +671,6 @@ def _evaluate(fn, points, executor, timeout=None) -> list:
 def _same_points(a, b) -> bool:
     """Host actions of one step equal (arrays, ints or (set, x) tuples; NaN marks free coordinates)."""
     la, lb = jax.tree.leaves(a), jax.tree.leaves(b)
-    return len(la) == len(lb) and all(np.array_equal(np.asarray(u), np.asarray(v), equal_nan=True)
-                                      for u, v in zip(la, lb))
+    return len(la) == len(lb) and all(
+        np.array_equal(np.asarray(u), np.asarray(v), equal_nan=True) for u, v in zip(la, lb)
+    )

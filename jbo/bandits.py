@@ -31,10 +31,12 @@ Every function is pure, has static shapes and no Python branching on array value
 branching happens only on configuration (``gamma is None``, ``callable(gamma)``, ``max_reward is None``).
 Import `jbo` (or `jbo.bandits`, which imports `jbo`) first so that float64 is enabled.
 """
+
 from __future__ import annotations
 
 import math
-from typing import Callable, NamedTuple, Optional, Union
+from collections.abc import Callable
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -141,10 +143,10 @@ def exp3_gammas(count, num_arms: int, gamma=None, evals_per_round: int = 1):
 
 
 def exp3(
-    gamma: Union[None, float, jax.Array, Callable[[jax.Array], jax.Array]] = None,
+    gamma: None | float | jax.Array | Callable[[jax.Array], jax.Array] = None,
     *,
     evals_per_round: int = 1,
-    max_reward: Optional[float] = None,
+    max_reward: float | None = None,
 ) -> Bandit:
     """EXP3 (Auer et al. 2002, Fig. 1 / spec Algorithm 1 and section 4.3), weights in log space.
 
@@ -246,5 +248,12 @@ def sample(key: jax.Array, bandit: Bandit, state: BanditState) -> jax.Array:
 
 
 __all__ = [
-    "Bandit", "BanditState", "anytime_gamma", "exp3", "exp3_clocks", "exp3_gammas", "hedge", "sample",
+    "Bandit",
+    "BanditState",
+    "anytime_gamma",
+    "exp3",
+    "exp3_clocks",
+    "exp3_gammas",
+    "hedge",
+    "sample",
 ]

@@ -26,13 +26,14 @@ every process (for jbo's GP programs that is a small part of a compile). Entries
 (JAX's ``jax_compilation_cache_max_size`` can bound the directory); :func:`clear` empties it. As
 JAX warns, the cache directory is trusted: do not point it at a directory others can write.
 """
+
 from __future__ import annotations
 
 import os
 import shutil
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 import jax
 
@@ -67,8 +68,10 @@ def resolve(environ: Mapping[str, str] | None = None) -> Path | None:
     if switch in _OFF:
         return None
     if switch not in _ON:
-        raise ValueError(f"{ENV_SWITCH}={env[ENV_SWITCH]!r} is not understood; use one of {_ON} to turn the "
-                         f"persistent compilation cache on or one of {_OFF} to turn it off")
+        raise ValueError(
+            f"{ENV_SWITCH}={env[ENV_SWITCH]!r} is not understood; use one of {_ON} to turn the "
+            f"persistent compilation cache on or one of {_OFF} to turn it off"
+        )
     return default_directory(env)
 
 
@@ -80,8 +83,9 @@ def _reset_jax_cache() -> None:
     compilation_cache.reset_cache()
 
 
-def enable(path=None, min_compile_time_secs: float = MIN_COMPILE_TIME_SECS,
-           min_entry_size_bytes: int = MIN_ENTRY_SIZE_BYTES) -> Path:
+def enable(
+    path=None, min_compile_time_secs: float = MIN_COMPILE_TIME_SECS, min_entry_size_bytes: int = MIN_ENTRY_SIZE_BYTES
+) -> Path:
     """Turn JAX's persistent compilation cache on in `path` (default: :func:`default_directory`) and
     keep every program whose compilation took at least `min_compile_time_secs`. Returns the directory."""
     path = default_directory() if path is None else Path(path).expanduser()

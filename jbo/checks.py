@@ -25,6 +25,7 @@ fields; a field without one must be a finite real number. :func:`check_params` c
 finiteness and domain of every field, in nested Params too, and is called by ``replace_params`` and
 by every entry point before a run.
 """
+
 from __future__ import annotations
 
 import math
@@ -38,7 +39,7 @@ import numpy as np
 NONFINITE = "nonfinite_"  # prefix of the per-step info entries checked after a run
 SOURCES = {
     "objective": "the objective returned a non-finite observation (a failed evaluation: spent, not told "
-                 "to the algorithm, left out of the regrets)",
+    "to the algorithm, left out of the regrets)",
     "action": "the algorithm's ask proposed a non-finite action",
     "model": "the fitted model was not finite (a kernel, a mean or the GP fit gave NaN or inf)",
     "acquisition": "the acquisition had no finite value at the chosen point",
@@ -82,7 +83,7 @@ def check_trace(trace, on_nonfinite: str = "raise", axes: tuple = (), label: str
         flags = np.asarray(trace.info[key])
         if flags.ndim == 0 or not flags.any():
             continue
-        source = key[len(NONFINITE):]
+        source = key[len(NONFINITE) :]
         runs = flags.reshape(-1, flags.shape[-1])
         first = np.where(runs.any(1), runs.argmax(1), flags.shape[-1])
         r = int(np.argmin(first))
@@ -90,12 +91,17 @@ def check_trace(trace, on_nonfinite: str = "raise", axes: tuple = (), label: str
         step = int(first[r])
         problems.append((source, step, index))
         hit = int(runs.any(1).sum())
-        lines.append(f"  {source}: {SOURCES.get(source, 'non-finite values')}; first at step {step} of "
-                     f"{_where(index, axes)} ({int(runs.sum())} step(s) in {hit} of {runs.shape[0]} run(s))")
+        lines.append(
+            f"  {source}: {SOURCES.get(source, 'non-finite values')}; first at step {step} of "
+            f"{_where(index, axes)} ({int(runs.sum())} step(s) in {hit} of {runs.shape[0]} run(s))"
+        )
     if not problems:
         return trace
-    message = (f"{label} met NaN or inf:\n" + "\n".join(lines)
-               + "\n(on_nonfinite='warn' returns the trace with a warning; error.trace holds it)")
+    message = (
+        f"{label} met NaN or inf:\n"
+        + "\n".join(lines)
+        + "\n(on_nonfinite='warn' returns the trace with a warning; error.trace holds it)"
+    )
     if on_nonfinite == "warn":
         warnings.warn(message, RuntimeWarning, stacklevel=3)
         return trace
@@ -129,9 +135,12 @@ def check_optimum(trace, label: str = "the run") -> None:
     best = np.asarray(trace.metrics.get("best_value", 0.0), dtype=np.float64)
     scale = max(1.0, float(np.max(np.abs(best[np.isfinite(best)]), initial=0.0)))
     if finite.size and finite.min() < -1e-9 * scale:
-        warnings.warn(f"{label}: the run beat the stated optimal value by {-finite.min():.6g} (simple regret "
-                      f"below zero); the problem's optimal_value is too low, so its regrets are off",
-                      RuntimeWarning, stacklevel=3)
+        warnings.warn(
+            f"{label}: the run beat the stated optimal value by {-finite.min():.6g} (simple regret "
+            f"below zero); the problem's optimal_value is too low, so its regrets are off",
+            RuntimeWarning,
+            stacklevel=3,
+        )
 
 
 # ---------------------------------------------------------------- Params domains
@@ -150,6 +159,20 @@ def parse_domain(text: str):
 
 def _is_params(p) -> bool:
     return isinstance(p, tuple) and hasattr(p, "_fields")
+
+
+def param_fields(params, prefix: str = "") -> list[str]:
+    """The sweepable fields of a Params NamedTuple, nested ones as parent.field."""
+    if not _is_params(params):
+        return []
+    out = []
+    for field in params._fields:
+        value = getattr(params, field)
+        if _is_params(value):
+            out += param_fields(value, f"{prefix}{field}.")
+        elif not (isinstance(value, tuple) and not value):
+            out.append(prefix + field)
+    return out
 
 
 def check_params(params, owner: str = "") -> None:

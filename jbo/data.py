@@ -10,6 +10,7 @@ whole run). What happens when a non-ring buffer is full is defined, not silent: 
 ``count`` stops, and :func:`overflowed` reports it; a ring buffer (``wrap=True``) overwrites the
 oldest row.
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -34,8 +35,9 @@ class Buffer(NamedTuple):
 def empty(capacity: int, dim: int, fill: float = 0.5) -> Buffer:
     if capacity < 1 or dim < 1:
         raise ValueError(f"a buffer needs capacity >= 1 and dim >= 1, got capacity={capacity}, dim={dim}")
-    return Buffer(jnp.full((capacity, dim), fill), jnp.zeros((capacity,)), jnp.zeros((capacity,), bool),
-                  jnp.zeros((), jnp.int32))
+    return Buffer(
+        jnp.full((capacity, dim), fill), jnp.zeros((capacity,)), jnp.zeros((capacity,), bool), jnp.zeros((), jnp.int32)
+    )
 
 
 def from_arrays(x: jax.Array, y: jax.Array, capacity: int, fill: float = 0.5) -> Buffer:
@@ -108,9 +110,12 @@ def resize(buf: Buffer, size: int, fill: float = 0.5) -> Buffer:
     if size <= n:
         return prefix(buf, size)
     pad = size - n
-    return Buffer(jnp.concatenate([buf.x, jnp.full((pad,) + buf.x.shape[1:], fill, buf.x.dtype)]),
-                  jnp.concatenate([buf.y, jnp.zeros((pad,), buf.y.dtype)]),
-                  jnp.concatenate([buf.mask, jnp.zeros((pad,), bool)]), buf.count)
+    return Buffer(
+        jnp.concatenate([buf.x, jnp.full((pad,) + buf.x.shape[1:], fill, buf.x.dtype)]),
+        jnp.concatenate([buf.y, jnp.zeros((pad,), buf.y.dtype)]),
+        jnp.concatenate([buf.mask, jnp.zeros((pad,), bool)]),
+        buf.count,
+    )
 
 
 # ---------------------------------------------------------------- growing state (the engine's segments)

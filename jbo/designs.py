@@ -1,4 +1,5 @@
 """Space-filling designs on the unit cube [0, 1]^d; each is a pure function of a PRNG key."""
+
 from __future__ import annotations
 
 import functools

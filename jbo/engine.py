@@ -1,4 +1,4 @@
-"""The engine: Algorithm and Environment protocols, the scan runner, seeds/sweeps by vmap, ask/tell.
+"""The engine: Algorithm and Environment protocols, the scan runner, seeds and sweeps by vmap.
 
 One run is a single ``lax.scan`` over ``num_steps`` steps; with ``step = Step(t, t < num_initial)``:
 
@@ -45,6 +45,7 @@ more each, so runs of at most 128 steps keep the one whole-buffer program); each
 The contract: such a node receives at most one row per step (the engine's one observation per step).
 An algorithm opts out by returning ``(num_steps,)`` from ``capacities`` or with ``bucket=False``.
 """
+
 from __future__ import annotations
 
 import abc
@@ -138,8 +139,9 @@ class Algorithm(eqx.Module):
             return tuple(s for s in bucket if s < num_steps) + (num_steps,)
         if not bucket:
             return (num_steps,)
-        return bucket_schedule(num_steps, getattr(self, "bucket_step", BUCKET_STEP),
-                               getattr(self, "bucket_smallest", BUCKET_SMALLEST))
+        return bucket_schedule(
+            num_steps, getattr(self, "bucket_step", BUCKET_STEP), getattr(self, "bucket_smallest", BUCKET_SMALLEST)
+        )
 
 
 class Environment(eqx.Module):
@@ -202,7 +204,9 @@ def _derive(raw: dict, tally: _Tally, charged):
         # f*; the first form keeps the rounding of every earlier result (XLA may fuse f(x) into each
         # consumer separately, so opt - value and the reported value can differ in the last ulp).
         counted = jnp.isfinite(regret)  # a failed evaluation (NaN or inf) adds nothing
-        simple = opt - best if isinstance(opt, (int, float)) else jnp.minimum(simple, jnp.where(counted, regret, jnp.inf))
+        simple = (
+            opt - best if isinstance(opt, (int, float)) else jnp.minimum(simple, jnp.where(counted, regret, jnp.inf))
+        )
         cum_regret = cum_regret + jnp.where(counted, regret, 0.0)
         metrics.update(regret=regret, simple_regret=simple, cumulative_regret=cum_regret)
     return metrics, _Tally(best, simple, cum_regret, cum_cost)
@@ -218,7 +222,8 @@ def _check_run(algorithm, environment, num_steps, budget=None):
         raise ValueError(f"num_steps must be a positive int, got {num_steps!r}")
     if num_steps < algorithm.num_initial:
         raise ValueError(
-            f"num_steps={num_steps} is smaller than the initial design (num_initial={algorithm.num_initial})")
+            f"num_steps={num_steps} is smaller than the initial design (num_initial={algorithm.num_initial})"
+        )
     if budget is not None and not (np.isfinite(budget) and budget > 0):
         raise ValueError(f"budget must be a positive finite cost, got {budget!r}")
 
@@ -249,8 +254,9 @@ def check_bucket(bucket) -> None:
     """An algorithm's `bucket` setting is a bool or a tuple of increasing positive sizes: a named ValueError."""
     if isinstance(bucket, bool):
         return
-    ok = isinstance(bucket, tuple) and all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s > 0
-                                           for s in bucket)
+    ok = isinstance(bucket, tuple) and all(
+        isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s > 0 for s in bucket
+    )
     if not ok or any(b <= a for a, b in zip(bucket, bucket[1:])):
         raise ValueError(f"bucket must be True, False or a tuple of increasing positive sizes, got {bucket!r}")
 
@@ -264,14 +270,16 @@ def _segments(algorithm: Algorithm, state, num_steps: int):
     if len(sizes) == 1:  # one segment: nothing is resized (the program is the whole-buffer one)
         marked = [False] * len(marked)
     if not sizes or sizes[-1] != num_steps or any(b <= a for a, b in zip(sizes, sizes[1:])) or sizes[0] < 1:
-        raise ValueError(f"{type(algorithm).__name__}.capacities({num_steps}) must increase and end at "
-                         f"{num_steps}, got {sizes}")
+        raise ValueError(
+            f"{type(algorithm).__name__}.capacities({num_steps}) must increase and end at {num_steps}, got {sizes}"
+        )
     starts = (0,) + sizes[:-1]
     return list(zip(starts, sizes)), marked
 
 
-def _run(algorithm: Algorithm, environment: Environment, key, num_steps: int, params, budget=None,
-         free_initial: bool = False) -> Trace:
+def _run(
+    algorithm: Algorithm, environment: Environment, key, num_steps: int, params, budget=None, free_initial: bool = False
+) -> Trace:
     n0 = algorithm.num_initial
     design_key, reset_key, noise_key, init_key, step_key = _split_seed(key)
     env_state = environment.reset(reset_key)
@@ -322,7 +330,8 @@ def _run(algorithm: Algorithm, environment: Environment, key, num_steps: int, pa
         # a real branch when active is unbatched (one run, or seeds run one after another); under vmap over
         # seeds JAX turns it into a select of both sides, which is what the step costs anyway
         state, env_state, tally, action, obs, metrics, flags = jax.lax.cond(
-            active, lambda: one(state, env_state, tally, t, first, stop), idle)
+            active, lambda: one(state, env_state, tally, t, first, stop), idle
+        )
         metrics = dict(metrics)
         metrics["active"] = active
         held = {k: v for k, v in metrics.items() if k != "active"}
@@ -352,9 +361,11 @@ def _check_segment_shapes(algorithm, outs):
     ref = jax.tree.map(lambda a: a.shape[1:], outs[0])
     for out in outs[1:]:
         if jax.tree.structure(out) != jax.tree.structure(outs[0]) or jax.tree.map(lambda a: a.shape[1:], out) != ref:
-            raise ValueError(f"{type(algorithm).__name__}: a per-step record (action, observation, metric or info) "
-                             "changes shape with the buffer capacity; record capacity-free values, or return "
-                             "(num_steps,) from capacities() to keep the buffers whole")
+            raise ValueError(
+                f"{type(algorithm).__name__}: a per-step record (action, observation, metric or info) "
+                "changes shape with the buffer capacity; record capacity-free values, or return "
+                "(num_steps,) from capacities() to keep the buffers whole"
+            )
 
 
 SMALL_STATE_ELEMENTS = 1024
@@ -370,8 +381,9 @@ def _keep_state(trace: Trace, keep, run_axes: int = 0) -> Trace:
     if keep is False:
         return trace._replace(final_state=None)
     per_run = lambda a: np.size(a) // max(1, int(np.prod(np.shape(a)[:run_axes])))  # noqa: E731
-    return trace._replace(final_state=jax.tree.map(
-        lambda a: a if per_run(a) <= SMALL_STATE_ELEMENTS else None, trace.final_state))
+    return trace._replace(
+        final_state=jax.tree.map(lambda a: a if per_run(a) <= SMALL_STATE_ELEMENTS else None, trace.final_state)
+    )
 
 
 def _check_keep(keep):
@@ -380,14 +392,17 @@ def _check_keep(keep):
     return keep
 
 
-def _program(algorithm, environment, num_steps, budget=None, free_initial=False, keep_final_state=True,
-             bitwise=False):
+def _program(algorithm, environment, num_steps, budget=None, free_initial=False, keep_final_state=True, bitwise=False):
     """keys (S,), params -> Trace with a leading seed axis (the scan mapped over seeds, not yet jitted:
     vmapped, or one seed after another with bitwise=True; see jbo.parallel.map_runs)."""
     from jbo.parallel import map_runs
 
-    return lambda keys, params: map_runs(lambda k: _keep_state(
-        _run(algorithm, environment, k, num_steps, params, budget, free_initial), keep_final_state), bitwise)(keys)
+    return lambda keys, params: map_runs(
+        lambda k: _keep_state(
+            _run(algorithm, environment, k, num_steps, params, budget, free_initial), keep_final_state
+        ),
+        bitwise,
+    )(keys)
 
 
 # ---------------------------------------------------------------- batches of runs over devices (jbo.parallel)
@@ -397,12 +412,28 @@ _RUNNERS_KEPT = 8
 
 def _signature(tree):
     leaves, treedef = jax.tree.flatten(tree)
-    return treedef, tuple((np.shape(x), str(x.dtype), bool(getattr(x, "weak_type", False))) if hasattr(x, "dtype")
-                          else ("py", type(x).__name__) for x in leaves)
+    return treedef, tuple(
+        (np.shape(x), str(x.dtype), bool(getattr(x, "weak_type", False)))
+        if hasattr(x, "dtype")
+        else ("py", type(x).__name__)
+        for x in leaves
+    )
 
 
-def _batch_runner(kind, static, build_program, batched, replicated, out_axis, devices, chunk_size, memory_limit,
-                  extra=(), cache=True, bitwise=False):
+def _batch_runner(
+    kind,
+    static,
+    build_program,
+    batched,
+    replicated,
+    out_axis,
+    devices,
+    chunk_size,
+    memory_limit,
+    extra=(),
+    cache=True,
+    bitwise=False,
+):
     """The compiled batch program for these inputs, from the cache or compiled now (jbo.parallel);
     returns (runner, compile_seconds: 0.0 on a cache hit). cache=False: always compile, keep nothing."""
     from jbo import parallel
@@ -410,22 +441,48 @@ def _batch_runner(kind, static, build_program, batched, replicated, out_axis, de
     devs = parallel.resolve_devices(devices)
     bitwise = parallel.check_bitwise(bitwise)  # before the cache key: 1 or np.True_ must not pass as True
     if not cache:
-        runner, _, seconds = parallel.compile_runs(build_program(), batched, replicated, out_axis=out_axis,
-                                                   devices=devs, chunk_size=chunk_size, memory_limit=memory_limit,
-                                                   bitwise=bitwise)
+        runner, _, seconds = parallel.compile_runs(
+            build_program(),
+            batched,
+            replicated,
+            out_axis=out_axis,
+            devices=devs,
+            chunk_size=chunk_size,
+            memory_limit=memory_limit,
+            bitwise=bitwise,
+        )
         return runner, seconds
     try:
         leaves, treedef = jax.tree.flatten(static)
-        key = (kind, treedef, tuple(leaves), _signature(batched), _signature(replicated), out_axis,
-               tuple(d.id for d in devs), chunk_size, memory_limit, extra, bitwise)
+        key = (
+            kind,
+            treedef,
+            tuple(leaves),
+            _signature(batched),
+            _signature(replicated),
+            out_axis,
+            tuple(d.id for d in devs),
+            chunk_size,
+            memory_limit,
+            extra,
+            bitwise,
+        )
         hash(key)
     except TypeError:  # an unhashable static field: compile without caching
         key = None
     if key is not None and key in _RUNNERS:
         _RUNNERS[key] = _RUNNERS.pop(key)  # most recently used last
         return _RUNNERS[key], 0.0
-    runner, _, seconds = parallel.compile_runs(build_program(), batched, replicated, out_axis=out_axis, devices=devs,
-                                               chunk_size=chunk_size, memory_limit=memory_limit, bitwise=bitwise)
+    runner, _, seconds = parallel.compile_runs(
+        build_program(),
+        batched,
+        replicated,
+        out_axis=out_axis,
+        devices=devs,
+        chunk_size=chunk_size,
+        memory_limit=memory_limit,
+        bitwise=bitwise,
+    )
     if key is not None:
         _RUNNERS[key] = runner
         while len(_RUNNERS) > _RUNNERS_KEPT:
@@ -433,8 +490,21 @@ def _batch_runner(kind, static, build_program, batched, replicated, out_axis, de
     return runner, seconds
 
 
-def _seeds_runner(algorithm, environment, keys, num_steps, params, budget, free_initial, keep_final_state="small",
-                  devices=None, chunk_size=None, memory_limit=None, cache=True, bitwise=False):
+def _seeds_runner(
+    algorithm,
+    environment,
+    keys,
+    num_steps,
+    params,
+    budget,
+    free_initial,
+    keep_final_state="small",
+    devices=None,
+    chunk_size=None,
+    memory_limit=None,
+    cache=True,
+    bitwise=False,
+):
     """(runner, compile_seconds) with runner(keys, params) -> Trace (seed axis first) for run_seeds."""
     dyn, static = eqx.partition((algorithm, environment), eqx.is_array)
 
@@ -443,10 +513,22 @@ def _seeds_runner(algorithm, environment, keys, num_steps, params, budget, free_
             dyn, params = replicated
             alg, env = eqx.combine(dyn, static)
             return _program(alg, env, num_steps, budget, free_initial, keep_final_state, bitwise)(keys, params)
+
         return program
 
-    runner, seconds = _batch_runner("seeds", (static, num_steps, budget, free_initial, keep_final_state), build, keys,
-                                    (dyn, params), 0, devices, chunk_size, memory_limit, cache=cache, bitwise=bitwise)
+    runner, seconds = _batch_runner(
+        "seeds",
+        (static, num_steps, budget, free_initial, keep_final_state),
+        build,
+        keys,
+        (dyn, params),
+        0,
+        devices,
+        chunk_size,
+        memory_limit,
+        cache=cache,
+        bitwise=bitwise,
+    )
     fn = lambda ks, p=params: runner(ks, (dyn, p))  # noqa: E731
     fn.plan = runner.plan
     return fn, seconds
@@ -497,8 +579,17 @@ def _checked(trace, on_nonfinite, axes, algorithm, environment):
     return checks.check_trace(trace, on_nonfinite, axes, label)
 
 
-def run(algorithm: Algorithm, environment: Environment, key, num_steps: int, params=None, budget=None,
-        free_initial: bool = False, *, on_nonfinite: str = "raise") -> Trace:
+def run(
+    algorithm: Algorithm,
+    environment: Environment,
+    key,
+    num_steps: int,
+    params=None,
+    budget=None,
+    free_initial: bool = False,
+    *,
+    on_nonfinite: str = "raise",
+) -> Trace:
     """One seed: the whole run as one compiled lax.scan. Metrics have shape (num_steps,).
 
     budget: stop spending once the cumulative cost reaches it (later steps inactive, see the module
@@ -522,9 +613,23 @@ _PARALLEL_DOC = """
     SMALL_STATE_ELEMENTS elements per run, True the whole state, False none."""
 
 
-def run_seeds(algorithm: Algorithm, environment: Environment, key, num_steps: int, num_seeds: int,
-              params=None, budget=None, free_initial: bool = False, *, devices=None, chunk_size=None,
-              memory_limit=None, keep_final_state="small", bitwise: bool = False, on_nonfinite: str = "raise") -> Trace:
+def run_seeds(
+    algorithm: Algorithm,
+    environment: Environment,
+    key,
+    num_steps: int,
+    num_seeds: int,
+    params=None,
+    budget=None,
+    free_initial: bool = False,
+    *,
+    devices=None,
+    chunk_size=None,
+    memory_limit=None,
+    keep_final_state="small",
+    bitwise: bool = False,
+    on_nonfinite: str = "raise",
+) -> Trace:
     """`num_seeds` seeds (keys split from `key`) in one compiled program; leading axis = seed.
 
     Seed i uses jax.random.split(key, num_seeds)[i], so its trace equals run(..., that key, ...).
@@ -533,14 +638,40 @@ def run_seeds(algorithm: Algorithm, environment: Environment, key, num_steps: in
     _check_run(algorithm, environment, num_steps, budget)
     params = _params(algorithm, params, on_nonfinite)
     keys = _keys(key, num_seeds)
-    runner, _ = _seeds_runner(algorithm, environment, keys, num_steps, params, _budget(budget), free_initial,
-                              _check_keep(keep_final_state), devices, chunk_size, memory_limit, bitwise=bitwise)
+    runner, _ = _seeds_runner(
+        algorithm,
+        environment,
+        keys,
+        num_steps,
+        params,
+        _budget(budget),
+        free_initial,
+        _check_keep(keep_final_state),
+        devices,
+        chunk_size,
+        memory_limit,
+        bitwise=bitwise,
+    )
     return _checked(runner(keys), on_nonfinite, ("seed",), algorithm, environment)
 
 
-def run_sweep(algorithm: Algorithm, environment: Environment, key, num_steps: int, num_seeds: int,
-              params, budget=None, free_initial: bool = False, *, devices=None, chunk_size=None,
-              memory_limit=None, keep_final_state="small", bitwise: bool = False, on_nonfinite: str = "raise") -> Trace:
+def run_sweep(
+    algorithm: Algorithm,
+    environment: Environment,
+    key,
+    num_steps: int,
+    num_seeds: int,
+    params,
+    budget=None,
+    free_initial: bool = False,
+    *,
+    devices=None,
+    chunk_size=None,
+    memory_limit=None,
+    keep_final_state="small",
+    bitwise: bool = False,
+    on_nonfinite: str = "raise",
+) -> Trace:
     """A hyper-parameter sweep: `params` leaves carry a leading axis P; output axes are (P, seed, step).
 
     Every parameter setting uses the same seeds (common random numbers across the sweep). The P x S
@@ -564,12 +695,24 @@ def run_sweep(algorithm: Algorithm, environment: Environment, key, num_steps: in
     def build():
         def program(batched, dyn):
             alg, env = eqx.combine(dyn, static)
-            return map_runs(lambda k, p: _keep_state(_run(alg, env, k, num_steps, p, b, free_initial), keep),
-                            bitwise)(*batched)
+            return map_runs(lambda k, p: _keep_state(_run(alg, env, k, num_steps, p, b, free_initial), keep), bitwise)(
+                *batched
+            )
+
         return program
 
-    runner, _ = _batch_runner("sweep", (static, num_steps, b, free_initial, keep), build, (flat_keys, flat_params),
-                              dyn, 0, devices, chunk_size, memory_limit, bitwise=bitwise)
+    runner, _ = _batch_runner(
+        "sweep",
+        (static, num_steps, b, free_initial, keep),
+        build,
+        (flat_keys, flat_params),
+        dyn,
+        0,
+        devices,
+        chunk_size,
+        memory_limit,
+        bitwise=bitwise,
+    )
     out = runner((flat_keys, flat_params), dyn)
     out = jax.tree.map(lambda a: a.reshape((num_settings, num_seeds) + a.shape[1:]), out)
     return _checked(out, on_nonfinite, ("setting", "seed"), algorithm, environment)
@@ -589,8 +732,10 @@ def stack_environments(environments):
     tree0 = jax.tree.structure(envs[0])
     for i, e in enumerate(envs[1:], 1):
         if jax.tree.structure(e) != tree0:
-            raise ValueError(f"environment {i} differs from environment 0 in its static configuration (problem, "
-                             "function or shapes); only array values may differ")
+            raise ValueError(
+                f"environment {i} differs from environment 0 in its static configuration (problem, "
+                "function or shapes); only array values may differ"
+            )
     columns = list(zip(*[jax.tree.leaves(e) for e in envs]))
     for i, col in enumerate(columns):
         if len({np.shape(a) for a in col}) > 1:
@@ -600,8 +745,9 @@ def stack_environments(environments):
     return jax.tree.unflatten(tree0, stacked), jax.tree.unflatten(tree0, [None if same else 0 for same in shared])
 
 
-def environments_program(algorithm, num_steps, axes, num_envs: int, budget=None, free_initial=False,
-                         sequential=False, bitwise=False):
+def environments_program(
+    algorithm, num_steps, axes, num_envs: int, budget=None, free_initial=False, sequential=False, bitwise=False
+):
     """(stacked environments, keys (S,), params) -> Trace with axes (E, S, step) (not yet jitted);
     `axes` and the stacked environments come from :func:`stack_environments`, E = num_envs.
 
@@ -624,17 +770,36 @@ def environments_program(algorithm, num_steps, axes, num_envs: int, budget=None,
             return jax.tree.map(lambda a: jnp.broadcast_to(a, (num_envs,) + a.shape), per_env(envs, keys, params))
         if not one_by_one:
             return jax.vmap(per_env, in_axes=(axes, None, None))(envs, keys, params)
-        pick = lambda e: jax.tree.unflatten(tree, [a if ax is None else a[e]  # noqa: E731
-                                                   for a, ax in zip(leaves, axes_list)])
+        pick = lambda e: jax.tree.unflatten(
+            tree,
+            [
+                a if ax is None else a[e]  # noqa: E731
+                for a, ax in zip(leaves, axes_list)
+            ],
+        )
         return jax.lax.map(lambda e: per_env(pick(e), keys, params), jnp.arange(batched[0].shape[0]))
 
     return program
 
 
-def run_environments(algorithm: Algorithm, environments, key, num_steps: int, num_seeds: int, params=None,
-                     budget=None, free_initial: bool = False, sequential: bool = False, *, devices=None,
-                     chunk_size=None, memory_limit=None, keep_final_state="small", bitwise: bool = False,
-                     on_nonfinite: str = "raise") -> Trace:
+def run_environments(
+    algorithm: Algorithm,
+    environments,
+    key,
+    num_steps: int,
+    num_seeds: int,
+    params=None,
+    budget=None,
+    free_initial: bool = False,
+    sequential: bool = False,
+    *,
+    devices=None,
+    chunk_size=None,
+    memory_limit=None,
+    keep_final_state="small",
+    bitwise: bool = False,
+    on_nonfinite: str = "raise",
+) -> Trace:
     """Several environments that differ only in array values (see :func:`stack_environments`) and
     `num_seeds` seeds in one compiled program; output axes (environment, seed, step). Every
     environment uses the same seed keys: seed i of environment e equals
@@ -656,11 +821,22 @@ def run_environments(algorithm: Algorithm, environments, key, num_steps: int, nu
             alg, envs = eqx.combine(dyn, static)
             prog = environments_program(alg, num_steps, axes, len(environments), b, free_initial, sequential, bitwise)
             return _keep_state(prog(envs, keys, params), keep, run_axes=2)
+
         return program
 
-    runner, _ = _batch_runner("environments", (static, num_steps, b, free_initial, keep), build, keys, (dyn, params),
-                              1, devices, chunk_size, memory_limit, (len(environments), sequential, str(axes_sig)),
-                              bitwise=bitwise)
+    runner, _ = _batch_runner(
+        "environments",
+        (static, num_steps, b, free_initial, keep),
+        build,
+        keys,
+        (dyn, params),
+        1,
+        devices,
+        chunk_size,
+        memory_limit,
+        (len(environments), sequential, str(axes_sig)),
+        bitwise=bitwise,
+    )
     return _checked(runner(keys, (dyn, params)), on_nonfinite, ("environment", "seed"), algorithm, environments[0])
 
 
@@ -699,4 +875,3 @@ def replace_params(params, **values):
         raise ValueError(f"parameter name(s) {twice} occur more than once; replace them on the sub-tuple")
     checks.check_params(out)
     return out
-

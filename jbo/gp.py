@@ -6,6 +6,7 @@ rows of the Gram matrix and zeros of every cross-covariance, so every result equ
 computation. Observations are standardised by masked mean and std inside :func:`condition`;
 hyper-parameters therefore live on the standardised scale (outputscale ~ 1).
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -92,8 +93,11 @@ class GPModel(eqx.Module):
 
     def __check_init__(self):
         kernels.check_name(self.kernel)
-        for name, (lo, hi) in (("lengthscale", self.lengthscale_bounds), ("outputscale", self.outputscale_bounds),
-                               ("noise", self.noise_bounds)):
+        for name, (lo, hi) in (
+            ("lengthscale", self.lengthscale_bounds),
+            ("outputscale", self.outputscale_bounds),
+            ("noise", self.noise_bounds),
+        ):
             if not (0 < lo < hi):
                 raise ValueError(f"GPModel: {name}_bounds need 0 < lo < hi, got ({lo}, {hi})")
         if self.noise_floor < 0:
@@ -115,24 +119,33 @@ class GPModel(eqx.Module):
         """Project onto the hyper-parameter box (in log space)."""
         with jax.ensure_compile_time_eval():  # eager, as the module constants these bounds replace were
             lb = lambda b: (jnp.log(b[0]), jnp.log(b[1]))  # noqa: E731
-        return GPParams(jnp.clip(p.log_lengthscale, *lb(self.lengthscale_bounds)),
-                        jnp.clip(p.log_outputscale, *lb(self.outputscale_bounds)),
-                        jnp.clip(p.log_noise, *lb(self.noise_bounds)), p.mean)
+        return GPParams(
+            jnp.clip(p.log_lengthscale, *lb(self.lengthscale_bounds)),
+            jnp.clip(p.log_outputscale, *lb(self.outputscale_bounds)),
+            jnp.clip(p.log_noise, *lb(self.noise_bounds)),
+            p.mean,
+        )
 
     def trainable(self, dim: int) -> GPParams:
         """1 where a fit may move a parameter, 0 where it is frozen."""
         on = lambda name: 1.0 if name in self.train else 0.0  # noqa: E731
-        return GPParams(jnp.full(dim, on("lengthscale")), jnp.asarray(on("outputscale")), jnp.asarray(on("noise")),
-                        jnp.asarray(1.0 if self.mean == "trainable" else 0.0))
+        return GPParams(
+            jnp.full(dim, on("lengthscale")),
+            jnp.asarray(on("outputscale")),
+            jnp.asarray(on("noise")),
+            jnp.asarray(1.0 if self.mean == "trainable" else 0.0),
+        )
 
     def log_prior(self, p: GPParams):
         """log prior density of the hyper-parameters (0 without a prior); see prior_jacobian."""
         total = jnp.zeros(())
         if self.prior is None:
             return total
-        terms = ((self.prior.lengthscale, jnp.exp(p.log_lengthscale), p.log_lengthscale),
-                 (self.prior.outputscale, jnp.exp(p.log_outputscale), p.log_outputscale),
-                 (self.prior.noise, self.noise(p), jnp.log(self.noise(p))))
+        terms = (
+            (self.prior.lengthscale, jnp.exp(p.log_lengthscale), p.log_lengthscale),
+            (self.prior.outputscale, jnp.exp(p.log_outputscale), p.log_outputscale),
+            (self.prior.noise, self.noise(p), jnp.log(self.noise(p))),
+        )
         for dist, value, log_value in terms:
             if dist is not None:
                 total = total + jnp.sum(dist.log_prob(value))
@@ -154,8 +167,12 @@ def as_model(model) -> GPModel:
 
 def default_params(dim: int, lengthscale=0.2, outputscale=1.0, noise=1e-4, mean=0.0) -> GPParams:
     ls = jnp.broadcast_to(jnp.asarray(lengthscale, jnp.float64), (dim,))
-    return GPParams(jnp.log(ls), jnp.log(jnp.asarray(outputscale, jnp.float64)),
-                    jnp.log(jnp.asarray(noise, jnp.float64)), jnp.asarray(mean, jnp.float64))
+    return GPParams(
+        jnp.log(ls),
+        jnp.log(jnp.asarray(outputscale, jnp.float64)),
+        jnp.log(jnp.asarray(noise, jnp.float64)),
+        jnp.asarray(mean, jnp.float64),
+    )
 
 
 def masked_gram(model, params: GPParams, x: jax.Array, mask: jax.Array) -> jax.Array:
@@ -259,8 +276,17 @@ def prefix(post: Posterior, size: int) -> Posterior:
     """The posterior on the first `size` rows (static) of its data: equal to `post` wherever every
     valid row lies among them (padding rows of L and L^{-1} are identity rows, so the sliced factors
     are the factors of the sliced Gram matrix); :func:`resize` cuts a growing posterior with it."""
-    return Posterior(post.model, post.params, post.x[:size], post.mask[:size], post.chol[:size, :size],
-                     post.chol_inv[:size, :size], post.alpha[:size], post.y_mean, post.y_std)
+    return Posterior(
+        post.model,
+        post.params,
+        post.x[:size],
+        post.mask[:size],
+        post.chol[:size, :size],
+        post.chol_inv[:size, :size],
+        post.alpha[:size],
+        post.y_mean,
+        post.y_std,
+    )
 
 
 def resize(post: Posterior, size: int) -> Posterior:
@@ -273,12 +299,21 @@ def resize(post: Posterior, size: int) -> Posterior:
     pad = size - n
 
     def block(a):  # [[a, 0], [0, I]]
-        return jnp.block([[a, jnp.zeros((n, pad), a.dtype)],
-                          [jnp.zeros((pad, n), a.dtype), jnp.eye(pad, dtype=a.dtype)]])
+        return jnp.block(
+            [[a, jnp.zeros((n, pad), a.dtype)], [jnp.zeros((pad, n), a.dtype), jnp.eye(pad, dtype=a.dtype)]]
+        )
 
-    return Posterior(post.model, post.params, jnp.concatenate([post.x, jnp.full((pad, post.x.shape[1]), 0.5)]),
-                     jnp.concatenate([post.mask, jnp.zeros((pad,), bool)]), block(post.chol), block(post.chol_inv),
-                     jnp.concatenate([post.alpha, jnp.zeros((pad,))]), post.y_mean, post.y_std)
+    return Posterior(
+        post.model,
+        post.params,
+        jnp.concatenate([post.x, jnp.full((pad, post.x.shape[1]), 0.5)]),
+        jnp.concatenate([post.mask, jnp.zeros((pad,), bool)]),
+        block(post.chol),
+        block(post.chol_inv),
+        jnp.concatenate([post.alpha, jnp.zeros((pad,))]),
+        post.y_mean,
+        post.y_std,
+    )
 
 
 register_growing(Posterior, lambda p: p.x.shape[0], resize)
@@ -293,8 +328,9 @@ def refresh(post: Posterior, buffer: Buffer) -> Posterior:
     y_mean, y_std = model.standardization(buffer.y, mask)
     resid = jnp.where(mask, (buffer.y - y_mean) / y_std - model.prior_mean(post.params), 0.0)
     alpha = post.chol_inv.T @ (post.chol_inv @ resid)
-    return Posterior(model, post.params, buffer.x, mask, post.chol, post.chol_inv, jnp.where(mask, alpha, 0.0),
-                     y_mean, y_std)
+    return Posterior(
+        model, post.params, buffer.x, mask, post.chol, post.chol_inv, jnp.where(mask, alpha, 0.0), y_mean, y_std
+    )
 
 
 def extend(post: Posterior, x: jax.Array) -> Posterior:
@@ -317,8 +353,17 @@ def extend(post: Posterior, x: jax.Array) -> Posterior:
     def put(a, new):  # row i of a set to new, unless the factor is full
         return a.at[i].set(jnp.where(ok, new, a[i]))
 
-    return Posterior(post.model, post.params, put(post.x, x), put(post.mask, True), put(post.chol, row),
-                     put(post.chol_inv, inv_row), post.alpha, post.y_mean, post.y_std)
+    return Posterior(
+        post.model,
+        post.params,
+        put(post.x, x),
+        put(post.mask, True),
+        put(post.chol, row),
+        put(post.chol_inv, inv_row),
+        post.alpha,
+        post.y_mean,
+        post.y_std,
+    )
 
 
 def residuals(post: Posterior) -> jax.Array:
@@ -339,13 +384,23 @@ def append(post: Posterior, x: jax.Array, y: jax.Array) -> Posterior:
     resid = residuals(post).at[n].set((y - post.y_mean) / post.y_std - post.prior_mean)
     new = extend(post, x)
     alpha = jsl.cho_solve((new.chol, True), resid)
-    return Posterior(new.model, new.params, new.x, new.mask, new.chol, new.chol_inv,
-                     jnp.where(new.mask, alpha, 0.0), new.y_mean, new.y_std)
+    return Posterior(
+        new.model,
+        new.params,
+        new.x,
+        new.mask,
+        new.chol,
+        new.chol_inv,
+        jnp.where(new.mask, alpha, 0.0),
+        new.y_mean,
+        new.y_std,
+    )
 
 
 # ---------------------------------------------------------------- marginal likelihood and fitting
-def log_marginal_likelihood(params: GPParams, x: jax.Array, y: jax.Array, mask: jax.Array,
-                            model="matern52") -> jax.Array:
+def log_marginal_likelihood(
+    params: GPParams, x: jax.Array, y: jax.Array, mask: jax.Array, model="matern52"
+) -> jax.Array:
     """log N(y | mean, K + noise I) over the valid rows (y already on the scale of params)."""
     model = as_model(model)
     resid = jnp.where(mask, y - model.prior_mean(params), 0.0)
@@ -394,6 +449,7 @@ NOISE_JITTER = 7.0  # restart slots 2, 4, ... raise the log-noise by U(0, 7), sl
 
 def _check_buffer(buffer: Buffer):
     import chex
+
     chex.assert_rank(buffer.x, 2)
     chex.assert_shape(buffer.y, (buffer.x.shape[0],))
     chex.assert_shape(buffer.mask, (buffer.x.shape[0],))
@@ -426,8 +482,9 @@ def _fit_objective(buffer: Buffer, model: GPModel):
     return loss, loss_and_grad
 
 
-def _restart_starts(key, model: GPModel, init: GPParams, warm_start: GPParams | None, num_restarts: int,
-                    dim: int) -> GPParams:
+def _restart_starts(
+    key, model: GPModel, init: GPParams, warm_start: GPParams | None, num_restarts: int, dim: int
+) -> GPParams:
     """Start layout shared by every fit: slot 0 is `warm_start` if given, else `init`; with a warm start
     slot 1 is `init`; the other slots perturb `init` log-uniformly, only in what model.train lets a fit
     move (a frozen parameter stays at its start in every slot): lengthscales by U(-1.5, 1.5), the
@@ -442,7 +499,8 @@ def _restart_starts(key, model: GPModel, init: GPParams, warm_start: GPParams | 
     jitter = GPParams(
         jax.random.uniform(k1, (num_restarts, dim), minval=-1.5, maxval=1.5),
         jax.random.uniform(k2, (num_restarts,), minval=-1.0, maxval=1.0),
-        jnp.zeros((num_restarts,)), jnp.zeros((num_restarts,)),
+        jnp.zeros((num_restarts,)),
+        jnp.zeros((num_restarts,)),
     )
     if "noise" in model.train and num_restarts > 2:
         slot = jnp.arange(num_restarts)
@@ -457,9 +515,18 @@ def _restart_starts(key, model: GPModel, init: GPParams, warm_start: GPParams | 
     return starts
 
 
-def fit(key, buffer: Buffer, model="matern52", init: GPParams | None = None, warm_start: GPParams | None = None,
-        num_restarts: int = 4, num_steps: int = 100, learning_rate: float = 0.05, method: str = "adam",
-        max_linesearch: int = 20) -> GPParams:
+def fit(
+    key,
+    buffer: Buffer,
+    model="matern52",
+    init: GPParams | None = None,
+    warm_start: GPParams | None = None,
+    num_restarts: int = 4,
+    num_steps: int = 100,
+    learning_rate: float = 0.05,
+    method: str = "adam",
+    max_linesearch: int = 20,
+) -> GPParams:
     """Maximum-likelihood (model.prior None) or MAP hyper-parameters of `model` on the buffer.
 
     The fixed-iteration fit that runs inside a BO step (jit/vmap/scan-safe, bounded work). `method`:
@@ -480,8 +547,18 @@ def fit(key, buffer: Buffer, model="matern52", init: GPParams | None = None, war
     model = as_model(model)
     _check_buffer(buffer)
     if method == "lbfgs":
-        report = fit_report(key, buffer, model, init, warm_start, num_restarts, num_steps, method="lbfgs",
-                            max_linesearch=max_linesearch, restarts="vmap")
+        report = fit_report(
+            key,
+            buffer,
+            model,
+            init,
+            warm_start,
+            num_restarts,
+            num_steps,
+            method="lbfgs",
+            max_linesearch=max_linesearch,
+            restarts="vmap",
+        )
         return best_restart(report)
     if method != "adam":
         raise ValueError(f"unknown fitting method {method!r}; choose 'adam' or 'lbfgs'")
@@ -529,10 +606,20 @@ def best_restart(report: FitReport) -> GPParams:
     return jax.tree.map(lambda a: a[i], report.params)
 
 
-def fit_report(key, buffer: Buffer, model="matern52", init: GPParams | None = None,
-               warm_start: GPParams | None = None, num_restarts: int = 4, num_steps: int = 100,
-               method: str = "lbfgs", tol: float = 1e-9, gtol: float = 1e-6, max_linesearch: int = 20,
-               restarts: str = "vmap") -> FitReport:
+def fit_report(
+    key,
+    buffer: Buffer,
+    model="matern52",
+    init: GPParams | None = None,
+    warm_start: GPParams | None = None,
+    num_restarts: int = 4,
+    num_steps: int = 100,
+    method: str = "lbfgs",
+    tol: float = 1e-9,
+    gtol: float = 1e-6,
+    max_linesearch: int = 20,
+    restarts: str = "vmap",
+) -> FitReport:
     """All restarts of the bounded projected L-BFGS fit, with their losses and work.
 
     method "lbfgs": `num_steps` iterations per restart (as in :func:`fit`; a restart that has converged
@@ -565,23 +652,45 @@ def fit_report(key, buffer: Buffer, model="matern52", init: GPParams | None = No
         if method == "lbfgs":
             c = optimize.lbfgs_minimize(loss_and_grad, p0, num_steps, model.clip, freeze, max_linesearch)
         else:
-            c = optimize.lbfgs_minimize_converged(loss_and_grad, p0, num_steps, tol, gtol, model.clip, freeze,
-                                                  max_linesearch)
+            c = optimize.lbfgs_minimize_converged(
+                loss_and_grad, p0, num_steps, tol, gtol, model.clip, freeze, max_linesearch
+            )
         failed = c.failed | ~jnp.isfinite(c.value)
         return FitReport(c.x, jnp.where(failed, jnp.inf, c.value), failed, c.num_evals, c.num_steps, p0)
 
     return jax.vmap(one)(starts) if restarts == "vmap" else jax.lax.map(one, starts)
 
 
-def fit_converged(key, buffer: Buffer, model="matern52", init: GPParams | None = None,
-                  warm_start: GPParams | None = None, num_restarts: int = 8, max_steps: int = 500,
-                  tol: float = 1e-9, gtol: float = 1e-6, max_linesearch: int = 20) -> GPParams:
+def fit_converged(
+    key,
+    buffer: Buffer,
+    model="matern52",
+    init: GPParams | None = None,
+    warm_start: GPParams | None = None,
+    num_restarts: int = 8,
+    max_steps: int = 500,
+    tol: float = 1e-9,
+    gtol: float = 1e-6,
+    max_linesearch: int = 20,
+) -> GPParams:
     """A converged MLE / MAP fit for notebooks and checks: bounded projected L-BFGS from each of
     `num_restarts` starts (the layout of :func:`fit`), run one after the other with lax.map, each
     until converged (see :func:`fit_report`, method "converged") or `max_steps` iterations; returns the
     best. jit-safe and bounded (at most num_restarts * (1 + max_steps * max_linesearch) evaluations);
     under vmap each restart runs until its slowest lane stops.
     """
-    report = fit_report(key, buffer, model, init, warm_start, num_restarts, max_steps, method="converged",
-                        tol=tol, gtol=gtol, max_linesearch=max_linesearch, restarts="map")
+    report = fit_report(
+        key,
+        buffer,
+        model,
+        init,
+        warm_start,
+        num_restarts,
+        max_steps,
+        method="converged",
+        tol=tol,
+        gtol=gtol,
+        max_linesearch=max_linesearch,
+        restarts="map",
+    )
     return best_restart(report)

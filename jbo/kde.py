@@ -1,4 +1,5 @@
 """Gaussian product-kernel density estimation on masked buffers: bandwidths, log-density, sampling."""
+
 from __future__ import annotations
 
 import jax

@@ -4,9 +4,11 @@ Every kernel is a pure function of a :class:`KernelParams` pytree and two points
 Lengthscales are ARD (shape (d,), or a scalar broadcast over dimensions); ``outputscale`` is the
 prior variance k(x, x). All functions are jit-, vmap- and grad-safe, including at x == x'.
 """
+
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 import chex
 import jax
@@ -84,7 +86,11 @@ def _rq(r2, alpha):
 
 
 _PROFILES: dict[str, Callable] = {
-    "se": _se, "matern12": _matern12, "matern32": _matern32, "matern52": _matern52, "rq": _rq,
+    "se": _se,
+    "matern12": _matern12,
+    "matern32": _matern32,
+    "matern52": _matern52,
+    "rq": _rq,
 }
 
 

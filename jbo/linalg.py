@@ -23,6 +23,7 @@ bit the same (tested); the loop gives up the pool's parallelism over the batch. 
 other platforms and other jaxlib versions are left alone. ``JBO_LAPACK_LOOP=0`` turns it off,
 ``=1`` forces it on; :func:`installed` says whether it is active.
 """
+
 from __future__ import annotations
 
 import os

@@ -11,9 +11,11 @@ and gradient evaluations, under ``vmap`` too (a batched ``while_loop`` stops onc
 counter has run out). optax's zoom line search has no such bound under ``vmap``: one lane of it
 was seen iterating past 14 000 line-search steps on an ordinary GP fit.
 """
+
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import chex
 import jax
@@ -62,20 +64,37 @@ def _effective_grad(x, g, project, freeze):
     return jax.tree.map(lambda gi, a, b: jnp.where(a == b, 0.0, gi), g, x, xt)
 
 
-def lbfgs_start(value_and_grad: Callable, x0, project: Callable = box_projection, freeze=None,
-                memory_size: int = 10) -> LBFGSCarry:
+def lbfgs_start(
+    value_and_grad: Callable, x0, project: Callable = box_projection, freeze=None, memory_size: int = 10
+) -> LBFGSCarry:
     """Evaluate f at the feasible start x0 (one evaluation) and set up the L-BFGS memory."""
     v, g = value_and_grad(x0)
     v = jnp.asarray(v)
     failed = ~jnp.isfinite(v)
     g = _effective_grad(x0, g, project, freeze)
     done = failed | (optax.tree.norm(g) == 0.0)
-    return LBFGSCarry(x0, v, g, optax.scale_by_lbfgs(memory_size).init(x0), jnp.ones((), jnp.int32),
-                      jnp.zeros((), jnp.int32), failed, done, jnp.zeros_like(v))
+    return LBFGSCarry(
+        x0,
+        v,
+        g,
+        optax.scale_by_lbfgs(memory_size).init(x0),
+        jnp.ones((), jnp.int32),
+        jnp.zeros((), jnp.int32),
+        failed,
+        done,
+        jnp.zeros_like(v),
+    )
 
 
-def lbfgs_step(value_and_grad: Callable, carry: LBFGSCarry, project: Callable = box_projection, freeze=None,
-               memory_size: int = 10, max_linesearch: int = MAX_LINESEARCH, c1: float = 1e-4) -> LBFGSCarry:
+def lbfgs_step(
+    value_and_grad: Callable,
+    carry: LBFGSCarry,
+    project: Callable = box_projection,
+    freeze=None,
+    memory_size: int = 10,
+    max_linesearch: int = MAX_LINESEARCH,
+    c1: float = 1e-4,
+) -> LBFGSCarry:
     """One projected L-BFGS iteration with at most `max_linesearch` evaluations.
 
     Direction: optax.scale_by_lbfgs on the effective gradient; the memory is reset (steepest descent
@@ -97,7 +116,7 @@ def lbfgs_step(value_and_grad: Callable, carry: LBFGSCarry, project: Callable = 
     state = jax.tree.map(lambda a, b: jnp.where(bad_pair, a, b), fresh, state)
     steepest_used = state.count == 0  # first iteration or memory reset: optax's capped gradient step
     d, state_new = lbfgs.update(g, state, x)
-    keep = jax.tree.map(lambda gi: (gi != 0.0), g)  # frozen and blocked coordinates do not move
+    keep = jax.tree.map(lambda gi: gi != 0.0, g)  # frozen and blocked coordinates do not move
     d = jax.tree.map(lambda di, k: jnp.where(k, di, 0.0), d, keep)
     gnorm = optax.tree.norm(g)
     steepest = optax.tree.scale(jnp.minimum(1.0, 1.0 / jnp.maximum(gnorm, 1e-300)), g)
@@ -132,7 +151,8 @@ def lbfgs_step(value_and_grad: Callable, carry: LBFGSCarry, project: Callable = 
 
     # the carry starts as the current point; it is replaced only by a trial that passes the Armijo test
     i, _, xt, vt, gt, ok = jax.lax.while_loop(
-        cond, body, (jnp.zeros((), jnp.int32), jnp.ones_like(v), x, v, g, jnp.zeros((), bool)))
+        cond, body, (jnp.zeros((), jnp.int32), jnp.ones_like(v), x, v, g, jnp.zeros((), bool))
+    )
     ok = ok & active
     sel = lambda a, b: jax.tree.map(lambda p, q: jnp.where(ok, p, q), a, b)  # noqa: E731
     x_new = sel(xt, x)
@@ -141,12 +161,20 @@ def lbfgs_step(value_and_grad: Callable, carry: LBFGSCarry, project: Callable = 
     state_new = jax.tree.map(lambda a, b: jnp.where(ok, a, b), state_new, lbfgs.init(x))
     decrease = jnp.where(ok, (v - v_new) / jnp.maximum(jnp.maximum(jnp.abs(v), jnp.abs(v_new)), 1.0), 0.0)
     done = carry.done | negligible | (steepest_used & ~(v_new < v)) | (optax.tree.norm(g_new) == 0.0)
-    return LBFGSCarry(x_new, v_new, g_new, state_new, carry.num_evals + i, carry.num_steps + 1, carry.failed, done,
-                      decrease)
+    return LBFGSCarry(
+        x_new, v_new, g_new, state_new, carry.num_evals + i, carry.num_steps + 1, carry.failed, done, decrease
+    )
 
 
-def lbfgs_minimize(value_and_grad: Callable, x0, num_steps: int, project: Callable = box_projection, freeze=None,
-                   max_linesearch: int = MAX_LINESEARCH, memory_size: int = 10) -> LBFGSCarry:
+def lbfgs_minimize(
+    value_and_grad: Callable,
+    x0,
+    num_steps: int,
+    project: Callable = box_projection,
+    freeze=None,
+    max_linesearch: int = MAX_LINESEARCH,
+    memory_size: int = 10,
+) -> LBFGSCarry:
     """`num_steps` bounded L-BFGS iterations from x0: at most 1 + num_steps * max_linesearch evaluations,
     under jit, vmap and scan (fixed trip count; the line search is a while_loop with a hard bound)."""
     carry = lbfgs_start(value_and_grad, x0, project, freeze, memory_size)
@@ -154,9 +182,17 @@ def lbfgs_minimize(value_and_grad: Callable, x0, num_steps: int, project: Callab
     return jax.lax.fori_loop(0, num_steps, step, carry)
 
 
-def lbfgs_minimize_converged(value_and_grad: Callable, x0, max_steps: int = 500, tol: float = 1e-9,
-                             gtol: float = 1e-6, project: Callable = box_projection, freeze=None,
-                             max_linesearch: int = MAX_LINESEARCH, memory_size: int = 10) -> LBFGSCarry:
+def lbfgs_minimize_converged(
+    value_and_grad: Callable,
+    x0,
+    max_steps: int = 500,
+    tol: float = 1e-9,
+    gtol: float = 1e-6,
+    project: Callable = box_projection,
+    freeze=None,
+    max_linesearch: int = MAX_LINESEARCH,
+    memory_size: int = 10,
+) -> LBFGSCarry:
     """Bounded L-BFGS until converged: stops when the largest effective-gradient entry is <= gtol, when
     an iteration decreases f by <= tol relative to max(|f|, 1), when the run is done (see
     :func:`lbfgs_step`), or after `max_steps` iterations (a hard bound: at most 1 + max_steps * max_linesearch
@@ -176,9 +212,15 @@ def lbfgs_minimize_converged(value_and_grad: Callable, x0, max_steps: int = 500,
 
 
 # ---------------------------------------------------------------- the acquisition optimiser
-def local_search(fn: Callable, starts: jax.Array, num_steps: int = 30, method: str = "lbfgs",
-                 learning_rate: float = 0.05, project: Callable = box_projection,
-                 max_linesearch: int = MAX_LINESEARCH):
+def local_search(
+    fn: Callable,
+    starts: jax.Array,
+    num_steps: int = 30,
+    method: str = "lbfgs",
+    learning_rate: float = 0.05,
+    project: Callable = box_projection,
+    max_linesearch: int = MAX_LINESEARCH,
+):
     """Projected local ascent from each row of `starts` (k, d); returns (points, values).
 
     `project` maps a point back onto the feasible set after every step (default: the unit box).
@@ -224,9 +266,18 @@ def local_search(fn: Callable, starts: jax.Array, num_steps: int = 30, method: s
     return jax.vmap(one)(starts)
 
 
-def maximize(fn: Callable, key, dim: int, num_raw: int = 512, num_starts: int = 8, num_steps: int = 30,
-             method: str = "lbfgs", candidates: jax.Array | None = None, candidate_mask: jax.Array | None = None,
-             project: Callable = box_projection):
+def maximize(
+    fn: Callable,
+    key,
+    dim: int,
+    num_raw: int = 512,
+    num_starts: int = 8,
+    num_steps: int = 30,
+    method: str = "lbfgs",
+    candidates: jax.Array | None = None,
+    candidate_mask: jax.Array | None = None,
+    project: Callable = box_projection,
+):
     """Maximise fn: (d,) -> scalar over [0, 1]^d. Returns (x_best, f_best).
 
     `candidates` (m, d) are screened together with `num_raw` uniform points (e.g. the data, or a
@@ -237,8 +288,9 @@ def maximize(fn: Callable, key, dim: int, num_raw: int = 512, num_starts: int = 
     if method not in ("lbfgs", "adam"):
         raise ValueError(f"unknown local optimiser {method!r}; choose 'lbfgs' or 'adam'")
     if num_raw < 0 or num_starts < 1 or num_steps < 0:
-        raise ValueError(f"maximize needs num_raw >= 0, num_starts >= 1, num_steps >= 0; got {num_raw}, "
-                         f"{num_starts}, {num_steps}")
+        raise ValueError(
+            f"maximize needs num_raw >= 0, num_starts >= 1, num_steps >= 0; got {num_raw}, {num_starts}, {num_steps}"
+        )
     if candidates is not None:
         chex.assert_rank(candidates, 2)
         chex.assert_axis_dimension(candidates, 1, dim)

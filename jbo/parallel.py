@@ -56,12 +56,14 @@ runs on the quiet machine but only 2 of 5 within 300 s under load
 programs on a 2-thread pool: jbo still warns when it shards over several CPU devices of one process;
 accelerators do not use these kernels.
 """
+
 from __future__ import annotations
 
 import logging
 import math
 import time
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -79,14 +81,24 @@ def _warn_cpu_pool(devs):
 
     local = [d for d in devs if d.process_index == jax.process_index()]
     if len(local) > 1 and local[0].platform == "cpu":
-        warnings.warn(f"sharding over {len(local)} CPU devices of one process: with jaxlib 0.10.2 a batched LAPACK "
-                      "kernel (GP methods) can wait forever on XLA:CPU's thread pool (see jbo.parallel); "
-                      "devices=1 avoids it", RuntimeWarning, stacklevel=4)
+        warnings.warn(
+            f"sharding over {len(local)} CPU devices of one process: with jaxlib 0.10.2 a batched LAPACK "
+            "kernel (GP methods) can wait forever on XLA:CPU's thread pool (see jbo.parallel); "
+            "devices=1 avoids it",
+            RuntimeWarning,
+            stacklevel=4,
+        )
 
 
-def initialize(coordinator_address: str | None = None, num_processes: int | None = None,
-               process_id: int | None = None, local_device_ids=None, *, cpu_collectives: str | None = "gloo",
-               **kwargs) -> None:
+def initialize(
+    coordinator_address: str | None = None,
+    num_processes: int | None = None,
+    process_id: int | None = None,
+    local_device_ids=None,
+    *,
+    cpu_collectives: str | None = "gloo",
+    **kwargs,
+) -> None:
     """Join a multi-process (multi-host) run: :func:`jax.distributed.initialize` with these arguments
     (None: JAX's cluster auto-detection, e.g. SLURM, Open MPI, Cloud TPU), after selecting the CPU
     collectives implementation (``"gloo"``; None leaves JAX's setting). Call it first thing, before
@@ -95,8 +107,10 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
     from jax._src import xla_bridge
 
     if xla_bridge.backends_are_initialized():
-        raise RuntimeError("jbo.parallel.initialize must be called before any JAX computation in this process "
-                           "(a JAX backend is already running; jax.distributed.initialize cannot join after that)")
+        raise RuntimeError(
+            "jbo.parallel.initialize must be called before any JAX computation in this process "
+            "(a JAX backend is already running; jax.distributed.initialize cannot join after that)"
+        )
     if cpu_collectives is not None:
         jax.config.update("jax_cpu_collectives_implementation", cpu_collectives)
     jax.distributed.initialize(coordinator_address, num_processes, process_id, local_device_ids, **kwargs)
@@ -109,25 +123,32 @@ def resolve_devices(devices=None) -> list:
     if devices is None:
         return list(every)
     if isinstance(devices, bool):
-        raise ValueError("devices must be None (all devices), a positive int or a sequence of jax devices, "
-                         "not a bool; devices=1 switches sharding off")
+        raise ValueError(
+            "devices must be None (all devices), a positive int or a sequence of jax devices, "
+            "not a bool; devices=1 switches sharding off"
+        )
     if isinstance(devices, (int, np.integer)):
         if not 1 <= devices <= len(every):
-            raise ValueError(f"devices={devices}: this process sees {len(every)} device(s) ({every[0].platform}); "
-                             f"ask for 1 to {len(every)}")
-        return list(every[:int(devices)])
+            raise ValueError(
+                f"devices={devices}: this process sees {len(every)} device(s) ({every[0].platform}); "
+                f"ask for 1 to {len(every)}"
+            )
+        return list(every[: int(devices)])
     try:
         out = list(devices)
     except TypeError:
-        raise ValueError(f"devices must be None, a positive int or a sequence of jax devices, "
-                         f"got {devices!r}") from None
+        raise ValueError(
+            f"devices must be None, a positive int or a sequence of jax devices, got {devices!r}"
+        ) from None
     if not out or not all(isinstance(d, jax.Device) for d in out):
         raise ValueError(f"devices must be a non-empty sequence of jax.Device, got {devices!r}")
     if len(set(out)) != len(out):
         raise ValueError(f"devices must be distinct, got {out}")
     if jax.process_count() > 1 and {d.process_index for d in out} != set(range(jax.process_count())):
-        raise ValueError("in a multi-process run the devices must include at least one device of every process "
-                         "(every process runs the same program)")
+        raise ValueError(
+            "in a multi-process run the devices must include at least one device of every process "
+            "(every process runs the same program)"
+        )
     return out
 
 
@@ -156,8 +177,9 @@ def _unkey(tree):
 
 def _rekey(tree, impls):
     leaves, treedef = jax.tree.flatten(tree)
-    return jax.tree.unflatten(treedef, [x if i is None else jax.random.wrap_key_data(x, impl=i)
-                                        for x, i in zip(leaves, impls)])
+    return jax.tree.unflatten(
+        treedef, [x if i is None else jax.random.wrap_key_data(x, impl=i) for x, i in zip(leaves, impls)]
+    )
 
 
 # ---------------------------------------------------------------- memory
@@ -182,10 +204,12 @@ class Plan(NamedTuple):
 
     def describe(self) -> str:
         gib = lambda b: "?" if b is None else f"{b / 2**30:.3g} GiB"  # noqa: E731
-        return (f"{self.num_runs} runs on {self.num_devices} device(s) in {self.num_chunks} chunk(s) of "
-                f"{self.chunk_size}; predicted {gib(self.bytes_per_chunk)} per chunk ({gib(self.bytes_per_device)} "
-                f"per device), result {gib(self.output_bytes)}; available {gib(self.available_bytes)}, "
-                f"limit {gib(self.memory_limit)}")
+        return (
+            f"{self.num_runs} runs on {self.num_devices} device(s) in {self.num_chunks} chunk(s) of "
+            f"{self.chunk_size}; predicted {gib(self.bytes_per_chunk)} per chunk ({gib(self.bytes_per_device)} "
+            f"per device), result {gib(self.output_bytes)}; available {gib(self.available_bytes)}, "
+            f"limit {gib(self.memory_limit)}"
+        )
 
 
 def available_memory(devices) -> int | None:
@@ -209,8 +233,13 @@ def _program_bytes(compiled) -> int | None:
     m = compiled.memory_analysis()
     if m is None:
         return None
-    return int(m.argument_size_in_bytes + m.output_size_in_bytes + m.temp_size_in_bytes - m.alias_size_in_bytes
-               + m.generated_code_size_in_bytes)
+    return int(
+        m.argument_size_in_bytes
+        + m.output_size_in_bytes
+        + m.temp_size_in_bytes
+        - m.alias_size_in_bytes
+        + m.generated_code_size_in_bytes
+    )
 
 
 def _nbytes(shapes) -> int:
@@ -248,12 +277,14 @@ def _gather(tree):
 
 def _arrays(tree):
     """Python scalars -> (weakly typed) JAX arrays, as jax.jit would trace them."""
-    return jax.tree.map(lambda x: x if isinstance(x, (jax.Array, np.ndarray, jax.ShapeDtypeStruct)) else jnp.asarray(x),
-                        tree)
+    return jax.tree.map(
+        lambda x: x if isinstance(x, (jax.Array, np.ndarray, jax.ShapeDtypeStruct)) else jnp.asarray(x), tree
+    )
 
 
 def _pad(tree, n):
     """Pad the leading axis to n rows with copies of row 0 (their results are dropped)."""
+
     def one(x):
         extra = n - x.shape[0]
         if extra == 0:
@@ -300,7 +331,7 @@ class _PerDevice:
         per = _num_runs(bd) // self.num_devices
         outs = []
         for f, d, i, rd in zip(self.compiled, self.devices, self.slots, rds):
-            outs.append(f(jax.device_put(jax.tree.map(lambda x: x[i * per:(i + 1) * per], bd), d), rd))
+            outs.append(f(jax.device_put(jax.tree.map(lambda x: x[i * per : (i + 1) * per], bd), d), rd))
         return outs
 
     def finish(self, outs):
@@ -342,7 +373,7 @@ class BatchRunner:
         else:  # one compiled program in a host loop; each finished chunk is copied to the host
             parts, pending = [], None
             for i in range(chunks):
-                out = dispatch(jax.tree.map(lambda x: x[i * c:(i + 1) * c], bd), rd)
+                out = dispatch(jax.tree.map(lambda x: x[i * c : (i + 1) * c], bd), rd)
                 if pending is not None:
                     parts.append(jax.tree.map(np.asarray, finish(pending)))
                 pending = out
@@ -352,8 +383,17 @@ class BatchRunner:
         return _rekey(out, self._out_impls)
 
 
-def compile_runs(program: Callable, batched, replicated, *, out_axis: int = 0, devices=None,
-                 chunk_size: int | None = None, memory_limit: float | None = None, bitwise: bool = False):
+def compile_runs(
+    program: Callable,
+    batched,
+    replicated,
+    *,
+    out_axis: int = 0,
+    devices=None,
+    chunk_size: int | None = None,
+    memory_limit: float | None = None,
+    bitwise: bool = False,
+):
     """Compile `program` for a batch of independent runs, sharded over devices and chunked to fit memory.
 
     program(batched, replicated) -> outputs, where every leaf of `batched` (keys, swept Params) has a
@@ -376,8 +416,9 @@ def compile_runs(program: Callable, batched, replicated, *, out_axis: int = 0, d
     the host (then on the default device), not left spread over the devices.
     """
     devs = resolve_devices(devices)
-    if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer))
-                                   or chunk_size < 1):
+    if chunk_size is not None and (
+        isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1
+    ):
         raise ValueError(f"chunk_size must be a positive int (runs per chunk), got {chunk_size!r}")
     if memory_limit is not None and not (np.isfinite(memory_limit) and memory_limit > 0):
         raise ValueError(f"memory_limit must be a positive number of bytes, got {memory_limit!r}")
@@ -388,10 +429,15 @@ def compile_runs(program: Callable, batched, replicated, *, out_axis: int = 0, d
     _warn_cpu_pool(devs)
     per_device_programs = bitwise and nd > 1
     mesh = Mesh(np.asarray(devs), (AXIS,))
-    to_shape = lambda x: x if isinstance(x, jax.ShapeDtypeStruct) else jax.ShapeDtypeStruct(  # noqa: E731
-        np.shape(x), x.dtype, weak_type=getattr(x, "weak_type", False))
+    to_shape = lambda x: (
+        x
+        if isinstance(x, jax.ShapeDtypeStruct)
+        else jax.ShapeDtypeStruct(  # noqa: E731
+            np.shape(x), x.dtype, weak_type=getattr(x, "weak_type", False)
+        )
+    )
     (bshape, rshape), in_impls = _unkey(jax.tree.map(to_shape, _arrays((batched, replicated))))
-    bimpls, rimpls = in_impls[:len(jax.tree.leaves(bshape))], in_impls[len(jax.tree.leaves(bshape)):]
+    bimpls, rimpls = in_impls[: len(jax.tree.leaves(bshape))], in_impls[len(jax.tree.leaves(bshape)) :]
     num_runs = _num_runs(bshape)
     out_impls = []
 
@@ -405,10 +451,16 @@ def compile_runs(program: Callable, batched, replicated, *, out_axis: int = 0, d
     if per_device_programs:
         jitted = jax.jit(body)  # lowered for each local device in build()
     else:
-        fn = body if nd == 1 else jax.shard_map(body, mesh=mesh, in_specs=(P(AXIS), P()), out_specs=out_spec,
-                                                check_vma=False)
-        jitted = jax.jit(fn, in_shardings=(NamedSharding(mesh, P(AXIS)), NamedSharding(mesh, P())),
-                         out_shardings=NamedSharding(mesh, out_spec))
+        fn = (
+            body
+            if nd == 1
+            else jax.shard_map(body, mesh=mesh, in_specs=(P(AXIS), P()), out_specs=out_spec, check_vma=False)
+        )
+        jitted = jax.jit(
+            fn,
+            in_shardings=(NamedSharding(mesh, P(AXIS)), NamedSharding(mesh, P())),
+            out_shardings=NamedSharding(mesh, out_spec),
+        )
 
     accel = devs[0].platform != "cpu"
     local_devs = [d for d in devs if d.process_index == jax.process_index()]
@@ -420,16 +472,19 @@ def compile_runs(program: Callable, batched, replicated, *, out_axis: int = 0, d
         owners = [d.process_index for d in devs]
         counts = [owners.count(p) for p in range(jax.process_count())]
         if owners != sorted(owners) or len(set(counts)) != 1:
-            raise ValueError(f"bitwise=True over {jax.process_count()} processes needs every process's devices in "
-                             f"`devices`, the same number from each, in process order (as jax.devices() lists "
-                             f"them); got devices of processes {owners}")
+            raise ValueError(
+                f"bitwise=True over {jax.process_count()} processes needs every process's devices in "
+                f"`devices`, the same number from each, in process order (as jax.devices() lists "
+                f"them); got devices of processes {owners}"
+            )
 
     def on_device(d, c):
         """Argument shapes of one device's program for chunks of c runs (batched leaves: c // nd rows)."""
         sh = jax.sharding.SingleDeviceSharding(d)
-        return (jax.tree.map(lambda s: jax.ShapeDtypeStruct((c // nd,) + s.shape[1:], s.dtype, sharding=sh), bshape),
-                jax.tree.map(lambda s: jax.ShapeDtypeStruct(s.shape, s.dtype, weak_type=s.weak_type, sharding=sh),
-                             rshape))
+        return (
+            jax.tree.map(lambda s: jax.ShapeDtypeStruct((c // nd,) + s.shape[1:], s.dtype, sharding=sh), bshape),
+            jax.tree.map(lambda s: jax.ShapeDtypeStruct(s.shape, s.dtype, weak_type=s.weak_type, sharding=sh), rshape),
+        )
 
     def compile_other_devices(compiled, c):
         """bitwise on several devices: compile the settled chunk program for the other local devices
@@ -479,18 +534,29 @@ def compile_runs(program: Callable, batched, replicated, *, out_axis: int = 0, d
             compiled, more, per_device, out_per_run = build(c)
             seconds += more
     if not fits(per_device):
-        raise ValueError(f"a chunk of {c} run(s) on {nd} device(s) needs a predicted "
-                         f"{(per_device if accel else per_device * local) / 2**30:.3g} GiB, over the memory limit "
-                         f"{limit / 2**30:.3g} GiB; give a larger memory_limit, fewer steps, or keep less of the "
-                         "final state (keep_final_state=False)")
-    plan = Plan(num_runs, nd, c, -(-num_runs // c), -1 if per_device is None else per_device * local,
-                -1 if per_device is None else per_device, int(out_per_run * num_runs), available,
-                None if limit is None else int(limit))
+        raise ValueError(
+            f"a chunk of {c} run(s) on {nd} device(s) needs a predicted "
+            f"{(per_device if accel else per_device * local) / 2**30:.3g} GiB, over the memory limit "
+            f"{limit / 2**30:.3g} GiB; give a larger memory_limit, fewer steps, or keep less of the "
+            "final state (keep_final_state=False)"
+        )
+    plan = Plan(
+        num_runs,
+        nd,
+        c,
+        -(-num_runs // c),
+        -1 if per_device is None else per_device * local,
+        -1 if per_device is None else per_device,
+        int(out_per_run * num_runs),
+        available,
+        None if limit is None else int(limit),
+    )
     if available is not None and plan.num_chunks > 1 and not accel and plan.output_bytes > available:
-        raise ValueError(f"the result of {num_runs} runs needs {plan.output_bytes / 2**30:.3g} GiB of host memory, "
-                         f"more than the {available / 2**30:.3g} GiB available; keep less "
-                         "(keep_final_state=False) or run fewer seeds")
+        raise ValueError(
+            f"the result of {num_runs} runs needs {plan.output_bytes / 2**30:.3g} GiB of host memory, "
+            f"more than the {available / 2**30:.3g} GiB available; keep less "
+            "(keep_final_state=False) or run fewer seeds"
+        )
     seconds += compile_other_devices(compiled, c)
     log.info("jbo.parallel: %s", plan.describe())
     return BatchRunner(compiled, plan, mesh, out_axis, in_impls, out_impls), plan, seconds
-

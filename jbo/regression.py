@@ -11,6 +11,7 @@ so W(x) = sum_i exp(s_i) is the unnormalised KDE and the NW weights are softmax(
 kernel a point outside every support has W = 0: there the mean falls back to the nearest-neighbour
 value (the h -> 0 limit, Prop. 3.1) and log W = -inf; the double-`where` keeps gradients NaN-free.
 """
+
 from __future__ import annotations
 
 import jax
@@ -42,8 +43,7 @@ def log_psi(r2: jax.Array, kernel: str = "gaussian") -> jax.Array:
 scaled_sq_dist = kernels.sqdist_to_rows  # ||(x - X_i) / h||^2 for every row
 
 
-def nadaraya_watson(x: jax.Array, data: jax.Array, y: jax.Array, mask: jax.Array, bandwidth,
-                    kernel: str = "gaussian"):
+def nadaraya_watson(x: jax.Array, data: jax.Array, y: jax.Array, mask: jax.Array, bandwidth, kernel: str = "gaussian"):
     """NW mean at x and log W(x), W(x) = sum_i Psi(||(x - X_i)/h||) over valid rows.
 
     The weights are softmax(log-weights), so as h -> 0 the mean tends to the nearest-neighbour value

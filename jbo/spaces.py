@@ -11,6 +11,7 @@ Three kinds, each an equinox module (arrays are pytree leaves, so a space may di
 Every space knows its shared initial design, a uniformly random action, and the maps between the
 engine's actions and the host's (original coordinates), which :class:`jbo.AskTell` uses.
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -174,13 +175,15 @@ class ControlSets(eqx.Module):
 
     def initial_design(self, key, num: int):
         """Sets in round-robin order with a Latin-hypercube point each."""
-        return ControlAction(jnp.arange(num, dtype=jnp.int32) % self.num_sets,
-                             designs.latin_hypercube(key, num, self.dim))
+        return ControlAction(
+            jnp.arange(num, dtype=jnp.int32) % self.num_sets, designs.latin_hypercube(key, num, self.dim)
+        )
 
     def sample(self, key):
         k1, k2 = jax.random.split(key)
-        return ControlAction(jax.random.randint(k1, (), 0, self.num_sets, jnp.int32),
-                             jax.random.uniform(k2, (self.dim,)))
+        return ControlAction(
+            jax.random.randint(k1, (), 0, self.num_sets, jnp.int32), jax.random.uniform(k2, (self.dim,))
+        )
 
     def to_host(self, action):
         """(set index, point in original coordinates; uncontrolled coordinates are NaN)."""

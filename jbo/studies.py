@@ -11,6 +11,7 @@ onto a common grid of cumulative cost (a step function: the value after the last
 cumulative cost is <= the grid point; before the first step, the first value), and
 :func:`summary` reports the end of each run or the value at a given budget.
 """
+
 from __future__ import annotations
 
 import os
@@ -18,16 +19,16 @@ import platform
 import sys
 import time
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 import jax
 import numpy as np
-from jbo._lazy import pandas as pd
 
 from jbo import algorithms as _algorithms
 from jbo import checks
 from jbo import problems as _problems
+from jbo._lazy import pandas as pd
 from jbo.engine import Algorithm, Environment, _budget, _check_keep, _check_run, _keys, _seeds_runner
 
 
@@ -44,9 +45,21 @@ def _as_dict(items, getter, kind):
     return out
 
 
-def compile_seeds(algorithm: Algorithm, environment: Environment, keys, num_steps: int, params=None, budget=None,
-                  free_initial: bool = False, *, devices=None, chunk_size=None, memory_limit=None,
-                  keep_final_state="small", bitwise: bool = False):
+def compile_seeds(
+    algorithm: Algorithm,
+    environment: Environment,
+    keys,
+    num_steps: int,
+    params=None,
+    budget=None,
+    free_initial: bool = False,
+    *,
+    devices=None,
+    chunk_size=None,
+    memory_limit=None,
+    keep_final_state="small",
+    bitwise: bool = False,
+):
     """Ahead-of-time compile the run of these keys (vmapped over them, or lax.map with bitwise=True);
     returns (compiled_fn, compile_seconds).
     compiled_fn(keys) equals jbo.run_seeds on the same keys (tested); it accepts any number of keys.
@@ -57,21 +70,38 @@ def compile_seeds(algorithm: Algorithm, environment: Environment, keys, num_step
     bitwise=True: results bit for bit independent of devices and chunks (see jbo.run_seeds)."""
     _check_run(algorithm, environment, num_steps, budget)
     params = algorithm.default_params() if params is None else params
-    return _seeds_runner(algorithm, environment, keys, num_steps, params, _budget(budget), free_initial,
-                         _check_keep(keep_final_state), devices, chunk_size, memory_limit, cache=False,
-                         bitwise=bitwise)
+    return _seeds_runner(
+        algorithm,
+        environment,
+        keys,
+        num_steps,
+        params,
+        _budget(budget),
+        free_initial,
+        _check_keep(keep_final_state),
+        devices,
+        chunk_size,
+        memory_limit,
+        cache=False,
+        bitwise=bitwise,
+    )
 
 
 def _study_args(args, key, num_steps, num_seeds):
     """run_study's (key, num_steps, num_seeds), in run_seeds's order; the earlier order
     (num_seeds, num_steps) with key as a keyword still works, with a DeprecationWarning."""
     if len(args) > 3:
-        raise TypeError(f"run_study takes at most 3 positional arguments after methods and problems "
-                        f"(key, num_steps, num_seeds), got {len(args)}")
+        raise TypeError(
+            f"run_study takes at most 3 positional arguments after methods and problems "
+            f"(key, num_steps, num_seeds), got {len(args)}"
+        )
     if len(args) == 2 and num_seeds is None:  # run_study(methods, problems, num_seeds, num_steps[, key=...])
-        warnings.warn("run_study(methods, problems, num_seeds, num_steps) is the earlier argument order; use "
-                      "run_study(methods, problems, key, num_steps, num_seeds), as run_seeds, or keywords",
-                      DeprecationWarning, stacklevel=3)
+        warnings.warn(
+            "run_study(methods, problems, num_seeds, num_steps) is the earlier argument order; use "
+            "run_study(methods, problems, key, num_steps, num_seeds), as run_seeds, or keywords",
+            DeprecationWarning,
+            stacklevel=3,
+        )
         return (0 if key is None else key), args[1], args[0]
     given = dict(zip(("key", "num_steps", "num_seeds"), args))
     for name, value in (("key", key), ("num_steps", num_steps), ("num_seeds", num_seeds)):
@@ -79,14 +109,29 @@ def _study_args(args, key, num_steps, num_seeds):
             raise TypeError(f"run_study got {name} both by position and by keyword")
         given.setdefault(name, value)
     if given["num_steps"] is None or given["num_seeds"] is None:
-        raise TypeError("run_study needs num_steps and num_seeds: run_study(methods, problems, key, num_steps, "
-                        "num_seeds)")
+        raise TypeError(
+            "run_study needs num_steps and num_seeds: run_study(methods, problems, key, num_steps, num_seeds)"
+        )
     return (0 if given["key"] is None else given["key"]), given["num_steps"], given["num_seeds"]
 
 
-def run_study(methods, problems, *args, key=None, num_steps=None, num_seeds=None, progress: bool = True,
-              params=None, budget=None, free_initial: bool = False, devices=None, chunk_size=None,
-              memory_limit=None, bitwise: bool = False, on_nonfinite: str = "raise") -> pd.DataFrame:
+def run_study(
+    methods,
+    problems,
+    *args,
+    key=None,
+    num_steps=None,
+    num_seeds=None,
+    progress: bool = True,
+    params=None,
+    budget=None,
+    free_initial: bool = False,
+    devices=None,
+    chunk_size=None,
+    memory_limit=None,
+    bitwise: bool = False,
+    on_nonfinite: str = "raise",
+) -> pd.DataFrame:
     """Run every method on every problem for `num_seeds` seeds:
     ``run_study(methods, problems, key, num_steps, num_seeds)``, the order of :func:`jbo.run_seeds`
     (key: an int seed or a JAX key; default 0 when given by keyword). The earlier order
@@ -112,14 +157,29 @@ def run_study(methods, problems, *args, key=None, num_steps=None, num_seeds=None
         for mname, alg in methods.items():
             i += 1
             if progress:
-                print(f"[{i}/{total}] {mname} on {pname}: {num_seeds} seeds x {steps} steps ...", end="",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"[{i}/{total}] {mname} on {pname}: {num_seeds} seeds x {steps} steps ...",
+                    end="",
+                    file=sys.stderr,
+                    flush=True,
+                )
             b = budget.get(pname) if isinstance(budget, Mapping) else budget
             p = alg.default_params() if params is None else params(mname, pname)
             checks.check_params(p, f"{mname}: ")
-            fn, compile_s = compile_seeds(alg, problem, keys, steps, p, b, free_initial, devices=devices,
-                                          chunk_size=chunk_size, memory_limit=memory_limit, keep_final_state=False,
-                                          bitwise=bitwise)
+            fn, compile_s = compile_seeds(
+                alg,
+                problem,
+                keys,
+                steps,
+                p,
+                b,
+                free_initial,
+                devices=devices,
+                chunk_size=chunk_size,
+                memory_limit=memory_limit,
+                keep_final_state=False,
+                bitwise=bitwise,
+            )
             t0 = time.perf_counter()
             trace = jax.block_until_ready(fn(keys))
             run_s = time.perf_counter() - t0
@@ -127,13 +187,22 @@ def run_study(methods, problems, *args, key=None, num_steps=None, num_seeds=None
             checks.check_trace(trace, on_nonfinite, ("seed",), f"{mname} on {pname}")
             if progress:
                 plan = fn.plan
-                where = (f" [{plan.num_devices} devices, {plan.num_chunks} chunk(s) of {plan.chunk_size}, "
-                         f"~{plan.bytes_per_chunk / 2**20:.0f} MiB/chunk]")
+                where = (
+                    f" [{plan.num_devices} devices, {plan.num_chunks} chunk(s) of {plan.chunk_size}, "
+                    f"~{plan.bytes_per_chunk / 2**20:.0f} MiB/chunk]"
+                )
                 print(f" compile {compile_s:.1f} s, run {run_s:.1f} s{where}", file=sys.stderr, flush=True)
             metrics = {k: np.asarray(v) for k, v in trace.metrics.items() if np.ndim(v) == 2}
             seed, step = np.meshgrid(np.arange(num_seeds), np.arange(steps), indexing="ij")
-            frame = pd.DataFrame({"method": mname, "problem": pname, "seed": seed.ravel(), "step": step.ravel() + 1,
-                                  **{k: v.ravel() for k, v in metrics.items()}})
+            frame = pd.DataFrame(
+                {
+                    "method": mname,
+                    "problem": pname,
+                    "seed": seed.ravel(),
+                    "step": step.ravel() + 1,
+                    **{k: v.ravel() for k, v in metrics.items()},
+                }
+            )
             frame["compile_s"], frame["run_s"] = compile_s, run_s
             frames.append(frame)
     return pd.concat(frames, ignore_index=True)
@@ -167,13 +236,15 @@ def on_cost_grid(table: pd.DataFrame, grid, metric: str | None = None) -> pd.Dat
     for (prob, meth, seed), g in table.sort_values("step").groupby(["problem", "method", "seed"], sort=False):
         spent, vals = g["cumulative_cost"].to_numpy(), g[metric].to_numpy()
         i = np.searchsorted(spent, grid, side="right") - 1
-        rows.append(pd.DataFrame({"problem": prob, "method": meth, "seed": seed, "cost": grid,
-                                  metric: vals[np.maximum(i, 0)]}))
+        rows.append(
+            pd.DataFrame({"problem": prob, "method": meth, "seed": seed, "cost": grid, metric: vals[np.maximum(i, 0)]})
+        )
     return pd.concat(rows, ignore_index=True)
 
 
-def summary(table: pd.DataFrame, metric: str | None = None, at_step: int | None = None,
-            at_cost: float | None = None) -> pd.DataFrame:
+def summary(
+    table: pd.DataFrame, metric: str | None = None, at_step: int | None = None, at_cost: float | None = None
+) -> pd.DataFrame:
     """Mean, standard error and median of `metric` per (problem, method), with timings: at each
     run's last step (default), at step `at_step`, or at cumulative cost `at_cost` (cost axis).
     metric: default simple_regret where the optimum is known, else best_value."""
@@ -191,23 +262,27 @@ def summary(table: pd.DataFrame, metric: str | None = None, at_step: int | None 
     g = at.groupby(["problem", "method"], sort=False)
     last = table[table["step"] == table.groupby(["problem", "method"])["step"].transform("max")]
     gl = last.groupby(["problem", "method"], sort=False)
-    out = pd.DataFrame({
-        "seeds": g["seed"].nunique(),
-        "steps": gl["step"].max(),
-        f"mean_{metric}": g[metric].mean(),
-        "stderr": g[metric].std(ddof=1) / np.sqrt(g["seed"].nunique()),
-        f"median_{metric}": g[metric].median(),
-        "compile_s": gl["compile_s"].first(),
-        "run_s": gl["run_s"].first(),
-    })
+    out = pd.DataFrame(
+        {
+            "seeds": g["seed"].nunique(),
+            "steps": gl["step"].max(),
+            f"mean_{metric}": g[metric].mean(),
+            "stderr": g[metric].std(ddof=1) / np.sqrt(g["seed"].nunique()),
+            f"median_{metric}": g[metric].median(),
+            "compile_s": gl["compile_s"].first(),
+            "run_s": gl["run_s"].first(),
+        }
+    )
     return out.reset_index()
 
 
 def machine_info() -> str:
     """One line naming the machine and JAX backend (every benchmark prints it)."""
     dev = jax.devices()[0]
-    return (f"{platform.machine()} {os.cpu_count()} cpus, jax {jax.__version__} backend {jax.default_backend()} "
-            f"({dev.device_kind})")
+    return (
+        f"{platform.machine()} {os.cpu_count()} cpus, jax {jax.__version__} backend {jax.default_backend()} "
+        f"({dev.device_kind})"
+    )
 
 
 def code_version() -> str:
@@ -221,8 +296,17 @@ def code_version() -> str:
     return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
 
 
-def plot(table: pd.DataFrame, path=None, metric: str | None = None, log: bool = True, floor: float = 1e-12,
-         initial=None, ncols: int | None = None, titles=None, cost_grid=None):
+def plot(
+    table: pd.DataFrame,
+    path=None,
+    metric: str | None = None,
+    log: bool = True,
+    floor: float = 1e-12,
+    initial=None,
+    ncols: int | None = None,
+    titles=None,
+    cost_grid=None,
+):
     """Mean +- standard error of `metric` against step (or against cumulative cost on `cost_grid`),
     one panel per problem; returns the figure.
 
@@ -241,7 +325,7 @@ def plot(table: pd.DataFrame, path=None, metric: str | None = None, log: bool = 
     ncols = min(ncols or len(probs), len(probs))
     nrows = -(-len(probs) // ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(4.5 * ncols, 3.6 * nrows), squeeze=False)
-    for ax in axes.ravel()[len(probs):]:
+    for ax in axes.ravel()[len(probs) :]:
         ax.set_visible(False)
     for ax, prob in zip(axes.ravel(), probs):
         sub = table[table["problem"] == prob]

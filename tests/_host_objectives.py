@@ -1,5 +1,6 @@
 """Host objectives for the AskTell executor tests: numpy only (no jax import), so that the workers of a
 'spawn' process pool start in a fraction of a second. Every callable here pickles by reference."""
+
 from __future__ import annotations
 
 import math

@@ -1,6 +1,6 @@
-import pytest
-
 import os
+
+import pytest
 
 # The suite is compile-bound (hundreds of small programs, each run for a few steps): XLA's optimisation
 # passes cost more than they save here. Turning them off changes no result beyond rounding (every
@@ -33,7 +33,7 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(autouse=True, scope="module")
 def _release_compiled_programs():
     """Drop JAX's compiled programs after each test module: the whole suite in one process otherwise
-    holds hundreds of executables (peak RSS 7.8 GB) and crashed late in two full runs this session,
+    holds hundreds of executables (peak RSS 7.8 GB) and crashed late in full runs,
     while every module passes on its own."""
     yield
     import jax
@@ -50,4 +50,3 @@ def xla_optimized():
     jax.config.update("jax_disable_most_optimizations", False)
     yield
     jax.config.update("jax_disable_most_optimizations", os.environ.get("JAX_DISABLE_MOST_OPTIMIZATIONS") == "1")
-

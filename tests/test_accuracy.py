@@ -7,6 +7,7 @@ References are computed here, independently of the code under test: mpmath at 60
 (+ the clip atoms); for Ackley with four contexts a 4-D tensor Gauss-Legendre rule of the radial part
 on the folded |z| (the oscillating part factorises into 1-D adaptive quadratures).
 """
+
 import math
 
 import jax
@@ -15,7 +16,6 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-import jbo
 from jbo import acquisitions as acq
 from jbo import designs, kernels
 from jbo.algorithms import sbo
@@ -23,13 +23,20 @@ from jbo.problems import contextual as C
 
 # ---------------------------------------------------------------- 1. log-EI in the tail
 
-Z_GRID = np.concatenate([-np.logspace(5, -3, 321), np.linspace(0.0, 10.0, 81),
-                         np.nextafter(-4.0, [-np.inf, np.inf]), [-4.0, -1.0, -1e3, -1e4]])
+Z_GRID = np.concatenate(
+    [
+        -np.logspace(5, -3, 321),
+        np.linspace(0.0, 10.0, 81),
+        np.nextafter(-4.0, [-np.inf, np.inf]),
+        [-4.0, -1.0, -1e3, -1e4],
+    ]
+)
 
 
 def _mp_log_h(z):
     """(log h, Phi/h, phi/h) at z, h = phi(z) + z Phi(z), 60 digits."""
     import mpmath
+
     with mpmath.workdps(60):
         q = mpmath.mpf(float(z))
         phi, cdf = mpmath.npdf(q), mpmath.ncdf(q)
@@ -50,7 +57,8 @@ def test_log_ei_value_and_gradients_match_mpmath(mp_reference):
     ref = np.array([_mp_log_h(v) for v in z])
     value = jax.jit(jax.vmap(acq.log_ei_value, (0, None, None)))(jnp.asarray(mean), std, best)
     d_mean, d_std, d_best = jax.jit(jax.vmap(jax.grad(acq.log_ei_value, (0, 1, 2)), (0, None, None)))(
-        jnp.asarray(mean), std, best)
+        jnp.asarray(mean), std, best
+    )
     true_value = ref[:, 0] + math.log(std)
     # relative to max(|value|, 1): log EI crosses zero near z = 0.27
     assert np.max(np.abs(np.asarray(value) - true_value) / np.maximum(np.abs(true_value), 1.0)) < 1e-10
@@ -107,8 +115,9 @@ def _mmd_instance(rng, n_obs=80, dc=1):
     values (rough or smooth), radius = the spec's (2 + sqrt(2 log 10)) / sqrt(n)."""
     grid = sbo.context_grid(100, dc)
     ls = np.exp(rng.uniform(np.log(0.03), np.log(2.0), dc))
-    M = np.asarray(kernels.gram("matern52", kernels.KernelParams(jnp.asarray(ls), float(np.exp(rng.uniform(-3, 3)))),
-                                grid, grid))
+    M = np.asarray(
+        kernels.gram("matern52", kernels.KernelParams(jnp.asarray(ls), float(np.exp(rng.uniform(-3, 3)))), grid, grid)
+    )
     ctx = np.clip(rng.normal(rng.uniform(0.2, 0.8), rng.uniform(0.03, 0.3), (n_obs, dc)), 0, 1)
     if rng.uniform() < 0.3:
         ctx = rng.uniform(size=(n_obs, dc))
@@ -134,7 +143,7 @@ def _socp(cp, g, w_hat, M, delta):
 
 
 def test_mmd_worst_case_matches_cvxpy_on_random_instances():
-    """The issue's setting (dc = 1, 100 grid points, 80 observations, the spec's radius) plus a few
+    """The reference setting (dc = 1, 100 grid points, 80 observations, the spec's radius) plus a few
     other n and dc = 2: within 1e-3 of the range of g of the SOCP optimum on every instance (the
     old 16 bisection x 100 FISTA defaults: up to 4.5e-2 on such draws; ours ~1e-5)."""
     cp = pytest.importorskip("cvxpy")
@@ -148,8 +157,12 @@ def test_mmd_worst_case_matches_cvxpy_on_random_instances():
     err = (ours - ref) / span
     assert np.all(err < 1e-3), (np.argmax(err), err.max())
     assert np.all(err > -1e-6)  # feasible: never below the optimum (beyond the SOCP solver's tolerance)
-    vertex_ok = np.array([(np.eye(len(gi))[np.argmin(gi)] - wi) @ Mi @ (np.eye(len(gi))[np.argmin(gi)] - wi) <= d**2
-                          for gi, wi, Mi, d in cases])
+    vertex_ok = np.array(
+        [
+            (np.eye(len(gi))[np.argmin(gi)] - wi) @ Mi @ (np.eye(len(gi))[np.argmin(gi)] - wi) <= d**2
+            for gi, wi, Mi, d in cases
+        ]
+    )
     assert np.sum(~vertex_ok) >= 20  # most draws exercise the bisection, not just the vertex shortcut
 
 
@@ -168,8 +181,9 @@ Z = 32.768
 
 
 def _quad(fun, breaks):
-    return sum(integrate.quad(fun, a, b, epsabs=1e-15, epsrel=1e-13, limit=200)[0]
-               for a, b in zip(breaks[:-1], breaks[1:]))
+    return sum(
+        integrate.quad(fun, a, b, epsabs=1e-15, epsrel=1e-13, limit=200)[0] for a, b in zip(breaks[:-1], breaks[1:])
+    )
 
 
 def _line(g, pdf, cdf, breaks):
@@ -213,10 +227,17 @@ def _ackley_4c_ref(x, per_panel=12):
 
 
 _H_ALPHA = np.array([1.0, 1.2, 3.0, 3.2])
-_H_A = np.array([[10.0, 3, 17, 3.5, 1.7, 8], [0.05, 10, 17, 0.1, 8, 14], [3, 3.5, 1.7, 10, 17, 8],
-                 [17, 8, 0.05, 10, 0.1, 14]])
-_H_P = 1e-4 * np.array([[1312.0, 1696, 5569, 124, 8283, 5886], [2329, 4135, 8307, 3736, 1004, 9991],
-                        [2348, 1451, 3522, 2883, 3047, 6650], [4047, 8828, 8732, 5743, 1091, 381]])
+_H_A = np.array(
+    [[10.0, 3, 17, 3.5, 1.7, 8], [0.05, 10, 17, 0.1, 8, 14], [3, 3.5, 1.7, 10, 17, 8], [17, 8, 0.05, 10, 0.1, 14]]
+)
+_H_P = 1e-4 * np.array(
+    [
+        [1312.0, 1696, 5569, 124, 8283, 5886],
+        [2329, 4135, 8307, 3736, 1004, 9991],
+        [2348, 1451, 3522, 2883, 3047, 6650],
+        [4047, 8828, 8732, 5743, 1091, 381],
+    ]
+)
 
 
 def _hartmann(x, c):
@@ -247,8 +268,10 @@ def _branin_ref(x):
     """-E sqrt(B1 B2) with B1, B2 > 0 and c1, c2 independent: -(E sqrt B1)(E sqrt B2), each adaptively."""
     pdf, cdf = _normal(0.5, 0.1)
     br = np.linspace(0, 1, 33)
-    return -(_line(lambda c: np.sqrt(_branin(15 * x[0] - 5, 15 * c)), pdf, cdf, br)
-             * _line(lambda c: np.sqrt(_branin(15 * c - 5, 15 * x[1])), pdf, cdf, br))
+    return -(
+        _line(lambda c: np.sqrt(_branin(15 * x[0] - 5, 15 * c)), pdf, cdf, br)
+        * _line(lambda c: np.sqrt(_branin(15 * c - 5, 15 * x[1])), pdf, cdf, br)
+    )
 
 
 def _newsvendor_ref(x):
@@ -257,17 +280,27 @@ def _newsvendor_ref(x):
 
 REFERENCES = {
     "ackley": (_ackley_ref, [[0.5, 0.5], [0.5, 0.5 + 1e-7], [0.5003, 0.4999], [0.51, 0.47], [0.2, 0.8], [0.93, 0.05]]),
-    "hartmann": (lambda x: _line(lambda c: _hartmann(x, c), *_normal(0.5, 0.1), np.linspace(0, 1, 33)),
-                 [C.OPTIMIZERS["hartmann"], [0.6, 0.9, 0.78, 0.22, 0.3], [0.3, 0.28, 0.25, 0.45, 0.5]]),
+    "hartmann": (
+        lambda x: _line(lambda c: _hartmann(x, c), *_normal(0.5, 0.1), np.linspace(0, 1, 33)),
+        [C.OPTIMIZERS["hartmann"], [0.6, 0.9, 0.78, 0.22, 0.3], [0.3, 0.28, 0.25, 0.45, 0.5]],
+    ),
     "complicated_hartmann": (
-        lambda x: _line(lambda c: _hartmann(x, c), _mixture_pdf, _mixture_cdf,
-                        np.unique(np.concatenate([np.linspace(0, 1, 41), _LOCS, (_LOCS - 0.05).clip(0),
-                                                  _LOCS + 0.05]))),
-        [C.OPTIMIZERS["complicated_hartmann"], [0.21, 0.16, 0.61, 0.04, 0.04], [0.5, 0.47, 0.92, 0.63, 0.51]]),
-    "newsvendor": (lambda x: _newsvendor_ref(x[0]),
-                   [[0.0], [0.01], [0.1], [C.NEWSVENDOR_OPTIMUM[0]], [0.3], [0.61], [1.0]]),
-    "modified_branin": (_branin_ref,
-                        [C.OPTIMIZERS["modified_branin"], [0.5, 0.5], [0.9, 0.1], [0.27, 0.88], [0.0, 1.0]]),
+        lambda x: _line(
+            lambda c: _hartmann(x, c),
+            _mixture_pdf,
+            _mixture_cdf,
+            np.unique(np.concatenate([np.linspace(0, 1, 41), _LOCS, (_LOCS - 0.05).clip(0), _LOCS + 0.05])),
+        ),
+        [C.OPTIMIZERS["complicated_hartmann"], [0.21, 0.16, 0.61, 0.04, 0.04], [0.5, 0.47, 0.92, 0.63, 0.51]],
+    ),
+    "newsvendor": (
+        lambda x: _newsvendor_ref(x[0]),
+        [[0.0], [0.01], [0.1], [C.NEWSVENDOR_OPTIMUM[0]], [0.3], [0.61], [1.0]],
+    ),
+    "modified_branin": (
+        _branin_ref,
+        [C.OPTIMIZERS["modified_branin"], [0.5, 0.5], [0.9, 0.1], [0.27, 0.88], [0.0, 1.0]],
+    ),
     "ackley_4c": (_ackley_4c_ref, [[0.5, 0.5], [0.55, 0.45]]),
 }
 
@@ -292,8 +325,9 @@ def test_portfolio_rule_converged(name):
         assert abs(float(p.expected(x)) - float(fine)) <= 1e-8 * abs(float(fine))
 
 
-@pytest.mark.parametrize("name", ["ackley", "ackley_4c", "modified_branin", "hartmann", "complicated_hartmann",
-                                  "newsvendor"])
+@pytest.mark.parametrize(
+    "name", ["ackley", "ackley_4c", "modified_branin", "hartmann", "complicated_hartmann", "newsvendor"]
+)
 def test_stored_optima_are_converged(name):
     """F* = F(x*) by the rule to 1e-12; x* is a stationary point (or a symmetric maximiser), no nearby
     point and no point of a 1024-point Sobol screen is better."""

@@ -28,6 +28,7 @@ def test_closed_forms_match_scipy():
 @pytest.mark.parametrize("z", [-0.5, -1.0, -3.0, -10.0, -30.0])
 def test_log_ei_matches_high_precision_reference(z):
     import mpmath
+
     mpmath.mp.dps = 50
     zz = mpmath.mpf(z)
     ref = mpmath.log(mpmath.npdf(zz) + zz * mpmath.ncdf(zz))
@@ -64,7 +65,9 @@ def test_gradients_match_finite_differences(name):
 def test_thompson_samples_have_posterior_moments(xla_optimized):
     keys = jax.random.split(jax.random.key(5), 2000)
     xs = jnp.array([[0.2, 0.8], [0.9, 0.1]])
-    vals = jax.vmap(lambda k: jax.vmap(lambda x: acq.sample_path_value(acq.thompson_sample(k, POST, 2048), x))(xs))(keys)
+    vals = jax.vmap(lambda k: jax.vmap(lambda x: acq.sample_path_value(acq.thompson_sample(k, POST, 2048), x))(xs))(
+        keys
+    )
     mean, cov = gp.predict_cov(POST, xs)
     assert np.all(np.abs(vals.mean(0) - mean) < 4 * np.sqrt(np.diag(cov) / 2000) + 1e-3)
     np.testing.assert_allclose(np.cov(vals.T), cov, atol=0.15 * np.max(np.diag(cov)) + 1e-4)

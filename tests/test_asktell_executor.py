@@ -4,6 +4,7 @@ the point, and a retried run equals an uninterrupted one.
 
 Truths: the serial loop and jbo.run_seeds (the engine's scan on the same problem and keys); the state
 before the failure (compared leaf by leaf); the points the objective actually received."""
+
 import multiprocessing
 import threading
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
@@ -31,8 +32,10 @@ def _history(opt):
 
 
 def _leaves_equal(a, b):
-    return all(np.array_equal(np.asarray(u), np.asarray(v), equal_nan=True)
-               for u, v in zip(jax.tree.leaves(a), jax.tree.leaves(b)))
+    return all(
+        np.array_equal(np.asarray(u), np.asarray(v), equal_nan=True)
+        for u, v in zip(jax.tree.leaves(a), jax.tree.leaves(b))
+    )
 
 
 @pytest.fixture(scope="module")

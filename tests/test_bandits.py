@@ -1,5 +1,3 @@
-import jbo  # noqa: F401  (enables float64; must come before the other jax users)
-
 import math
 
 import jax
@@ -7,6 +5,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+import jbo  # noqa: F401  (enables float64; must come before the other jax users)
 from jbo import bandits as bd
 
 E1 = math.e - 1.0
@@ -68,7 +67,8 @@ def test_anytime_schedule_values():
     for t in [1, 2, 3, 7, 10, 100]:
         np.testing.assert_allclose(float(bd.anytime_gamma(2, t)), portfolio_gamma(t), rtol=1e-14)
         np.testing.assert_allclose(
-            float(bd.anytime_gamma(3, t)), min(1.0, math.sqrt(3 * math.log(3) / (E1 * t))), rtol=1e-14)
+            float(bd.anytime_gamma(3, t)), min(1.0, math.sqrt(3 * math.log(3) / (E1 * t))), rtol=1e-14
+        )
     assert float(bd.anytime_gamma(1, 5)) == 0.0
     # spec 2.2 note: gamma(1) ~ 1.27 before clipping, gamma(2) ~ 0.90
     assert math.sqrt(4 * math.log(2) / E1) > 1.2 and abs(uhe_gamma(2) - 0.90) < 0.005

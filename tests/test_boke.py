@@ -1,5 +1,6 @@
 """BOKE paper: surrogate numerics, schedules, algorithms and problems against independent truths
 (NumPy sums, closed forms, finite differences, the spec's reference values, dense search)."""
+
 import math
 
 import jax
@@ -23,8 +24,9 @@ def _buffer(n, capacity=12, x=X8, y=Y8):
 
 
 def _np_kernel(r2, kernel):
-    return {"gaussian": np.exp(-0.5 * r2), "epanechnikov": np.maximum(1 - r2, 0.0),
-            "uniform": (r2 <= 1).astype(float)}[kernel]
+    return {"gaussian": np.exp(-0.5 * r2), "epanechnikov": np.maximum(1 - r2, 0.0), "uniform": (r2 <= 1).astype(float)}[
+        kernel
+    ]
 
 
 @pytest.mark.parametrize("kernel", regression.KERNELS)
@@ -37,8 +39,9 @@ def test_kernel_regression_matches_numpy_and_padding(kernel):
     if w.sum() > 0:
         assert np.isclose(float(m), np.sum(w * Y8[:n]) / w.sum())
         assert np.isclose(float(log_w), np.log(w.sum()))
-    m2, lw2 = regression.nadaraya_watson(jnp.asarray(x), jnp.asarray(X8[:n]), jnp.asarray(Y8[:n]), jnp.ones(n, bool),
-                                         h, kernel)
+    m2, lw2 = regression.nadaraya_watson(
+        jnp.asarray(x), jnp.asarray(X8[:n]), jnp.asarray(Y8[:n]), jnp.ones(n, bool), h, kernel
+    )
     assert np.isclose(float(m), float(m2)) and np.isclose(float(log_w), float(lw2))  # padded == unpadded
 
 
@@ -78,8 +81,11 @@ def test_ikr_ucb_matches_direct_formula_padded_and_gradient():
     assert np.isclose(float(boke.ikr_ucb(x, _buffer(n, capacity=n), h, beta)), expect)
     g = np.asarray(jax.grad(lambda z: boke.ikr_ucb(z, buf, h, beta))(x))
     eps = 1e-6
-    fd = [(float(boke.ikr_ucb(x.at[i].add(eps), buf, h, beta)) - float(boke.ikr_ucb(x.at[i].add(-eps), buf, h, beta)))
-          / (2 * eps) for i in range(2)]
+    fd = [
+        (float(boke.ikr_ucb(x.at[i].add(eps), buf, h, beta)) - float(boke.ikr_ucb(x.at[i].add(-eps), buf, h, beta)))
+        / (2 * eps)
+        for i in range(2)
+    ]
     np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)
 
 
@@ -260,7 +266,7 @@ def test_sprinkler_reference_values_and_optimum():
     out = np.asarray(spr.sprinkler_outputs(jnp.array([33, 18, 2e-6, 0.18, 0.015, 0.0199, 1.54, 7.5])))
     np.testing.assert_allclose(out, [4.218397, 5.321142, 3.124046], atol=5e-7)
     p = jbo.problems.get("sprinkler")
-    assert abs(float(p.objective(p.optimizer)) - p.optimal_value) < 1e-9  # our global search (README)
+    assert abs(float(p.objective(p.optimizer)) - p.optimal_value) < 1e-9  # our global search (docs/papers/boke.md)
     u = jax.random.uniform(jax.random.key(1), (2000, 8))
     vals = np.asarray(jax.vmap(p.objective_unit)(u))
     assert vals.max() < p.optimal_value and 3.5 < vals.mean() < 5.0  # spec: mean 4.27 over uniform inputs

@@ -1,5 +1,6 @@
 """Input at the boundary: int seeds wherever a key is taken, named errors for a bad seed count, and
 the uniform free-variable law (free_scale = inf) of the control-set problems."""
+
 import jax
 import numpy as np
 import pytest

@@ -1,4 +1,5 @@
 """Pure functions give the same numbers with and without jit (chex variants), against NumPy."""
+
 import chex
 import jax.numpy as jnp
 import numpy as np
@@ -16,8 +17,9 @@ class PureFunctionVariants(chex.TestCase):
     @chex.variants(with_jit=True, without_jit=True)
     def test_gram_matches_numpy(self):
         gram = self.variant(lambda a, b: kernels.gram("matern52", kernels.KernelParams(jnp.asarray(LS), 1.3), a, b))
-        np.testing.assert_allclose(gram(jnp.asarray(X1), jnp.asarray(X2)),
-                                   numpy_kernel("matern52", X1, X2, LS, 1.3), rtol=1e-12)
+        np.testing.assert_allclose(
+            gram(jnp.asarray(X1), jnp.asarray(X2)), numpy_kernel("matern52", X1, X2, LS, 1.3), rtol=1e-12
+        )
 
     @chex.variants(with_jit=True, without_jit=True)
     def test_ei_and_ucb_closed_forms_match_scipy(self):

@@ -2,6 +2,7 @@
 Carlo and finite differences, truncated-normal scales, objectives and reference constants against
 published values, the decision rules against hand computations, round-robin order and the phase
 switch, budget accounting and frozen states, UCB-PSQ on the full set, environments vmapped == looped."""
+
 import math
 
 import jax
@@ -14,11 +15,14 @@ import jbo
 from jbo import data, engine, gp
 from jbo.algorithms import cvs as A
 from jbo.engine import Spec, Step
-from jbo.problems import control, cvs as P
-from jbo.spaces import ControlAction, ControlObservation, ControlSets
+from jbo.problems import control
+from jbo.problems import cvs as P
+from jbo.spaces import ControlSets
 
 RNG = np.random.default_rng(11)
-TINY = dict(num_mc=8, num_raw=8, num_starts=1, opt_steps=3, bucket=False)  # small inner optimiser, one buffer size: fast compiles
+TINY = dict(
+    num_mc=8, num_raw=8, num_starts=1, opt_steps=3, bucket=False
+)  # small inner optimiser, one buffer size: fast compiles
 
 
 def _np_se(A_, B_, ls, s2):
@@ -70,15 +74,19 @@ def test_expected_bounds_equal_direct_monte_carlo_and_full_set_is_pointwise():
     assert abs(float(u) - (mu.mean() + 2.0 * sd.mean())) < 1e-9  # E[mu] + 2 E[sigma], not the sd of E f
     full = jnp.ones(4, bool)
     mu1, sd1 = _np_posterior(X, y, xc[None], 0.4, 1.3, noise, 0.2)
-    np.testing.assert_allclose(A.expected_ucb(post, jnp.asarray(xc), full, jnp.asarray(R), 4.0),
-                               mu1[0] + 2 * sd1[0], rtol=1e-10)
+    np.testing.assert_allclose(
+        A.expected_ucb(post, jnp.asarray(xc), full, jnp.asarray(R), 4.0), mu1[0] + 2 * sd1[0], rtol=1e-10
+    )
     # gradient: finite differences on the controlled coordinates, zero on the free ones
     g = jax.grad(lambda x: A.expected_ucb(post, x, jnp.asarray(mask), jnp.asarray(R), 4.0))(jnp.asarray(xc))
     assert float(g[1]) == 0.0 and float(g[3]) == 0.0
     for j in (0, 2):
-        e = np.zeros(4); e[j] = 1e-6
-        fd = (A.expected_ucb(post, jnp.asarray(xc + e), jnp.asarray(mask), jnp.asarray(R), 4.0)
-              - A.expected_ucb(post, jnp.asarray(xc - e), jnp.asarray(mask), jnp.asarray(R), 4.0)) / 2e-6
+        e = np.zeros(4)
+        e[j] = 1e-6
+        fd = (
+            A.expected_ucb(post, jnp.asarray(xc + e), jnp.asarray(mask), jnp.asarray(R), 4.0)
+            - A.expected_ucb(post, jnp.asarray(xc - e), jnp.asarray(mask), jnp.asarray(R), 4.0)
+        ) / 2e-6
         assert abs(float(g[j]) - float(fd)) < 1e-6
 
 
@@ -87,8 +95,7 @@ def test_full_set_dominates_every_subset():
     masks = jnp.asarray([[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0], [1, 1, 1, 1]], bool)
     R = jnp.asarray(RNG.uniform(size=(64, 4)))
     alg = A.CVS(method="ucb_psq", num_mc=64, num_raw=256, num_starts=4, opt_steps=40)
-    state = A.CVSState(*[None] * len(A.CVSState._fields))._replace(
-        masks=masks, R=R, best_x=jnp.full((4, 4), 0.5))
+    state = A.CVSState(*[None] * len(A.CVSState._fields))._replace(masks=masks, R=R, best_x=jnp.full((4, 4), 0.5))
     score = lambda m, r: lambda x: A.expected_ucb(post, x, m, r, 4.0)  # noqa: E731
     xs, g = jax.jit(lambda k: alg._maximize_sets(k, score, state, jnp.ones(4, bool)))(jax.random.key(0))
     assert np.all(np.isfinite(g))
@@ -106,8 +113,11 @@ def test_expected_sample_path_equals_the_direct_mean_over_rows(kernel):
     rng = np.random.default_rng(4)
     X, y = rng.uniform(size=(9, 4)), rng.normal(size=9)
     model = A.MODEL if kernel == "se" else gp.GPModel(kernel=kernel, standardize=False, mean="trainable")
-    post = gp.condition(data.from_arrays(jnp.asarray(X), jnp.asarray(y), 14),
-                        gp.default_params(4, jnp.array([0.3, 0.5, 0.4, 0.7]), 1.3, 1e-3, 0.2), model)
+    post = gp.condition(
+        data.from_arrays(jnp.asarray(X), jnp.asarray(y), 14),
+        gp.default_params(4, jnp.array([0.3, 0.5, 0.4, 0.7]), 1.3, 1e-3, 0.2),
+        model,
+    )
     path = jbo.acquisitions.thompson_sample(jax.random.key(1), post, 256)
     R, mask = jnp.asarray(rng.uniform(size=(16, 4))), jnp.array([True, False, True, False])
 
@@ -119,8 +129,13 @@ def test_expected_sample_path_equals_the_direct_mean_over_rows(kernel):
     for xc in rng.uniform(size=(3, 4)):
         np.testing.assert_allclose(float(g(jnp.asarray(xc))), float(direct(xc)), rtol=1e-12, atol=1e-12)
         grad = np.asarray(jax.grad(g)(jnp.asarray(xc)))
-        grad_direct = np.asarray(jax.grad(lambda x: jnp.mean(jax.vmap(lambda p: jbo.acquisitions.sample_path_value(
-            path, p))(A.compose(mask, x, R))))(jnp.asarray(xc)))
+        grad_direct = np.asarray(
+            jax.grad(
+                lambda x: jnp.mean(
+                    jax.vmap(lambda p: jbo.acquisitions.sample_path_value(path, p))(A.compose(mask, x, R))
+                )
+            )(jnp.asarray(xc))
+        )
         np.testing.assert_allclose(grad, grad_direct, rtol=1e-10, atol=1e-12)
         assert grad[1] == 0.0 and grad[3] == 0.0
 
@@ -202,7 +217,7 @@ def test_shift_f_lo_is_a_lower_bound_and_nearly_attained():
     mins = {"hartmann12": 2.8e-7, "ackley12": -22.2898, "levy12": -414.414, "plant": -1.13261, "airfoil": -2.86281}
     U = jnp.asarray(np.random.default_rng(5).uniform(size=(4096, 12)))
     for name, obj in P.OBJECTIVES.items():
-        vals = np.asarray(jax.jit(jax.vmap(obj.fn))(U[:, :obj.dim]))
+        vals = np.asarray(jax.jit(jax.vmap(obj.fn))(U[:, : obj.dim]))
         assert vals.min() >= obj.f_lo
         assert abs(mins[name] - obj.f_lo) <= 0.01  # experiments/results/cvs/reference_constants.csv
     assert abs(float(P.levy12(jnp.zeros(12))) - P.OBJECTIVES["levy12"].f_lo) < 0.005
@@ -218,8 +233,16 @@ def test_plant_maximum_by_search():
     U = np.concatenate([U, (d["Z"] - d["bounds"][0]) / (d["bounds"][1] - d["bounds"][0])])
     v = np.asarray(fn(jnp.asarray(U)))
     vg = jax.jit(jax.value_and_grad(lambda u: -P.plant(u)))
-    best = max(-minimize(lambda u: tuple(np.asarray(a) for a in vg(jnp.asarray(u))), U[i], jac=True,
-                         method="L-BFGS-B", bounds=[(0, 1)] * 5).fun for i in np.argsort(-v)[:5])
+    best = max(
+        -minimize(
+            lambda u: tuple(np.asarray(a) for a in vg(jnp.asarray(u))),
+            U[i],
+            jac=True,
+            method="L-BFGS-B",
+            bounds=[(0, 1)] * 5,
+        ).fun
+        for i in np.argsort(-v)[:5]
+    )
     assert best <= 2.1941161756 + 1e-8 and best > 2.19411
 
 
@@ -244,9 +267,16 @@ def test_recomputed_reference_constants_agree_with_the_spec(name):
     np.testing.assert_allclose(ours, SPEC_F_STAR[name], atol=tol)
 
 
-@pytest.mark.parametrize("name,acceptable,cheapest", [
-    ("hartmann12", {5, 7}, {5}), ("ackley12", {5, 7}, {5}), ("levy12", {1, 2, 3, 4, 5, 6, 7}, {1, 2, 3}),
-    ("plant", {7}, {7}), ("airfoil", {3, 4, 5, 6, 7}, {3})])
+@pytest.mark.parametrize(
+    "name,acceptable,cheapest",
+    [
+        ("hartmann12", {5, 7}, {5}),
+        ("ackley12", {5, 7}, {5}),
+        ("levy12", {1, 2, 3, 4, 5, 6, 7}, {1, 2, 3}),
+        ("plant", {7}, {7}),
+        ("airfoil", {3, 4, 5, 6, 7}, {3}),
+    ],
+)
 def test_acceptable_sets_and_cheapest_set_of_section_4_7(name, acceptable, cheapest):
     ref = P.reference(name, 0.02, "cheap")
     assert set(np.nonzero(ref["acceptable"])[0] + 1) == acceptable
@@ -263,8 +293,11 @@ def test_airfoil_reference_constant_by_independent_numpy_monte_carlo():
     from pathlib import Path
 
     table = Path(__file__).resolve().parents[1] / "experiments/results/cvs/reference_constants.csv"
-    row = next(r for r in csv.DictReader(table.open())
-               if r["objective"] == "airfoil" and float(r["variance"]) == 0.02 and r["set"] == "6")
+    row = next(
+        r
+        for r in csv.DictReader(table.open())
+        if r["objective"] == "airfoil" and float(r["variance"]) == 0.02 and r["set"] == "6"
+    )
     sd = control.scale_for_variance(0.02)
     R = stats.truncnorm.rvs(-0.5 / sd, 0.5 / sd, loc=0.5, scale=sd, size=(4096, 5), random_state=11)
     mask = np.asarray(P.masks(P.SETS_AIRFOIL, 5)[5])
@@ -321,11 +354,13 @@ def test_alpha_schedules_cost_lcb_and_feasible_set():
     S1 = A.feasible_set(jnp.asarray([-2.0, -9.0]), -1.0, 0.1, -10.0)  # shifted: 8 > 8.1? no; 1 > 8.1? no
     assert not np.asarray(S1).any()
     assert list(np.asarray(A.feasible_set(jnp.asarray([-1.8, -9.0]), -1.0, 0.1, -10.0))) == [True, False]  # 8.2 > 8.1
-    i, S3 = A.cheapest_then_best(jnp.asarray([True, True, False, True]), jnp.asarray([0.0, 0.0, 0.0, 0.2]),
-                                 jnp.asarray([1.0, 3.0, 9.0, 5.0]))
+    i, S3 = A.cheapest_then_best(
+        jnp.asarray([True, True, False, True]), jnp.asarray([0.0, 0.0, 0.0, 0.2]), jnp.asarray([1.0, 3.0, 9.0, 5.0])
+    )
     assert int(i) == 1 and list(np.asarray(S3)) == [True, True, False, False]
-    i, _ = A.cheapest_last_index(jnp.asarray([True, True, False]), jnp.asarray([0.1, 0.1, 0.0]),
-                                 jnp.asarray([5.0, 1.0, 9.0]))
+    i, _ = A.cheapest_last_index(
+        jnp.asarray([True, True, False]), jnp.asarray([0.1, 0.1, 0.0]), jnp.asarray([5.0, 1.0, 9.0])
+    )
     assert int(i) == 1
     i, _ = A.cheapest_last_index(jnp.zeros(3, bool), jnp.zeros(3), jnp.asarray([1.0, 4.0, 2.0]))
     assert int(i) == 1  # nothing feasible: argmax gU
@@ -357,9 +392,18 @@ def test_algorithm_errors_are_clear():
 
 # ---------------------------------------------------------------- runs: round robin, switch, budget, PSQ
 def _budget_run(alg, env, budget, T, key=0):
-    return engine.run_environments(alg, [env], jax.random.key(key), T, 1, params=jbo.replace_params(
-        alg.default_params(), budget=budget), budget=budget, free_initial=True, sequential=True,
-        keep_final_state=True)  # test_no_state_change_after_the_budget hands the whole final state to ask
+    return engine.run_environments(
+        alg,
+        [env],
+        jax.random.key(key),
+        T,
+        1,
+        params=jbo.replace_params(alg.default_params(), budget=budget),
+        budget=budget,
+        free_initial=True,
+        sequential=True,
+        keep_final_state=True,
+    )  # test_no_state_change_after_the_budget hands the whole final state to ask
 
 
 @pytest.fixture(scope="module")
@@ -394,8 +438,14 @@ def test_no_state_change_after_the_budget(paper_run):
     alg = A.CVS(method="ucvs", **TINY)
     final = jax.tree.map(lambda a: a[0, 0], tr.final_state)
     # an ask with the budget spent returns the state untouched (no work, no bookkeeping)
-    action, state = jax.jit(lambda s: alg.ask(jax.random.key(5), s, jbo.replace_params(
-        alg.default_params(), budget=6.0), Step(jnp.int32(39), jnp.asarray(False))))(final)
+    action, state = jax.jit(
+        lambda s: alg.ask(
+            jax.random.key(5),
+            s,
+            jbo.replace_params(alg.default_params(), budget=6.0),
+            Step(jnp.int32(39), jnp.asarray(False)),
+        )
+    )(final)
     for a, b in zip(jax.tree.leaves(state), jax.tree.leaves(final)):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     assert int(final.plays) == (active & (np.arange(40) >= 5)).sum()
@@ -432,9 +482,14 @@ def test_ucb_psq_always_plays_the_full_set():
 # set maximised per step) checks them in the suite; uCVS (54 s: two programs of its 7-set steps) and
 # UCB-CVS vmapped run with --runslow
 # (UCB-PSQ plays plant's full set, cost 1: a budget of 40 reaches the 48-row bucket)
-@pytest.mark.parametrize("method,seq,budget", [("ucb_psq", True, 40.0),
-                                               pytest.param("ucvs", True, 9.0, marks=pytest.mark.slow),
-                                               pytest.param("ucb_cvs", False, 9.0, marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "method,seq,budget",
+    [
+        ("ucb_psq", True, 40.0),
+        pytest.param("ucvs", True, 9.0, marks=pytest.mark.slow),
+        pytest.param("ucb_cvs", False, 9.0, marks=pytest.mark.slow),
+    ],
+)
 def test_bucketed_prefix_steps_equal_whole_buffer_steps(method, seq, budget):
     """Each ask works on the smallest prefix of the data that holds it (16, 32, 48 here): the same
     plays as on the whole 48-row buffer (seeds in sequence, or UCB-CVS vmapped over 2 seeds)."""
@@ -442,9 +497,19 @@ def test_bucketed_prefix_steps_equal_whole_buffer_steps(method, seq, budget):
     if seq:
         out = {b: _budget_run(A.CVS(method=method, **{**TINY, "bucket": b}), env, budget, 48) for b in (True, False)}
     else:
-        out = {b: engine.run_environments(A.CVS(method=method, **{**TINY, "bucket": b}), [env], jax.random.key(3), 48, 2,
-                                          params=jbo.replace_params(A.CVS().default_params(), budget=budget),
-                                          budget=budget, free_initial=True) for b in (True, False)}
+        out = {
+            b: engine.run_environments(
+                A.CVS(method=method, **{**TINY, "bucket": b}),
+                [env],
+                jax.random.key(3),
+                48,
+                2,
+                params=jbo.replace_params(A.CVS().default_params(), budget=budget),
+                budget=budget,
+                free_initial=True,
+            )
+            for b in (True, False)
+        }
     active = np.asarray(out[False].metrics["active"])
     assert active.sum(-1).min() > 33  # the runs reach the largest bucket
     np.testing.assert_array_equal(np.asarray(out[True].metrics["active"]), active)
@@ -461,8 +526,9 @@ def test_expected_values_chunked_equal_a_direct_mean():
     got = np.asarray(P.expected_values(env, sets, xs, key, num=64, chunk=7))
     R = np.asarray(env.free_sample(key, 64))
     masks = np.asarray(env.sets.masks)
-    want = np.array([[np.mean(_np_airfoil(np.where(masks[s], x, R))) for s, x in zip(sr, xr)]
-                     for sr, xr in zip(sets, xs)])
+    want = np.array(
+        [[np.mean(_np_airfoil(np.where(masks[s], x, R))) for s, x in zip(sr, xr)] for sr, xr in zip(sets, xs)]
+    )
     assert got.shape == (2, 10)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
@@ -472,8 +538,9 @@ def test_environments_vmapped_equal_looped_and_sequential():
     alg = A.CVS(method="random")
     out = {}
     for seq in (False, True):
-        out[seq] = engine.run_environments(alg, envs, jax.random.key(2), 12, 2, budget=3.0, free_initial=True,
-                                           sequential=seq)
+        out[seq] = engine.run_environments(
+            alg, envs, jax.random.key(2), 12, 2, budget=3.0, free_initial=True, sequential=seq
+        )
     for e, env in enumerate(envs):
         ref = jbo.run_seeds(alg, env, jax.random.key(2), 12, 2, budget=3.0, free_initial=True)
         for name in ("value", "cost", "active", "quality_regret", "cost_regret"):
@@ -519,8 +586,9 @@ def test_noise_free_hartmann_cheap_commits_to_the_valid_subset():
     after exploration S1 contains sets 5 and 7, and >= 80% of exploitation plays are on set 5."""
     env = P.CVSProblem("hartmann12", "cheap", 0.02, noise_std=0.0, cost_std=0.0)
     alg = A.CVS(method="ucvs", num_mc=32, num_raw=32, num_starts=2, opt_steps=10)
-    tr = engine.run_environments(alg, [env], jax.random.key(0), 800, 1, budget=100.0, free_initial=True,
-                                 sequential=True)
+    tr = engine.run_environments(
+        alg, [env], jax.random.key(0), 800, 1, budget=100.0, free_initial=True, sequential=True
+    )
     active = np.asarray(tr.metrics["active"][0, 0]) & (np.arange(800) >= 5)
     explore = np.asarray(tr.info["explore"][0, 0])
     sets = np.asarray(tr.actions.set[0, 0])

@@ -15,6 +15,7 @@ def test_latin_hypercube_stratifies_every_dimension():
 def test_sobol_is_a_net_and_scrambling_keeps_it():
     base = np.asarray(designs.sobol(jax.random.key(0), 16, 2, scramble=False))
     from scipy.stats import qmc
+
     np.testing.assert_allclose(base, qmc.Sobol(2, scramble=False).random(16))
     s = np.asarray(designs.sobol(jax.random.key(1), 16, 2))
     for pts in (base, s):  # a (0, 4, 2)-net: one point in each 4x4 elementary box
@@ -47,5 +48,7 @@ def test_maximize_uses_masked_candidates():
     cands = jnp.array([[0.123, 0.123], [0.9, 0.9]])
     x, _ = optimize.maximize(f, jax.random.key(0), 2, 4, 2, 0, candidates=cands)
     np.testing.assert_allclose(x, [0.123, 0.123])
-    x, _ = optimize.maximize(f, jax.random.key(0), 2, 4, 2, 0, candidates=cands, candidate_mask=jnp.array([False, True]))
+    x, _ = optimize.maximize(
+        f, jax.random.key(0), 2, 4, 2, 0, candidates=cands, candidate_mask=jnp.array([False, True])
+    )
     assert not np.allclose(x, [0.123, 0.123])

@@ -1,4 +1,5 @@
 """Engine: vmapped == looped, determinism, common random numbers, sweeps, ask/tell, bad input."""
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -84,8 +85,11 @@ def test_ask_tell_batched_seeds():
 
 def test_pure_callback_problem_matches_traced_problem():
     problem = jbo.problems.get("branin")
-    host = jbo.problems.from_callback(lambda x: float(-jbo.problems.synthetic.branin_min(np.asarray(x))),
-                                      problem.bounds, optimal_value=problem.optimal_value)
+    host = jbo.problems.from_callback(
+        lambda x: float(-jbo.problems.synthetic.branin_min(np.asarray(x))),
+        problem.bounds,
+        optimal_value=problem.optimal_value,
+    )
     a = jbo.run_seeds(RANDOM, problem, KEY, 6, 2)
     b = jbo.run_seeds(RANDOM, host, KEY, 6, 2)
     np.testing.assert_allclose(a.metrics["simple_regret"], b.metrics["simple_regret"], rtol=1e-12)
@@ -112,11 +116,14 @@ def test_error_unknown_names():
         jbo.problems.get("branin", dim=3)
 
 
-@pytest.mark.parametrize("bounds, msg", [
-    ([[0.0, 1.0], [1.0, 1.0]], r"lo >= hi in dimension\(s\) \[1\]"),
-    ([[0.0, 1.0, 2.0]], r"shape \(2, d\)"),
-    ([[0.0, -np.inf], [1.0, 1.0]], "finite"),
-])
+@pytest.mark.parametrize(
+    "bounds, msg",
+    [
+        ([[0.0, 1.0], [1.0, 1.0]], r"lo >= hi in dimension\(s\) \[1\]"),
+        ([[0.0, 1.0, 2.0]], r"shape \(2, d\)"),
+        ([[0.0, -np.inf], [1.0, 1.0]], "finite"),
+    ],
+)
 def test_error_bad_bounds(bounds, msg):
     with pytest.raises(ValueError, match=msg):
         jbo.spaces.Box(bounds)

@@ -1,6 +1,7 @@
 """Faults at the boundary: non-finite values in a compiled run are named after it, failed
 evaluations are left out, bad Params and host values get named errors, and AskTell minimises,
 starts from data, and saves and resumes to the same next ask."""
+
 import os
 import warnings
 
@@ -31,7 +32,9 @@ def test_a_nan_kernel_is_named_with_its_first_step():
     assert ("model", 4, ()) in err.value.problems and err.value.trace.metrics["value"].shape == (10,)
     with pytest.warns(RuntimeWarning, match="model"):
         trace = jbo.run(alg, BRANIN, 1, 10, on_nonfinite="warn")
-    assert np.asarray(trace.info["nonfinite_model"])[4:].all() and not np.asarray(trace.info["nonfinite_model"])[:4].any()
+    assert (
+        np.asarray(trace.info["nonfinite_model"])[4:].all() and not np.asarray(trace.info["nonfinite_model"])[:4].any()
+    )
 
 
 def test_a_nan_acquisition_names_the_seed_and_a_vector_one_is_refused_when_built():
@@ -55,8 +58,9 @@ def test_failed_evaluations_are_left_out_of_the_model_and_the_regrets():
     np.testing.assert_array_equal(np.asarray(tr.final_state.buffer.count), (~failed).sum(1))
     best = np.maximum.accumulate(np.where(failed, -np.inf, value), axis=1)
     np.testing.assert_allclose(np.asarray(tr.metrics["simple_regret"]), 0.0 - best)
-    np.testing.assert_allclose(np.asarray(tr.metrics["cumulative_regret"]),
-                               np.cumsum(np.where(failed, 0.0, -value), axis=1))
+    np.testing.assert_allclose(
+        np.asarray(tr.metrics["cumulative_regret"]), np.cumsum(np.where(failed, 0.0, -value), axis=1)
+    )
 
 
 def test_minus_infinity_regions_do_not_freeze_the_fit():
@@ -69,8 +73,12 @@ def test_minus_infinity_regions_do_not_freeze_the_fit():
 
 def test_params_are_checked_by_type_finiteness_and_domain():
     p = UCB.default_params()
-    for bad, kind, what in (("high", TypeError, "must be a number"), (float("nan"), ValueError, "NaN"),
-                            (-5.0, ValueError, r"outside its domain \[0, inf\)"), (True, TypeError, "number")):
+    for bad, kind, what in (
+        ("high", TypeError, "must be a number"),
+        (float("nan"), ValueError, "NaN"),
+        (-5.0, ValueError, r"outside its domain \[0, inf\)"),
+        (True, TypeError, "number"),
+    ):
         with pytest.raises(kind, match=f"UCBParams.beta.*{what}"):
             jbo.replace_params(p, beta=bad)
     bad = p._replace(acquisition=p.acquisition._replace(beta=-1.0))
@@ -80,8 +88,14 @@ def test_params_are_checked_by_type_finiteness_and_domain():
         jbo.replace_params(jbo.algorithms.get("boke_plus").default_params(), p=1.5)
     sweep = jbo.engine.stack_params(p, jbo.replace_params(p, beta=4.0))
     with pytest.raises(ValueError, match="outside"):
-        jbo.run_sweep(UCB, BRANIN, 0, 6, 1, jbo.engine.stack_params(p, p._replace(acquisition=(
-            p.acquisition._replace(beta=-2.0)))))
+        jbo.run_sweep(
+            UCB,
+            BRANIN,
+            0,
+            6,
+            1,
+            jbo.engine.stack_params(p, p._replace(acquisition=(p.acquisition._replace(beta=-2.0)))),
+        )
     assert jbo.run_sweep(UCB, BRANIN, 0, 6, 1, sweep).metrics["value"].shape == (2, 1, 6)
 
 
@@ -186,11 +200,14 @@ def test_asktell_saved_and_resumed_asks_what_the_uninterrupted_one_asks(tmp_path
         jbo.AskTell.load(path, jbo.algorithms.get("gp_ei", **SMALL))
 
 
-@pytest.mark.parametrize("name,fn,bounds", [
-    ("constant", lambda x: jnp.zeros(()), [[0.0, 0.0], [1.0, 1.0]]),
-    ("plateau-with-duplicates", lambda x: jnp.round(x[0] * 2.0), [[0.0, 0.0], [1.0, 1.0]]),
-    ("tiny-box", lambda x: -jnp.sum(x ** 2), [[0.0, 0.0], [1e-9, 1e-9]]),
-])
+@pytest.mark.parametrize(
+    "name,fn,bounds",
+    [
+        ("constant", lambda x: jnp.zeros(()), [[0.0, 0.0], [1.0, 1.0]]),
+        ("plateau-with-duplicates", lambda x: jnp.round(x[0] * 2.0), [[0.0, 0.0], [1.0, 1.0]]),
+        ("tiny-box", lambda x: -jnp.sum(x**2), [[0.0, 0.0], [1e-9, 1e-9]]),
+    ],
+)
 def test_degenerate_data_gives_no_nan(name, fn, bounds):
     prob = jbo.problems.from_function(fn, jnp.asarray(bounds))
     tr = jbo.run_seeds(UCB, prob, 0, 12, 2)  # raises on any non-finite flag
@@ -247,11 +264,11 @@ def test_batch_runs_keep_one_fit_per_round_and_vmapped_equals_looped():
     tr = jbo.run_seeds(alg, BRANIN, 2, 16, 2)
     ls = np.asarray(tr.info["lengthscale"])[:, 4:]  # rounds: steps 4-7, 8-11, 12-15
     for r in range(3):
-        np.testing.assert_array_equal(ls[:, 4 * r:4 * r + 4], np.repeat(ls[:, 4 * r:4 * r + 1], 4, axis=1))
+        np.testing.assert_array_equal(ls[:, 4 * r : 4 * r + 4], np.repeat(ls[:, 4 * r : 4 * r + 1], 4, axis=1))
     one = jbo.run(alg, BRANIN, jax.random.split(jax.random.key(2), 2)[1], 16)
     np.testing.assert_allclose(np.asarray(tr.actions[1]), np.asarray(one.actions), rtol=1e-9, atol=1e-12)
     x = np.asarray(tr.actions[0, 4:8])
-    assert min(np.linalg.norm(a - b) for i, a in enumerate(x) for b in x[i + 1:]) > 1e-6  # a spread batch
+    assert min(np.linalg.norm(a - b) for i, a in enumerate(x) for b in x[i + 1 :]) > 1e-6  # a spread batch
 
 
 def test_asktell_batches_complete_in_any_order_and_survive_a_restart(tmp_path):
@@ -259,7 +276,7 @@ def test_asktell_batches_complete_in_any_order_and_survive_a_restart(tmp_path):
     opt.optimize(_f, num_evaluations=4)
     batch = opt.ask_batch(3)
     assert batch.shape == (3, 2) and len(opt.pending) == 3
-    assert min(np.linalg.norm(a - b) for i, a in enumerate(batch) for b in batch[i + 1:]) > 1e-6
+    assert min(np.linalg.norm(a - b) for i, a in enumerate(batch) for b in batch[i + 1 :]) > 1e-6
     opt.tell(batch[2], _f(batch[2]))  # the last one finishes first
     with pytest.raises(ValueError, match="not one of the 2 pending points"):
         opt.tell(batch[2], 1.0)
@@ -276,8 +293,8 @@ def test_asktell_batches_complete_in_any_order_and_survive_a_restart(tmp_path):
 
 
 def test_a_hanging_objective_times_out_naming_the_step_and_seed():
-    from concurrent.futures import ThreadPoolExecutor
     import time
+    from concurrent.futures import ThreadPoolExecutor
 
     opt = jbo.AskTell(jbo.algorithms.get("random_search", num_initial=2), BRANIN.bounds, 6, 0, num_seeds=2)
     first = opt.ask()
@@ -288,7 +305,9 @@ def test_a_hanging_objective_times_out_naming_the_step_and_seed():
         return _f(x)
 
     with ThreadPoolExecutor(2) as pool:
-        with pytest.raises(HostEvaluationError, match=r"at step 0.*\n  seed 1: .* TimeoutError: no result within 0.5 s"):
+        with pytest.raises(
+            HostEvaluationError, match=r"at step 0.*\n  seed 1: .* TimeoutError: no result within 0.5 s"
+        ):
             opt.optimize(slow, executor=pool, timeout=0.5)
     assert opt.t == 0
 
@@ -304,3 +323,14 @@ def test_best_predicted_is_the_observed_point_with_the_best_posterior_mean():
     i = int(np.argmax(mean))
     np.testing.assert_array_equal(x, opt.xs[i])
     assert value == pytest.approx(-mean[i], rel=1e-12)
+
+
+def test_a_problem_to_minimise_runs_as_the_maximisation_of_its_negation():
+    f = lambda x: jnp.sum((x - 0.3) ** 2) + 1.0  # noqa: E731
+    down = jbo.problems.from_function(f, UNIT, optimal_value=1.0, minimize=True)
+    up = jbo.problems.from_function(lambda x: -f(x), UNIT, optimal_value=-1.0)
+    a, b = jbo.run(UCB, down, 3, 8), jbo.run(UCB, up, 3, 8)
+    np.testing.assert_array_equal(np.asarray(a.actions), np.asarray(b.actions))
+    np.testing.assert_array_equal(np.asarray(a.metrics["simple_regret"]), np.asarray(b.metrics["simple_regret"]))
+    f_of_x = np.asarray(jax.vmap(f)(jnp.asarray(down.space.to_host(a.actions))))  # f at the played points
+    np.testing.assert_allclose(np.asarray(a.metrics["regret"]), f_of_x - 1.0, rtol=1e-10, atol=1e-12)

@@ -1,4 +1,5 @@
-"""GP hyper-parameter fits against SciPy, and the hard bounds of every L-BFGS path (issues A and B)."""
+"""GP hyper-parameter fits against SciPy, and the hard bounds of every L-BFGS path."""
+
 import json
 import subprocess
 import sys
@@ -38,6 +39,7 @@ def _one_blas_thread():
         from threadpoolctl import threadpool_limits
     except ImportError:  # pragma: no cover
         import contextlib
+
         return contextlib.nullcontext()
     return threadpool_limits(1, user_api="blas")
 
@@ -55,19 +57,34 @@ def _scipy_best(buf, model, num_starts=20):
 
     unpack = lambda v: gp.GPParams(v[:d], v[d], v[d + 1], v[d + 2])  # noqa: E731
     f = jax.jit(jax.value_and_grad(lambda v: -obj(unpack(v))))
-    bounds = [tuple(np.log(model.lengthscale_bounds))] * d + [tuple(np.log(model.outputscale_bounds)),
-                                                              tuple(np.log(model.noise_bounds)), (-5.0, 5.0)]
+    bounds = [tuple(np.log(model.lengthscale_bounds))] * d + [
+        tuple(np.log(model.outputscale_bounds)),
+        tuple(np.log(model.noise_bounds)),
+        (-5.0, 5.0),
+    ]
     lo = np.r_[[np.log(0.01)] * d, np.log(0.1), np.log(1e-6), -1.0]
     hi = np.r_[[np.log(10.0)] * d, np.log(10.0), 0.0, 1.0]
     starts = np.random.default_rng(0).uniform(lo, hi, size=(num_starts, d + 3))
     with _one_blas_thread():
-        runs = [minimize(lambda v: [np.asarray(a, float) for a in f(jnp.asarray(v))], v0, jac=True, method="L-BFGS-B",
-                         bounds=bounds, options=dict(maxiter=2000, ftol=1e-13, gtol=1e-9)) for v0 in starts]
+        runs = [
+            minimize(
+                lambda v: [np.asarray(a, float) for a in f(jnp.asarray(v))],
+                v0,
+                jac=True,
+                method="L-BFGS-B",
+                bounds=bounds,
+                options=dict(maxiter=2000, ftol=1e-13, gtol=1e-9),
+            )
+            for v0 in starts
+        ]
     return obj, max(-r.fun for r in runs)
 
 
-@pytest.mark.parametrize("case", [_m52_map, pytest.param(_se3, marks=pytest.mark.slow), pytest.param(_m32, marks=pytest.mark.slow)],
-                         ids=["m52_d2_n16_map", "se_d3_n30_mle", "m32_d4_n24_mle"])
+@pytest.mark.parametrize(
+    "case",
+    [_m52_map, pytest.param(_se3, marks=pytest.mark.slow), pytest.param(_m32, marks=pytest.mark.slow)],
+    ids=["m52_d2_n16_map", "se_d3_n30_mle", "m32_d4_n24_mle"],
+)
 def test_converged_fit_reaches_scipy_optimum_and_default_gap_is_reported(case):
     x, y, model = case()
     buf = data.from_arrays(jnp.asarray(x), jnp.asarray(y), len(y) + (4 if case is _m32 else 0))
@@ -76,12 +93,16 @@ def test_converged_fit_reaches_scipy_optimum_and_default_gap_is_reported(case):
     converged = jax.jit(lambda k: gp.fit_converged(k, buf, model))(key)
     default = jax.jit(lambda k: gp.fit(k, buf, model))(key)
     gap_converged, gap_default = best - float(obj(converged)), best - float(obj(default))
-    print(f"\n{case.__name__}: SciPy best {best:.6f}; gap fit_converged {gap_converged:.2e}, "
-          f"fit (adam default) {gap_default:.2e} nats")
+    print(
+        f"\n{case.__name__}: SciPy best {best:.6f}; gap fit_converged {gap_converged:.2e}, "
+        f"fit (adam default) {gap_default:.2e} nats"
+    )
     assert abs(gap_converged) < 1e-3  # may be slightly negative: SciPy stops at its own tolerance
     assert np.isfinite(gap_default) and gap_default > -1e-3
-    for leaf, lo, hi in [(converged.log_lengthscale, *model.lengthscale_bounds),
-                         (converged.log_outputscale, *model.outputscale_bounds)]:
+    for leaf, lo, hi in [
+        (converged.log_lengthscale, *model.lengthscale_bounds),
+        (converged.log_outputscale, *model.outputscale_bounds),
+    ]:
         assert np.all(np.exp(leaf) >= lo * (1 - 1e-12)) and np.all(np.exp(leaf) <= hi * (1 + 1e-12))
 
 
@@ -113,7 +134,7 @@ _HANG = textwrap.dedent("""
 
 
 def test_vmapped_lbfgs_fit_terminates_within_its_bound():
-    """Issue B: SE data, 30 noisy points in 3-D, noise started at 0.1, 4 vmapped restarts x 100 steps.
+    """SE data, 30 noisy points in 3-D, noise started at 0.1, 4 vmapped restarts x 100 steps.
     Run in a subprocess under a timeout, so a hang fails the test instead of stalling the suite."""
     import pathlib
 
@@ -131,9 +152,12 @@ def test_failed_restart_is_scored_worst_and_never_returned():
     buf = data.from_arrays(jnp.asarray(rng.uniform(size=(8, 1))), jnp.asarray(rng.normal(size=8)), 8)
     model = gp.GPModel(kernel="se")
     bad = gp.default_params(1)._replace(log_outputscale=jnp.asarray(jnp.nan))
-    report, fitted = jax.jit(lambda k: (gp.fit_report(k, buf, model, warm_start=bad, num_restarts=3, num_steps=10),
-                                        gp.fit(k, buf, model, warm_start=bad, num_restarts=3, num_steps=10,
-                                               method="lbfgs")))(jax.random.key(0))
+    report, fitted = jax.jit(
+        lambda k: (
+            gp.fit_report(k, buf, model, warm_start=bad, num_restarts=3, num_steps=10),
+            gp.fit(k, buf, model, warm_start=bad, num_restarts=3, num_steps=10, method="lbfgs"),
+        )
+    )(jax.random.key(0))
     assert bool(report.failed[0]) and float(report.loss[0]) == np.inf and not np.any(report.failed[1:])
     assert np.all(np.isfinite(np.asarray(report.loss[1:])))
     best = gp.best_restart(report)
@@ -160,22 +184,30 @@ def test_noise_jitter_spares_slots_0_and_1_and_frozen_noise():
 def test_bounded_lbfgs_on_hostile_functions():
     """Every lane stops within 1 + steps * max_linesearch evaluations under vmap, whatever f does; a
     start where f is not finite stays put and scores -inf in local_search."""
+
     def f(x):  # a cliff into NaN right past the minimiser, and a kink
         v = jnp.sum((x - 0.6) ** 2) + jnp.abs(x[0] - 0.2)
         return jnp.where(x[1] > 0.61, jnp.nan, v)
 
     vg = jax.value_and_grad(f)
     starts = jnp.array([[0.1, 0.1], [0.9, 0.3], [0.5, 0.5], [0.3, 0.8]])  # the last starts in the NaN region
-    run = jax.jit(jax.vmap(lambda x0: (optimize.lbfgs_minimize(vg, x0, 25, max_linesearch=7),
-                                       optimize.lbfgs_minimize_converged(vg, x0, max_steps=40, max_linesearch=7))))
+    run = jax.jit(
+        jax.vmap(
+            lambda x0: (
+                optimize.lbfgs_minimize(vg, x0, 25, max_linesearch=7),
+                optimize.lbfgs_minimize_converged(vg, x0, max_steps=40, max_linesearch=7),
+            )
+        )
+    )
     c, cc = run(starts)
     assert np.all(np.asarray(c.num_evals) <= 1 + 25 * 7)
     assert list(np.asarray(c.failed)) == [False, False, False, True]
     assert np.all(np.asarray(c.value[:3]) <= np.asarray(jax.vmap(f)(starts[:3])))
     assert np.all(np.asarray(cc.num_steps) <= 40) and np.all(np.asarray(cc.num_evals) <= 1 + 40 * 7)
     g = lambda x: -f(x)  # noqa: E731
-    (xs, vs), (x, v) = jax.jit(lambda k: (optimize.local_search(g, starts, 25, "lbfgs"),
-                                          optimize.maximize(g, k, 2, 64, 4, 25, "lbfgs")))(jax.random.key(0))
+    (xs, vs), (x, v) = jax.jit(
+        lambda k: (optimize.local_search(g, starts, 25, "lbfgs"), optimize.maximize(g, k, 2, 64, 4, 25, "lbfgs"))
+    )(jax.random.key(0))
     assert np.asarray(vs)[3] == -np.inf and np.all(np.isfinite(np.asarray(vs)[:3]))
     assert np.isfinite(float(v)) and float(x[1]) <= 0.61
 

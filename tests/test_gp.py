@@ -17,7 +17,12 @@ PARAMS = gp.GPParams(jnp.log(jnp.array([0.3, 0.5])), jnp.log(1.4), jnp.log(0.05)
 
 
 def numpy_posterior(name, x, y, xq, p):
-    ls, s, noise, m = np.exp(np.asarray(p.log_lengthscale)), float(np.exp(p.log_outputscale)), float(gp.GPModel().noise(p)), float(p.mean)
+    ls, s, noise, m = (
+        np.exp(np.asarray(p.log_lengthscale)),
+        float(np.exp(p.log_outputscale)),
+        float(gp.GPModel().noise(p)),
+        float(p.mean),
+    )
     mu, sd = y.mean(), y.std(ddof=1)
     z = (y - mu) / sd - m
     K = numpy_kernel(name, x, x, ls, s) + noise * np.eye(len(x))
@@ -48,7 +53,11 @@ def test_padded_equals_unpadded():
 
 def test_log_marginal_likelihood_matches_scipy():
     buf = data.from_arrays(jnp.asarray(X), jnp.asarray(Y), CAP)
-    ls, s, noise = np.exp(np.asarray(PARAMS.log_lengthscale)), float(np.exp(PARAMS.log_outputscale)), float(gp.GPModel().noise(PARAMS))
+    ls, s, noise = (
+        np.exp(np.asarray(PARAMS.log_lengthscale)),
+        float(np.exp(PARAMS.log_outputscale)),
+        float(gp.GPModel().noise(PARAMS)),
+    )
     K = numpy_kernel("matern52", X, X, ls, s) + noise * np.eye(N)
     ref = multivariate_normal(mean=np.full(N, float(PARAMS.mean)), cov=K).logpdf(Y)
     val = gp.log_marginal_likelihood(PARAMS, buf.x, buf.y, buf.mask)
@@ -93,7 +102,11 @@ def test_prefix_posterior_matches_numpy_and_bucket_sizes():
         np.testing.assert_allclose(mean, m_np, rtol=1e-9, atol=1e-10)
         np.testing.assert_allclose(var, np.diag(c_np), rtol=1e-7, atol=1e-10)
         np.testing.assert_allclose(data.prefix(data.from_arrays(jnp.asarray(X), jnp.asarray(Y), 40), size).y[:N], Y)
-    assert data.bucket_sizes(40) == [16, 32, 40] and data.bucket_sizes(16) == [16] and data.bucket_sizes(64) == [16, 32, 64]
+    assert (
+        data.bucket_sizes(40) == [16, 32, 40]
+        and data.bucket_sizes(16) == [16]
+        and data.bucket_sizes(64) == [16, 32, 64]
+    )
     # growth capped at max_step (uCVS's 750-row buffer): below 256 rows the same powers of two
     assert data.bucket_sizes(750, max_step=128) == [16, 32, 64, 128, 256, 384, 512, 640, 750]
     assert data.bucket_sizes(750) == [16, 32, 64, 128, 256, 512, 750]
@@ -106,8 +119,9 @@ def test_rank_one_append_equals_refactorisation():
     buf = data.from_arrays(jnp.asarray(X[:-1]), jnp.asarray(Y[:-1]), CAP)
     post = gp.condition(buf, PARAMS)
     grown = gp.append(post, jnp.asarray(X[-1]), jnp.asarray(Y[-1]))
-    full = gp.condition(data.append(buf, jnp.asarray(X[-1]), jnp.asarray(Y[-1])), PARAMS,
-                        y_mean=post.y_mean, y_std=post.y_std)
+    full = gp.condition(
+        data.append(buf, jnp.asarray(X[-1]), jnp.asarray(Y[-1])), PARAMS, y_mean=post.y_mean, y_std=post.y_std
+    )
     np.testing.assert_allclose(grown.chol, full.chol, atol=1e-10)
     np.testing.assert_allclose(grown.alpha, full.alpha, atol=1e-8)
     for x in XQ:
@@ -131,8 +145,19 @@ def test_fit_reaches_scipy_optimum(prior):
     f = jax.jit(jax.value_and_grad(lambda v: -obj(unpack(v))))
     b = [np.log(model.lengthscale_bounds)] * 2 + [np.log(model.outputscale_bounds), np.log(model.noise_bounds)]
     lo, hi = [v[0] for v in b] + [-5], [v[1] for v in b] + [5]
-    best = min((minimize(lambda v: [np.asarray(a, float) for a in f(jnp.asarray(v))], v0, jac=True, method="L-BFGS-B",
-                         bounds=list(zip(lo, hi))) for v0 in rng.uniform(-2, 0, size=(6, 5))), key=lambda r: r.fun)
+    best = min(
+        (
+            minimize(
+                lambda v: [np.asarray(a, float) for a in f(jnp.asarray(v))],
+                v0,
+                jac=True,
+                method="L-BFGS-B",
+                bounds=list(zip(lo, hi)),
+            )
+            for v0 in rng.uniform(-2, 0, size=(6, 5))
+        ),
+        key=lambda r: r.fun,
+    )
     fitted = jax.jit(lambda k: gp.fit(k, buf, model, num_restarts=4, num_steps=200))(jax.random.key(0))
     assert float(obj(fitted)) > -best.fun - 0.05
     assert float(obj(fitted)) > float(obj(gp.default_params(D)))
@@ -140,8 +165,11 @@ def test_fit_reaches_scipy_optimum(prior):
 
 def test_gamma_and_lognormal_log_probs_match_scipy():
     from scipy import stats
+
     np.testing.assert_allclose(gp.GammaPrior(3.0, 6.0).log_prob(0.4), stats.gamma(3.0, scale=1 / 6.0).logpdf(0.4))
-    np.testing.assert_allclose(gp.LogNormalPrior(0.2, 0.7).log_prob(1.3), stats.lognorm(0.7, scale=np.exp(0.2)).logpdf(1.3))
+    np.testing.assert_allclose(
+        gp.LogNormalPrior(0.2, 0.7).log_prob(1.3), stats.lognorm(0.7, scale=np.exp(0.2)).logpdf(1.3)
+    )
 
 
 def test_kernel_params_bridge():

@@ -1,6 +1,7 @@
 """Growing state: runs in segments whose buffers (and cached factors) grow with the data equal runs on
 the whole buffer, to rounding, for every GP method; rank-1 appends equal fresh factorisations; a
 segment schedule compiles each segment once, with no recompile per step or per seed count."""
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -106,8 +107,17 @@ def test_segmented_seeds_equal_looped_seeds_and_fixed_gp_equals_refactorised():
         np.testing.assert_allclose(many.actions[i], one.actions, atol=1e-8)
 
     fixed = jbo.run(alg, prob, key, T)
-    ref = GPBO(acquisition=alg.acquisition, model=alg.model, hypers=alg.hypers, fit="mle", num_initial=4,
-               num_raw_per_dim=32, opt_steps=8, fit_steps=0, bucket=(8, 16))  # fit of 0 steps: the rule's values
+    ref = GPBO(
+        acquisition=alg.acquisition,
+        model=alg.model,
+        hypers=alg.hypers,
+        fit="mle",
+        num_initial=4,
+        num_raw_per_dim=32,
+        opt_steps=8,
+        fit_steps=0,
+        bucket=(8, 16),
+    )  # fit of 0 steps: the rule's values
     refit = jbo.run(ref, prob, key, T)
     assert fixed.final_state.post is not None and refit.final_state.post is None
     _close(fixed, refit, 1e-6)
@@ -116,8 +126,18 @@ def test_segmented_seeds_equal_looped_seeds_and_fixed_gp_equals_refactorised():
 def test_contextual_sbo_segments_equal_whole_buffer():
     """SBO-KDE (a GPBO on (x, c) rows, MAP refit); uCVS's segments are checked in test_cvs."""
     prob = jbo.problems.get("sbo:modified_branin")
-    make = lambda b: sbo.SBO(method="sbo_kde", num_initial=4, num_samples=8, num_inner=8, num_raw=32,  # noqa: E731
-                             num_starts=1, opt_steps=4, fit_steps=5, fit_restarts=1, bucket=b)
+    make = lambda b: sbo.SBO(
+        method="sbo_kde",
+        num_initial=4,
+        num_samples=8,
+        num_inner=8,
+        num_raw=32,  # noqa: E731
+        num_starts=1,
+        opt_steps=4,
+        fit_steps=5,
+        fit_restarts=1,
+        bucket=b,
+    )
     key = jax.random.key(1)
     _close(jbo.run(make((8, 16)), prob, key, T), jbo.run(make(False), prob, key, T), 1e-6)
 

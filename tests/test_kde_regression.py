@@ -19,6 +19,7 @@ def test_bandwidth_rules_match_formulas():
     np.testing.assert_allclose(kde.silverman(jnp.asarray(PAD), jnp.asarray(MASK)), sd * (4 / (4 * 12)) ** (1 / 6))
     # SciPy's gaussian_kde uses the same Scott factor n^(-1/(d+4)) times the data covariance.
     from scipy.stats import gaussian_kde
+
     assert np.isclose(gaussian_kde(DATA.T).factor, 12 ** (-1 / 6))
 
 

@@ -12,13 +12,16 @@ LS = np.array([0.3, 0.7, 1.2])
 
 def numpy_kernel(name, a, b, ls, s, alpha=1.5):
     r = np.sqrt((((a[:, None] - b[None]) / ls) ** 2).sum(-1))
-    return s * {
-        "se": np.exp(-0.5 * r**2),
-        "matern12": np.exp(-r),
-        "matern32": (1 + np.sqrt(3) * r) * np.exp(-np.sqrt(3) * r),
-        "matern52": (1 + np.sqrt(5) * r + 5 * r**2 / 3) * np.exp(-np.sqrt(5) * r),
-        "rq": (1 + r**2 / (2 * alpha)) ** (-alpha),
-    }[name]
+    return (
+        s
+        * {
+            "se": np.exp(-0.5 * r**2),
+            "matern12": np.exp(-r),
+            "matern32": (1 + np.sqrt(3) * r) * np.exp(-np.sqrt(3) * r),
+            "matern52": (1 + np.sqrt(5) * r + 5 * r**2 / 3) * np.exp(-np.sqrt(5) * r),
+            "rq": (1 + r**2 / (2 * alpha)) ** (-alpha),
+        }[name]
+    )
 
 
 @pytest.mark.parametrize("name", kernels.NAMES)
@@ -50,8 +53,12 @@ def test_self_distances_are_exactly_zero_under_jit():
     terms = jax.jit(kernels.coordinate_sqdists)(x, x, ls)
     assert np.all(np.asarray(terms)[:, np.arange(len(X1)), np.arange(len(X1))] == 0.0)
     np.testing.assert_allclose(np.sum(terms, 0), ((X1[:, None] - X1[None]) ** 2 / LS**2).sum(-1), rtol=1e-12)
-    f = lambda l: jnp.sum(jnp.linalg.cholesky(kernels.gram("matern52", kernels.KernelParams(l, 1.0), x, x)  # noqa
-                                              + 1e-6 * jnp.eye(x.shape[0])))
+    f = lambda l: jnp.sum(
+        jnp.linalg.cholesky(
+            kernels.gram("matern52", kernels.KernelParams(l, 1.0), x, x)  # noqa
+            + 1e-6 * jnp.eye(x.shape[0])
+        )
+    )
     np.testing.assert_allclose(jax.jit(jax.grad(f))(ls), jax.grad(f)(ls), rtol=1e-9)
     assert np.all(np.isfinite(jax.jit(jax.grad(f))(ls)))
 

@@ -1,6 +1,7 @@
 """jbo.linalg: batched Choleskys and triangular solves lowered to loops of unbatched LAPACK calls
 (the jaxlib 0.10.x deadlock workaround). Truths: the unbatched JAX call on each matrix (bit for bit),
 NumPy, and the lowered program's text."""
+
 import jax
 import jax.numpy as jnp
 import jax.scipy.linalg as jsl
@@ -73,7 +74,9 @@ def test_right_side_solve_and_vmapped_gradient():
         return 2.0 * jnp.sum(jnp.log(jnp.diag(jnp.linalg.cholesky(m))))
 
     g = jax.jit(jax.vmap(jax.grad(logdet)))(a)
-    np.testing.assert_allclose(np.asarray(g), np.linalg.inv(np.asarray(a)), rtol=1e-9, atol=1e-10)  # d logdet / dA = A^-1
+    np.testing.assert_allclose(
+        np.asarray(g), np.linalg.inv(np.asarray(a)), rtol=1e-9, atol=1e-10
+    )  # d logdet / dA = A^-1
 
 
 def test_failed_factorisation_is_nan_per_matrix():  # as JAX's own lowering: NaN lower triangle

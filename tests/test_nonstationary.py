@@ -3,6 +3,7 @@ worked values; the incremental Cholesky, the max-variance design and the batch-o
 NumPy solves; the random order's marginals and the permutation-averaged mean (spec 7.3); elimination
 invariants; a stationary instance where the maximiser survives (7.2); R-GP-UCB and SW-GP-UCB replayed
 against plain NumPy GP-UCB; the environment's exact B and V_T against the spec's reference instances."""
+
 import math
 
 import jax
@@ -18,10 +19,20 @@ KEY = jax.random.key(3)
 
 
 # ---------------------------------------------------------------- schedules and widths (spec 2.2, 2.4, 2.5, 4.4)
-@pytest.mark.parametrize("length, sizes", [
-    (50, [8, 20, 22]), (100, [10, 32, 57, 1]), (133, [12, 40, 73, 8]), (491, [23, 107, 230, 131]),
-    (1000, [32, 179, 424, 365]), (1390, [38, 230, 566, 556]), (2000, [45, 300, 775, 880]),
-    (3204, [57, 428, 1172, 1547]), (5000, [71, 596, 1727, 2606])])
+@pytest.mark.parametrize(
+    "length, sizes",
+    [
+        (50, [8, 20, 22]),
+        (100, [10, 32, 57, 1]),
+        (133, [12, 40, 73, 8]),
+        (491, [23, 107, 230, 131]),
+        (1000, [32, 179, 424, 365]),
+        (1390, [38, 230, 566, 556]),
+        (2000, [45, 300, 775, 880]),
+        (3204, [57, 428, 1172, 1547]),
+        (5000, [71, 596, 1727, 2606]),
+    ],
+)
 def test_batch_sizes_match_the_spec_table(length, sizes):
     assert ns.batch_sizes(length) == sizes and sum(sizes) == length
 
@@ -35,18 +46,25 @@ def test_schedule_arrays_cover_every_interval():
     np.testing.assert_array_equal(starts, np.arange(0, T, H))
     for a, L in zip(starts, lengths):  # inside one interval: the batches of batch_sizes(L), in order
         sizes = ns.batch_sizes(L)
-        b = np.flatnonzero(s.batch_start[a:a + L])
+        b = np.flatnonzero(s.batch_start[a : a + L])
         np.testing.assert_array_equal(np.diff(np.append(b, L)), sizes)
-        np.testing.assert_array_equal(s.batch_len[a:a + L], np.repeat(sizes, sizes))
-        np.testing.assert_array_equal(s.pos[a:a + L], np.concatenate([np.arange(n) for n in sizes]))
+        np.testing.assert_array_equal(s.batch_len[a : a + L], np.repeat(sizes, sizes))
+        np.testing.assert_array_equal(s.pos[a : a + L], np.concatenate([np.arange(n) for n in sizes]))
         # a CB after every batch but the last (Alg. 1 line 15)
-        np.testing.assert_array_equal(np.flatnonzero(s.do_update[a:a + L]), np.cumsum(sizes)[:-1] - 1)
+        np.testing.assert_array_equal(np.flatnonzero(s.do_update[a : a + L]), np.cumsum(sizes)[:-1] - 1)
     assert s.max_batch == max(ns.batch_sizes(H))
 
 
-@pytest.mark.parametrize("V, se, mat, ucb_se, ucb_mat", [
-    (1, 5000, 2057, 352.5, 190.5), (2, 3204, 1234, 249.3, 134.7), (4, 2019, 741, 176.3, 95.2),
-    (6, 1541, 550, 143.9, 77.8), (8, 1272, 445, 124.6, 67.3)])
+@pytest.mark.parametrize(
+    "V, se, mat, ucb_se, ucb_mat",
+    [
+        (1, 5000, 2057, 352.5, 190.5),
+        (2, 3204, 1234, 249.3, 134.7),
+        (4, 2019, 741, 176.3, 95.2),
+        (6, 1541, 550, 143.9, 77.8),
+        (8, 1272, 445, 124.6, 67.3),
+    ],
+)
 def test_restart_intervals_match_the_spec_table(V, se, mat, ucb_se, ucb_mat):
     assert ns.rperp_interval(5000, V, "se", 2) == se  # 5086 clipped to T for V = 1
     assert ns.rperp_interval(5000, V, "matern52", 2) == mat
@@ -67,7 +85,8 @@ def test_information_gain_proxy_check_values_and_log_det():
     arms = jnp.asarray(pn.grid())
     for kernel, n, want in (("se", 196, (18.4, 66.0)), ("matern52", 110, (17.6, 96.0))):
         g, F = jax.jit(jax.vmap(lambda lam: ns.greedy_information_gain(arms, kernel, 0.5, lam, n)))(
-            jnp.array([1.0, 0.01]))
+            jnp.array([1.0, 0.01])
+        )
         np.testing.assert_allclose(g[:, -1], want, rtol=0.01)
         assert np.all(np.diff(F) >= 0) and np.all(np.diff(np.diff(F)) <= 1e-12)  # monotone, concave
     # F_n = 1/2 log det(I + K_SS / lambda) of the greedy picks (chain rule), picks by dense variances
@@ -107,7 +126,7 @@ def test_incremental_cholesky_equals_dense_solve_with_duplicates(kernel):
     chol = ns.cholesky_empty(cap, 40)
     for m, j in enumerate(idx):
         chol, _, _ = ns.cholesky_add(chol, m, j, ns.kernel_column(kernel, 0.5, jnp.asarray(X), j), lam)
-    ypad = jnp.zeros(chol.picks.shape[0]).at[:len(idx)].set(y)
+    ypad = jnp.zeros(chol.picks.shape[0]).at[: len(idx)].set(y)
     mean = ns.cholesky_mean(chol, ypad, len(idx))
     want_mean, want_var = _dense(K, idx, y, lam)
     np.testing.assert_allclose(chol.var, want_var, atol=1e-8)
@@ -127,6 +146,7 @@ def test_sliding_window_factor_equals_dense_solve_after_many_removals():
             f = jax.lax.cond(t >= W, ns.window_drop_oldest, lambda f: f, f)
             col = ns.kernel_column("matern52", 0.5, jnp.asarray(X), idx[t])
             return ns.window_append(f, idx[t], col, y[t], lam), None
+
         return jax.lax.scan(step, ns.window_empty(W, 30), jnp.arange(80))[0]
 
     f = run(jnp.asarray(idx), jnp.asarray(y))
@@ -144,8 +164,9 @@ def test_max_variance_design_equals_brute_force_greedy_on_the_active_set():
     active = np.zeros(100, bool)
     active[np.random.default_rng(1).choice(100, 9, replace=False)] = True  # small set: repeats happen
     lam, n = 0.01, 30
-    chol = ns.max_variance_design(ns.cholesky_empty(32, 100), jnp.asarray(active), n, "matern52", 0.5,
-                                  jnp.asarray(X), lam)
+    chol = ns.max_variance_design(
+        ns.cholesky_empty(32, 100), jnp.asarray(active), n, "matern52", 0.5, jnp.asarray(X), lam
+    )
     picks = []
     for _ in range(n):
         var = _dense(K, picks, np.zeros(len(picks)), lam)[1] if picks else np.ones(100)
@@ -174,8 +195,9 @@ def test_active_design_equals_the_full_design_and_a_dense_solve(sizes):
     design = jax.vmap(lambda a: ns.active_design(a, n, "matern52", 0.5, jnp.asarray(X), lam, n))
     chols, orders, counts = jax.jit(design)(jnp.asarray(actives))
     for b, active in enumerate(actives):
-        full = ns.max_variance_design(ns.cholesky_empty(n, 144), jnp.asarray(active), n, "matern52", 0.5,
-                                      jnp.asarray(X), lam)
+        full = ns.max_variance_design(
+            ns.cholesky_empty(n, 144), jnp.asarray(active), n, "matern52", 0.5, jnp.asarray(X), lam
+        )
         chol = jax.tree.map(lambda x: x[b], chols)
         order, count = np.asarray(orders[b]), int(counts[b])
         assert count == active.sum() and np.array_equal(order[:count], np.flatnonzero(active))
@@ -255,7 +277,7 @@ def test_stationary_instance_keeps_the_maximiser_and_its_regret_flattens():
     n_active = np.asarray(tr.info["num_active"])
     assert np.all(np.diff(n_active, axis=1) <= 0) and n_active[:, -1].max() < 50  # of 225
     r = np.asarray(tr.metrics["regret"])
-    assert r[:, -100:].mean() < 0.15 * r[:, :ns.batch_sizes(T)[0]].mean()
+    assert r[:, -100:].mean() < 0.15 * r[:, : ns.batch_sizes(T)[0]].mean()
 
 
 def test_rperp_restarts_reset_the_active_set_and_permute_false_queries_in_selection_order():
@@ -265,16 +287,17 @@ def test_rperp_restarts_reset_the_active_set_and_permute_false_queries_in_select
     tr = jbo.run(ns.RPERP(horizon=T, restart_interval=H, kernel="matern52"), env, KEY, T, params=p)
     n = np.asarray(tr.info["num_active"])
     for a in range(0, T, H):
-        assert n[a] == 144 and np.all(np.diff(n[a:a + H]) <= 0)
+        assert n[a] == 144 and np.all(np.diff(n[a : a + H]) <= 0)
     assert n.min() < 144  # something was eliminated
     plain = jbo.run(ns.RPERP(horizon=T, restart_interval=H, kernel="matern52", permute=False), env, KEY, T, params=p)
     s = ns.schedule(T, H)
-    first = np.asarray(plain.actions[:s.batch_len[0]])
+    first = np.asarray(plain.actions[: s.batch_len[0]])
     X = pn.grid(12)
-    chol = ns.max_variance_design(ns.cholesky_empty(s.max_batch, 144), jnp.ones(144, bool), s.batch_len[0],
-                                  "matern52", 0.5, jnp.asarray(X), 0.01)
-    np.testing.assert_array_equal(first, np.asarray(chol.picks[:s.batch_len[0]]))
-    shuffled = np.asarray(tr.actions[:s.batch_len[0]])
+    chol = ns.max_variance_design(
+        ns.cholesky_empty(s.max_batch, 144), jnp.ones(144, bool), s.batch_len[0], "matern52", 0.5, jnp.asarray(X), 0.01
+    )
+    np.testing.assert_array_equal(first, np.asarray(chol.picks[: s.batch_len[0]]))
+    shuffled = np.asarray(tr.actions[: s.batch_len[0]])
     assert sorted(shuffled) == sorted(first) and not np.array_equal(shuffled, first)
 
 
@@ -315,8 +338,10 @@ def test_ucb_baselines_equal_numpy_gp_ucb(kind, every):
 
 
 # ---------------------------------------------------------------- environments (5.1, A4, A5)
-@pytest.mark.parametrize("kernel, want", [
-    ("se", [(1.82, 3.25), (0.95, 1.86), (3.03, 7.79)]), ("matern52", [(1.76, 3.02), (1.09, 1.83), (2.93, 7.28)])])
+@pytest.mark.parametrize(
+    "kernel, want",
+    [("se", [(1.82, 3.25), (0.95, 1.86), (3.03, 7.79)]), ("matern52", [(1.76, 3.02), (1.09, 1.83), (2.93, 7.28)])],
+)
 def test_reference_instances_have_the_spec_rkhs_norms_and_variations(kernel, want):
     for seed, (B, V) in enumerate(want):
         k = pn.known(pn.kernel_drift(seed, kernel))
@@ -403,9 +428,10 @@ def test_reference_numbers_of_spec_5_4_on_the_reference_instances():
     envs = [pn.kernel_drift(s, "se", horizon=T) for s in range(3)]
     V = [pn.known(e)["variation"] for e in envs]
     keys = jax.random.split(jax.random.key(2024), 3)
-    for algs, p, want in (([ns.RGPUCB(T, variation=v) for v in V], ns.UCBParams(lam=0.01), (50, 105, 199, 292)),
-                          ([ns.RPERP(T, variation=v) for v in V], ns.RPERPParams(C=0.1, lam=0.01),
-                           (379, 723, 1377, 1922))):
+    for algs, p, want in (
+        ([ns.RGPUCB(T, variation=v) for v in V], ns.UCBParams(lam=0.01), (50, 105, 199, 292)),
+        ([ns.RPERP(T, variation=v) for v in V], ns.RPERPParams(C=0.1, lam=0.01), (379, 723, 1377, 1922)),
+    ):
         metrics, _, _ = pn.run_instances(algs, envs, keys, T, params=p)
         got = metrics["cumulative_regret"][:, [999, 1999, 2999, 4999]].mean(0)
         np.testing.assert_allclose(got, want, rtol=0.1)

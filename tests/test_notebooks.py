@@ -1,4 +1,5 @@
 """Execute every notebook in notebooks/ top to bottom (each cell's assertions must hold)."""
+
 from pathlib import Path
 
 import nbformat

@@ -4,6 +4,7 @@
 Truths: the single-device, single-chunk run of the same seeds (padding and chunking must not change
 a run: bit for bit), the arrays' own byte counts (the predicted result size), and the full final
 state (what the "small" default keeps must be its leaves, unchanged)."""
+
 import json
 import os
 import socket
@@ -58,8 +59,9 @@ class Probe(jbo.Algorithm):
         u = state.space.to_unit(action)
         first = state.count == 0
         better = first | (observation > jnp.max(jnp.where(jnp.arange(state.xs.shape[0]) < state.count, 0.0, -jnp.inf)))
-        return state._replace(xs=state.xs.at[state.count].set(u), count=state.count + 1,
-                              best=jnp.where(better, u, state.best))
+        return state._replace(
+            xs=state.xs.at[state.count].set(u), count=state.count + 1, best=jnp.where(better, u, state.best)
+        )
 
 
 PROBE = Probe()
@@ -150,8 +152,9 @@ def _python(code, **extra_env):
     """A child Python; JAX_PLATFORMS=cpu so that its forced host devices are JAX's devices also on a
     machine with an accelerator (where the default backend would be the GPU)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "JAX_PLATFORMS": "cpu", **extra_env}
-    return subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, cwd=ROOT)
+    return subprocess.Popen(
+        [sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT
+    )
 
 
 def _result(proc, timeout=300):
@@ -188,8 +191,9 @@ def test_chunked_and_padded_equal_one_program_and_the_plan_predicts_the_result_s
     contracted or rounded differently in a full vector than in the remainder loop of another batch
     size (measured: 1 ulp in 2 of 60 action entries). Counters and integer leaves are exact."""
     # 5 seeds in chunks of 2: three chunks, the last padded with a copy of seed 0, its result dropped
-    fn, seconds = jbo.studies.compile_seeds(PROBE, BRANIN, jax.random.split(KEY, SEEDS), T, chunk_size=2,
-                                            keep_final_state=True)
+    fn, seconds = jbo.studies.compile_seeds(
+        PROBE, BRANIN, jax.random.split(KEY, SEEDS), T, chunk_size=2, keep_final_state=True
+    )
     _leaves_equal(fn(jax.random.split(KEY, SEEDS)), whole, exact=False)
     plan = fn.plan
     assert (plan.num_runs, plan.num_devices, plan.chunk_size, plan.num_chunks) == (5, 1, 2, 3) and seconds > 0
@@ -197,8 +201,10 @@ def test_chunked_and_padded_equal_one_program_and_the_plan_predicts_the_result_s
     assert 0 < plan.bytes_per_chunk < plan.memory_limit == int(0.75 * plan.available_bytes)
     # automatic: a memory limit between the one-run and the five-run predictions cuts the 5 seeds into
     # chunks (halfway: on a GPU the fixed part of a program's memory dwarfs the per-run part)
-    one, five = (jbo.studies.compile_seeds(PROBE, BRANIN, jax.random.split(KEY, SEEDS), T, chunk_size=c)[0]
-                 .plan.bytes_per_chunk for c in (1, None))
+    one, five = (
+        jbo.studies.compile_seeds(PROBE, BRANIN, jax.random.split(KEY, SEEDS), T, chunk_size=c)[0].plan.bytes_per_chunk
+        for c in (1, None)
+    )
     assert one < five
     limit = (one + five) / 2
     auto, _ = jbo.studies.compile_seeds(PROBE, BRANIN, jax.random.split(KEY, SEEDS), T, memory_limit=limit)
@@ -214,8 +220,9 @@ def test_final_state_small_by_default(whole, monkeypatch):
     monkeypatch.setattr(engine, "SMALL_STATE_ELEMENTS", 8)
     small = jax.vmap(lambda tr: engine._keep_state(tr, "small"))(whole)
     assert small.final_state.xs is None and small.final_state.best is not None
-    kept = jax.tree.map(lambda s, f: None if s is None else f, small.final_state, whole.final_state,
-                        is_leaf=lambda x: x is None)  # the whole state's leaves where "small" kept one
+    kept = jax.tree.map(
+        lambda s, f: None if s is None else f, small.final_state, whole.final_state, is_leaf=lambda x: x is None
+    )  # the whole state's leaves where "small" kept one
     _leaves_equal(kept, small.final_state)
     monkeypatch.undo()
     assert jbo.run_seeds(PROBE, BRANIN, KEY, T, SEEDS).final_state.xs.shape == (SEEDS, T, 2)  # 12 <= 1024: kept
@@ -223,11 +230,17 @@ def test_final_state_small_by_default(whole, monkeypatch):
 
 def test_bad_settings_are_named(whole):
     jbo.run_seeds(PROBE, BRANIN, KEY, T, 2, bitwise=True)  # cached now: bitwise=1 must still be refused
-    for bad, match in [(dict(devices=0), "devices=0"), (dict(devices=True), "not a bool"),
-                       (dict(devices=99), "ask for 1 to"), (dict(devices=[]), "non-empty"),
-                       (dict(chunk_size=0), "chunk_size"), (dict(memory_limit=-1.0), "memory_limit"),
-                       (dict(keep_final_state="all"), "keep_final_state"), (dict(bitwise="yes"), "bitwise"),
-                       (dict(bitwise=1), "bitwise")]:
+    for bad, match in [
+        (dict(devices=0), "devices=0"),
+        (dict(devices=True), "not a bool"),
+        (dict(devices=99), "ask for 1 to"),
+        (dict(devices=[]), "non-empty"),
+        (dict(chunk_size=0), "chunk_size"),
+        (dict(memory_limit=-1.0), "memory_limit"),
+        (dict(keep_final_state="all"), "keep_final_state"),
+        (dict(bitwise="yes"), "bitwise"),
+        (dict(bitwise=1), "bitwise"),
+    ]:
         with pytest.raises(ValueError, match=match):
             jbo.run_seeds(PROBE, BRANIN, KEY, T, 2, **bad)
     jax.devices()  # a backend runs in this process, so initialize must refuse (not try to connect)
@@ -273,8 +286,12 @@ def test_two_processes_share_one_mesh_and_each_gets_the_full_result(whole):
     for i, proc in enumerate(procs):
         r = _result(proc)
         assert (r["process"], r["devices"], r["local"], r["chunks"]) == (i, 4, 2, 2)
-        for got, want in [(r["value"], whole.metrics["value"]), (r["actions"], whole.actions),
-                          (r["best"], whole.final_state.best), (r["chunked_value"], whole.metrics["value"])]:
+        for got, want in [
+            (r["value"], whole.metrics["value"]),
+            (r["actions"], whole.actions),
+            (r["best"], whole.final_state.best),
+            (r["chunked_value"], whole.metrics["value"]),
+        ]:
             np.testing.assert_allclose(got, np.asarray(want), rtol=1e-13, atol=1e-13)
         np.testing.assert_array_equal(r["bitwise_value"], np.asarray(ref.metrics["value"]))
         np.testing.assert_array_equal(r["bitwise_actions"], np.asarray(ref.actions))

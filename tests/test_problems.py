@@ -1,5 +1,6 @@
 """Every registered problem: the stated optimum is attained at the stated optimiser, and a dense
 search (grid or random screening + L-BFGS-B polishing) finds nothing better."""
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -9,18 +10,40 @@ from scipy.optimize import minimize
 import jbo
 
 CASES = [
-    ("forrester", {}), ("branin", {}), ("goldstein_price", {}), ("goldstein_price", {"rescaled": True}),
-    ("six_hump_camel", {}), ("hartmann3", {}), ("hartmann6", {}), ("ackley", {"dim": 2}), ("ackley", {"dim": 5}),
-    ("levy", {"dim": 2}), ("levy", {"dim": 4}), ("rosenbrock", {"dim": 2}), ("rosenbrock", {"dim": 4}),
-    ("rosenbrock", {"dim": 4, "rescaled": True}), ("sphere6_modified", {}), ("deceptive", {"n": 2}),
-    ("deceptive", {"n": 3}), ("h1", {}), ("h1", {"plus_inside": True}),
-    ("gp_sample", {"dim": 1}), ("gp_sample", {"dim": 2, "kernel": "se", "lengthscale": 0.2, "seed": 3}),
+    ("forrester", {}),
+    ("branin", {}),
+    ("goldstein_price", {}),
+    ("goldstein_price", {"rescaled": True}),
+    ("six_hump_camel", {}),
+    ("hartmann3", {}),
+    ("hartmann6", {}),
+    ("ackley", {"dim": 2}),
+    ("ackley", {"dim": 5}),
+    ("levy", {"dim": 2}),
+    ("levy", {"dim": 4}),
+    ("rosenbrock", {"dim": 2}),
+    ("rosenbrock", {"dim": 4}),
+    ("rosenbrock", {"dim": 4, "rescaled": True}),
+    ("sphere6_modified", {}),
+    ("deceptive", {"n": 2}),
+    ("deceptive", {"n": 3}),
+    ("h1", {}),
+    ("h1", {"plus_inside": True}),
+    ("gp_sample", {"dim": 1}),
+    ("gp_sample", {"dim": 2, "kernel": "se", "lengthscale": 0.2, "seed": 3}),
 ]
 
 PUBLISHED = {  # minimisation-form optima from the specs, negated for maximisation
-    "forrester": 6.020740, "branin": -0.397887, "goldstein_price": -3.0, "goldstein_price_rescaled": 3.129126,
-    "six_hump_camel": 1.0316285, "hartmann3": 3.86278, "hartmann6": 3.32237, "rosenbrock4_rescaled": 1.019174,
-    "sphere6_modified": 1.941046, "h1": 2.0,
+    "forrester": 6.020740,
+    "branin": -0.397887,
+    "goldstein_price": -3.0,
+    "goldstein_price_rescaled": 3.129126,
+    "six_hump_camel": 1.0316285,
+    "hartmann3": 3.86278,
+    "hartmann6": 3.32237,
+    "rosenbrock4_rescaled": 1.019174,
+    "sphere6_modified": 1.941046,
+    "h1": 2.0,
 }
 
 
@@ -36,15 +59,25 @@ def dense_best(problem, rng):
     fg = jax.jit(jax.value_and_grad(lambda u: -problem.objective_unit(u)))
     best = vals.max()
     for x0 in pts[np.argsort(vals)[-8:]]:
-        r = minimize(lambda u: [np.asarray(a, float) for a in fg(jnp.asarray(u))], x0, jac=True,
-                     method="L-BFGS-B", bounds=[(0, 1)] * d)
+        r = minimize(
+            lambda u: [np.asarray(a, float) for a in fg(jnp.asarray(u))],
+            x0,
+            jac=True,
+            method="L-BFGS-B",
+            bounds=[(0, 1)] * d,
+        )
         best = max(best, -r.fun)
     return best
 
 
-@pytest.mark.parametrize("name, options", [  # the 2-D SE sample path (dense search, ~15 s) with --runslow
-    pytest.param(n, o, marks=pytest.mark.slow) if (n, o.get("dim")) == ("gp_sample", 2) else (n, o) for n, o in CASES],
-    ids=[f"{n}-{o}" for n, o in CASES])
+@pytest.mark.parametrize(
+    "name, options",
+    [  # the 2-D SE sample path (dense search, ~15 s) with --runslow
+        pytest.param(n, o, marks=pytest.mark.slow) if (n, o.get("dim")) == ("gp_sample", 2) else (n, o)
+        for n, o in CASES
+    ],
+    ids=[f"{n}-{o}" for n, o in CASES],
+)
 def test_optimum(name, options):
     p = jbo.problems.get(name, **options)
     assert p.bounds.shape == (2, p.dim)

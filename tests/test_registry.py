@@ -1,6 +1,7 @@
 """Every registered algorithm through the engine (finite curves, vmapped == looped), every GP method
 against random search, and the pieces that had no test: the Srinivas schedule, predictions with
 noise, and the `jbo demo` command."""
+
 import math
 
 import jax
@@ -18,29 +19,52 @@ SMALL = {
     "random_search": dict(num_initial=3),
     **{n: GP_SMALL for n in ("gp_ucb", "gp_ei", "gp_log_ei", "gp_pi", "gp_mean", "gp_std")},
     "gp_ts": dict(GP_SMALL, num_features=64),
-    **{n: dict(num_initial=3, candidates_per_dim=8, num_starts=2, opt_steps=2)
-       for n in ("boke", "boke_plus", "kr_ucb", "density_exploration")},
+    **{
+        n: dict(num_initial=3, candidates_per_dim=8, num_starts=2, opt_steps=2)
+        for n in ("boke", "boke_plus", "kr_ucb", "density_exploration")
+    },
     **{n: dict(num_initial=3, num_raw_per_dim=8, opt_steps=2) for n in ("boke_gp_ucb", "boke_gp_std")},
 }
-SBO_SMALL = dict(num_initial=3, num_samples=8, num_inner=8, num_raw=8, num_starts=1, opt_steps=1, fit_steps=2,
-                 mmd_grid=9)
+SBO_SMALL = dict(
+    num_initial=3, num_samples=8, num_inner=8, num_raw=8, num_starts=1, opt_steps=1, fit_steps=2, mmd_grid=9
+)
 
 
 CVS_SMALL = dict(num_initial=3, num_mc=4, num_raw=4, num_starts=1, opt_steps=1, fit_steps=1)
 # UHE-BO and its baselines (pairs of evaluations: with T = 5 and 3 initial points each gets one BO pair)
-UHE_SMALL = dict(num_initial=3, num_restarts=1, fit_steps=2, num_raw=16, num_starts=2, opt_steps=2, num_warmup=2,
-                 num_samples=2, num_leapfrog=2, grid_candidates=8)
-SMALL.update({"uhe_bo": UHE_SMALL, "uhe:random": dict(num_initial=3),
-              **{f"uhe:{m}": UHE_SMALL for m in ("ra_bo", "random_exp3", "map", "mcmc", "a_gp_ucb", "wdf", "portfolio")}})
+UHE_SMALL = dict(
+    num_initial=3,
+    num_restarts=1,
+    fit_steps=2,
+    num_raw=16,
+    num_starts=2,
+    opt_steps=2,
+    num_warmup=2,
+    num_samples=2,
+    num_leapfrog=2,
+    grid_candidates=8,
+)
+SMALL.update(
+    {
+        "uhe_bo": UHE_SMALL,
+        "uhe:random": dict(num_initial=3),
+        **{f"uhe:{m}": UHE_SMALL for m in ("ra_bo", "random_exp3", "map", "mcmc", "a_gp_ucb", "wdf", "portfolio")},
+    }
+)
 # R-PERP and its baselines act on finite arm sets only
-NONSTATIONARY = {"r_perp": dict(horizon=5, restart_interval=3), "r_gp_ucb": dict(horizon=5, restart_interval=3),
-                 "sw_gp_ucb": dict(horizon=5, window=3)}
+NONSTATIONARY = {
+    "r_perp": dict(horizon=5, restart_interval=3),
+    "r_gp_ucb": dict(horizon=5, restart_interval=3),
+    "sw_gp_ucb": dict(horizon=5, window=3),
+}
 
 
 def _build(name):
     if name in NONSTATIONARY:
-        return (jbo.algorithms.get(name, **NONSTATIONARY[name]),
-                jbo.problems.get("kernel_drift", horizon=5, grid_size=5, noise_std=0.1))
+        return (
+            jbo.algorithms.get(name, **NONSTATIONARY[name]),
+            jbo.problems.get("kernel_drift", horizon=5, grid_size=5, noise_std=0.1),
+        )
     if name.startswith("cvs:"):  # control sets with unknown costs (jbo.algorithms.cvs)
         return jbo.algorithms.get(name, **CVS_SMALL), jbo.problems.get("cvs:hartmann12", noise_std=0.01)
     if name.startswith("sbo:"):
@@ -53,8 +77,9 @@ def _build(name):
 
 def test_every_registered_algorithm_has_a_test():
     cvs_names = {n for n in jbo.algorithms.names() if n.startswith("cvs:")}  # tested through _build
-    assert set(jbo.algorithms.names()) - cvs_names == (set(SMALL) | set(NONSTATIONARY)
-                                                       | {f"sbo:{m}" for m in jbo.algorithms.sbo.METHODS})
+    assert set(jbo.algorithms.names()) - cvs_names == (
+        set(SMALL) | set(NONSTATIONARY) | {f"sbo:{m}" for m in jbo.algorithms.sbo.METHODS}
+    )
 
 
 # vmapped == looped costs a second compiled program per algorithm; the suite checks every algorithm for
@@ -84,8 +109,9 @@ def _assert_inside(space, actions):
 
 
 # cvs:etc50 runs with --runslow (suite time; its groups are unit-tested in test_cvs, its policy is argmax within a group)
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "cvs:etc50" else n
-                                  for n in jbo.algorithms.names()])
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.slow) if n == "cvs:etc50" else n for n in jbo.algorithms.names()]
+)
 def test_registered_algorithm_runs_and_seeds_do_not_leak(name):
     """Finite curves and actions inside the action space for 2 vmapped seeds; swapping the two seeds'
     keys in the same compiled program swaps their traces exactly (nothing leaks across the seed axis);
@@ -111,8 +137,14 @@ def test_looped_representatives_are_registered():
     assert LOOPED <= set(jbo.algorithms.names())
 
 
-@pytest.mark.parametrize("name", ["gp_ucb"] + [
-    pytest.param(n, marks=pytest.mark.slow) for n in ("gp_ei", "gp_ts", "gp_log_ei", "gp_pi", "gp_mean", "boke_gp_ucb")])
+@pytest.mark.parametrize(
+    "name",
+    ["gp_ucb"]
+    + [
+        pytest.param(n, marks=pytest.mark.slow)
+        for n in ("gp_ei", "gp_ts", "gp_log_ei", "gp_pi", "gp_mean", "boke_gp_ucb")
+    ],
+)
 def test_gp_methods_beat_random_search(name):
     """On a smooth 2-D problem every exploiting GP method ends far below random search (16 seeds).
     The BOKE paper's GP-UCB explores hard (fixed lengthscale, sqrt(beta) = 2): it needs 30 steps
@@ -131,8 +163,10 @@ def test_gp_methods_beat_random_search(name):
 # ---------------------------------------------------------------- pieces that had no test
 def test_srinivas_schedule_matches_the_formula():
     d, delta, t = 3, 0.1, 17.0
-    want = 0.2 * (2 * math.log(2 * t**2 * math.pi**2 / (3 * delta))
-                  + 2 * d * math.log(t**2 * d * math.sqrt(math.log(4 * d / delta))))
+    want = 0.2 * (
+        2 * math.log(2 * t**2 * math.pi**2 / (3 * delta))
+        + 2 * d * math.log(t**2 * d * math.sqrt(math.log(4 * d / delta)))
+    )
     assert np.isclose(float(acquisitions.srinivas_beta(t, d, delta, 0.2)), want, rtol=1e-12)
     buf = data.from_arrays(jnp.asarray(np.random.default_rng(0).uniform(size=(16, 3))), jnp.zeros(16), 20)
     post = gp.condition(buf._replace(y=jnp.sin(buf.x.sum(1))), gp.default_params(3), "se")
@@ -158,8 +192,29 @@ def test_demo_command_writes_its_table(tmp_path, capsys):
     from jbo import cli
 
     # the demo's plumbing on a subset (two of its six programs: suite time); `jbo demo` itself runs all six
-    assert cli.main(["demo", "--seeds", "2", "--steps-branin", "8", "--steps-hartmann6", "8", "--num-initial", "4",
-                     "--methods", "random_search", "gp_ucb", "--problems", "branin", "--out", str(tmp_path)]) == 0
+    assert (
+        cli.main(
+            [
+                "demo",
+                "--seeds",
+                "2",
+                "--steps-branin",
+                "8",
+                "--steps-hartmann6",
+                "8",
+                "--num-initial",
+                "4",
+                "--methods",
+                "random_search",
+                "gp_ucb",
+                "--problems",
+                "branin",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
     import pandas as pd
 
     table = pd.read_csv(tmp_path / "demo.csv")
@@ -168,3 +223,21 @@ def test_demo_command_writes_its_table(tmp_path, capsys):
     summ = pd.read_csv(tmp_path / "demo_summary.csv")
     assert len(summ) == 2 and np.isfinite(summ.mean_simple_regret).all()
     assert (tmp_path / "demo_regret.png").exists() and "simple_regret" in capsys.readouterr().out
+
+
+def test_cli_listings_show_space_params_options_and_a_description():
+    import io
+
+    from jbo import cli
+
+    out = io.StringIO()
+    cli.listing("problems", out)
+    text = out.getvalue()
+    assert "hartmann6\n    space: box, d = 6; optimum: 3.32" in text and "Hartmann, 6-D" in text
+    assert "sbo:hartmann\n    space: box, d = 5, context d = 1; optimum: 2.61356" in text
+    out = io.StringIO()
+    cli.listing("algorithms", out)
+    text = out.getvalue()
+    assert "gp_ucb\n    params: acquisition.beta, hypers.lengthscale" in text
+    options = text.split("\ngp_ucb\n")[1].split("\n")[1]
+    assert options.startswith("    options: num_initial, acquisition") and "batch_size" in options

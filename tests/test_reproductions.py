@@ -4,6 +4,7 @@ Each test runs one claim on a budget of about a minute on a 2-core CPU and asser
 (the measured numbers are in the comments; they are deterministic for the fixed keys). Settings follow
 the experiment scripts (experiments/boke/, experiments/sbo/) with fewer seeds or steps, as stated.
 """
+
 import itertools
 
 import jax
@@ -69,6 +70,7 @@ def test_density_exploration_fills_space_faster_than_uniform_at_d4():
     def fill(points):  # h(X) = max over probes of min_i ||p - x_i||
         def chunk(p):
             return jnp.max(jnp.min(jnp.sqrt(jnp.sum((p[:, None] - points[None]) ** 2, -1)), 1))
+
         return jnp.maximum(jnp.max(jax.lax.map(chunk, sobol)), chunk(corners))
 
     prob = jbo.problems.from_function(lambda x: 0.0 * jnp.sum(x), np.stack([np.zeros(d), np.ones(d)]))
@@ -77,8 +79,9 @@ def test_density_exploration_fills_space_faster_than_uniform_at_d4():
     f_de = np.array([float(fill(p)) for p in jbo.run_seeds(de, prob, key, T, seeds).actions])
     uniform = jbo.algorithms.RandomSearch(num_initial=1)
     f_un = np.array([float(fill(p)) for p in jbo.run_seeds(uniform, prob, key, T, seeds).actions])
-    f_lhs = np.array([float(fill(designs.latin_hypercube(k, T, d)))
-                      for k in jax.random.split(jax.random.fold_in(key, T), seeds)])
+    f_lhs = np.array(
+        [float(fill(designs.latin_hypercube(k, T, d))) for k in jax.random.split(jax.random.fold_in(key, T), seeds)]
+    )
     assert f_de.mean() < 0.8 * f_un.mean(), (f_de, f_un)  # 0.402 vs 0.569 (ratio 0.71)
     assert f_de.mean() < 0.85 * f_lhs.mean(), (f_de, f_lhs)  # 0.402 vs 0.540 (ratio 0.74)
     assert f_de.max() < f_un.min(), (f_de, f_un)  # every DE seed beats every uniform seed: 0.415 < 0.541
@@ -89,7 +92,7 @@ def test_density_exploration_fills_space_faster_than_uniform_at_d4():
 def test_sbo_kde_beats_gp_ucb_on_newsvendor():
     """SBO-KDE paper (Fig 1, Newsvendor): SBO-KDE has lower cumulative regret than context-blind GP-UCB.
 
-    Reduced from experiments/sbo/fig1.py (the README's T = 60, M = 128 run: SBO-KDE 11.5 +- 0.6 vs GP-UCB
+    Reduced from experiments/sbo/fig1.py (docs/papers/sbo-kde.md: the T = 60, M = 128 run: SBO-KDE 11.5 +- 0.6 vs GP-UCB
     16.3 +- 1.7): T = 30 evaluations (n0 = 10 shared Sobol points + 20 BO steps), M = 64 KDE samples
     and inner points, 64 raw screening points, 10 starts x 20 Adam steps, sqrt(beta) = 1.5 (default),
     6 seeds from key 100 (the script's). Regret is against the closed-form F* = 0.463943 and counts the

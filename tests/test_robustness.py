@@ -17,6 +17,7 @@ UHE-BO (MCMC hyper-parameters, test_uhe), uCVS (control sets, test_cvs), R-PERP 
 test_nonstationary); tests/test_registry.py checks that every registered algorithm's actions lie in
 its action space.
 """
+
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -53,8 +54,14 @@ def _finite_tree(tree):
 @pytest.mark.parametrize("name", [n if n in IN_SUITE else pytest.param(n, marks=pytest.mark.slow) for n in GP_FAMILY])
 def test_gp_method_on_degenerate_problems(name):
     alg = jbo.algorithms.get(name, **SMALL)
-    trace = jbo.engine.run_environments(alg, list(CASES.values()), KEY, T, S,  # axes (case, seed, step)
-                                        keep_final_state=True)  # every leaf of the final state
+    trace = jbo.engine.run_environments(
+        alg,
+        list(CASES.values()),
+        KEY,
+        T,
+        S,  # axes (case, seed, step)
+        keep_final_state=True,
+    )  # every leaf of the final state
     names = list(CASES)
     for i, case in enumerate(names):
         for k in ("value", "best_value"):
@@ -84,8 +91,11 @@ def test_adam_local_search_is_scale_free():
     def f(x):
         return -jnp.sum((x - jnp.array([0.3, 0.7])) ** 2) + 0.2 * jnp.sin(6.0 * x[0])
 
-    run = jax.jit(lambda c, b: optimize.maximize(lambda x: c * f(x) + b, jax.random.key(0), 2, num_raw=8,
-                                                 num_starts=2, num_steps=6, method="adam"))
+    run = jax.jit(
+        lambda c, b: optimize.maximize(
+            lambda x: c * f(x) + b, jax.random.key(0), 2, num_raw=8, num_starts=2, num_steps=6, method="adam"
+        )
+    )
     x1, v1 = run(1.0, 0.0)
     for c, b in ((1e-8, 0.0), (1e8, 0.0), (1e-8, 1e3)):
         x, v = run(c, b)
@@ -93,7 +103,6 @@ def test_adam_local_search_is_scale_free():
         np.testing.assert_allclose(float(v), c * float(v1) + b, rtol=1e-12)
     x, v = run(0.0, 2.0)
     assert np.isfinite(np.asarray(x)).all() and float(v) == 2.0
-
 
 
 def test_duplicated_points_equal_one_averaged_observation():
@@ -109,10 +118,12 @@ def test_duplicated_points_equal_one_averaged_observation():
     s2, n = 1e-6, 3
     model = gp.GPModel(kernel="se", noise_floor=0.0, standardize=False, mean="zero")
     params = gp.default_params(2, 0.3, 1.0, s2)
-    dup = data.from_arrays(jnp.asarray(np.vstack([np.tile(x0, (n, 1)), others])),
-                           jnp.asarray(np.concatenate([y_dup, y_oth])), 10)
-    one = data.from_arrays(jnp.asarray(np.vstack([x0, others])),
-                           jnp.asarray(np.concatenate([[y_dup.mean()], y_oth])), 10)
+    dup = data.from_arrays(
+        jnp.asarray(np.vstack([np.tile(x0, (n, 1)), others])), jnp.asarray(np.concatenate([y_dup, y_oth])), 10
+    )
+    one = data.from_arrays(
+        jnp.asarray(np.vstack([x0, others])), jnp.asarray(np.concatenate([[y_dup.mean()], y_oth])), 10
+    )
     # the averaged observation has noise s2 / n and the other rows s2 (a per-row noise, which jbo.gp does
     # not offer): the reference posterior is computed directly in NumPy
     q = rng.uniform(size=(5, 2))
@@ -143,6 +154,7 @@ def test_constant_y_and_duplicates_fit_and_condition_finitely():
     assert all(np.isfinite(np.asarray(a)).all() for a in p)
     assert np.allclose(np.asarray(model.clip(p).log_noise), np.asarray(p.log_noise))
     m, v = eqx.filter_jit(lambda b, p, q: gp.predict_batch(gp.condition(b, p, model), q))(
-        buf, p, jnp.asarray(np.random.default_rng(2).uniform(size=(6, 2))))
+        buf, p, jnp.asarray(np.random.default_rng(2).uniform(size=(6, 2)))
+    )
     np.testing.assert_allclose(np.asarray(m), 7.5, rtol=1e-12)
     assert np.isfinite(np.asarray(v)).all() and (np.asarray(v) >= 0).all()

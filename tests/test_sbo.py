@@ -1,12 +1,14 @@
 """SBO-KDE paper: TV closed form vs an LP, KDE bandwidth/sampling/L1 error (App. E), expected-value
 rules vs closed forms and Monte Carlo, problem optima and check values, the joint GP padded/unpadded."""
+
 import math
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from scipy import integrate, optimize as sopt, stats
+from scipy import integrate, stats
+from scipy import optimize as sopt
 
 import jbo
 from jbo import data, gp
@@ -22,9 +24,21 @@ def _eq6_lp(v, u_low, delta):
     c = np.concatenate([[delta, 1.0], -np.ones(m) / m])  # minimise the negative
     A, b = [], []
     for i in range(m):
-        row = np.zeros(m + 2); row[1] = -1.0; row[2 + i] = 1.0; A.append(row); b.append(v[i])  # t <= v + beta
-        row = np.zeros(m + 2); row[0] = -1.0; row[2 + i] = 1.0; A.append(row); b.append(0.0)  # t <= alpha
-    row = np.zeros(m + 2); row[0] = -1.0; row[1] = -1.0; A.append(row); b.append(u_low)  # alpha + beta >= -u_low
+        row = np.zeros(m + 2)
+        row[1] = -1.0
+        row[2 + i] = 1.0
+        A.append(row)
+        b.append(v[i])  # t <= v + beta
+        row = np.zeros(m + 2)
+        row[0] = -1.0
+        row[2 + i] = 1.0
+        A.append(row)
+        b.append(0.0)  # t <= alpha
+    row = np.zeros(m + 2)
+    row[0] = -1.0
+    row[1] = -1.0
+    A.append(row)
+    b.append(u_low)  # alpha + beta >= -u_low
     bounds = [(0, None), (None, None)] + [(None, None)] * m
     res = sopt.linprog(c, A_ub=np.array(A), b_ub=np.array(b), bounds=bounds, method="highs")
     assert res.status == 0
@@ -48,7 +62,7 @@ def test_tv_limits_and_gradient():
     assert np.isclose(float(sbo.tv_worst_case(v, u_low, 2.0)), u_low)  # all mass can move: inf g
     g = jax.grad(lambda vv: sbo.tv_worst_case(vv, u_low, 0.5))(v)  # 1/M below the threshold, 0 above
     assert np.all(np.isin(np.round(np.asarray(g) * 64, 9), [0.0, 1.0])) and float(g.sum()) > 0
-    assert np.isclose(float(sbo.tv_radius(10.0, 1)), 10 ** -0.4)
+    assert np.isclose(float(sbo.tv_radius(10.0, 1)), 10**-0.4)
 
 
 def test_kde_bandwidth_and_sampling_statistics():
@@ -80,6 +94,7 @@ def test_kde_l1_error_reproduces_appendix_e():
 
 def test_newsvendor_optimum_and_expected_value_rules():
     p = C.problem("newsvendor")
+
     def closed(x):  # F(x) = 8 int_0^x (1 + s^2)^-20 ds - 4 x
         return 8 * integrate.quad(lambda s: (1 + s * s) ** -20, 0, x, epsabs=1e-14, epsrel=1e-13)[0] - 4 * x
 
@@ -106,8 +121,12 @@ def test_published_optimum_values():
     and F at the spec's rounded maximisers. Ackley and Hartmann agree to the published digits; the
     spec's modified Branin value is 3.1e-4 above the maximum, its ackley_4c value (a QMC estimate)
     8.7e-4 above."""
-    for name, published, tol in (("ackley", -10.9523, 5e-5), ("hartmann", 2.6136, 5e-5),
-                                 ("modified_branin", -9.6036, 4e-4), ("ackley_4c", -16.1987, 1e-3)):
+    for name, published, tol in (
+        ("ackley", -10.9523, 5e-5),
+        ("hartmann", 2.6136, 5e-5),
+        ("modified_branin", -9.6036, 4e-4),
+        ("ackley_4c", -16.1987, 1e-3),
+    ):
         assert abs(C.OPTIMA[name] - published) < tol, name
     assert np.isclose(float(C.problem("ackley").expected(jnp.array([0.5, 0.5]))), -10.9523, atol=5e-5)
     assert np.isclose(float(C.problem("ackley_4c").expected(jnp.array([0.5, 0.5]))), -16.1987, atol=1e-3)
@@ -153,13 +172,20 @@ def test_paired_ucb_values_and_danskin_gradient():
     x = jnp.asarray([0.3, 0.6])
     paired = sbo.PairedUCB.build(post, cs, 2)
     np.testing.assert_allclose(paired(x, 1.5), sbo.ucb(post, rows(x), 1.5), rtol=1e-12)
-    np.testing.assert_allclose(jax.jacobian(lambda x: paired(x, 1.5))(x),
-                               jax.jacobian(lambda x: sbo.ucb(post, rows(x), 1.5))(x), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        jax.jacobian(lambda x: paired(x, 1.5))(x),
+        jax.jacobian(lambda x: sbo.ucb(post, rows(x), 1.5))(x),
+        rtol=1e-9,
+        atol=1e-12,
+    )
     assert np.isclose(float(paired.min(x, 1.5)), float(jnp.min(sbo.ucb(post, rows(x), 1.5))))
     g = jax.grad(lambda x: paired.min(x, 1.5))(x)
     eps = 1e-6
-    fd = [(float(jnp.min(sbo.ucb(post, rows(x + eps * e), 1.5))) - float(jnp.min(sbo.ucb(post, rows(x - eps * e), 1.5))))
-          / (2 * eps) for e in jnp.eye(2)]
+    fd = [
+        (float(jnp.min(sbo.ucb(post, rows(x + eps * e), 1.5))) - float(jnp.min(sbo.ucb(post, rows(x - eps * e), 1.5))))
+        / (2 * eps)
+        for e in jnp.eye(2)
+    ]
     np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-7)
 
 
@@ -180,12 +206,21 @@ def test_sbo_methods_run_and_bad_input():
 
 
 def _socp_reference(g, w_hat, M, delta):
-    cons = [{"type": "eq", "fun": lambda w: w.sum() - 1},
-            {"type": "ineq", "fun": lambda w: delta**2 - (w - w_hat) @ M @ (w - w_hat)}]
+    cons = [
+        {"type": "eq", "fun": lambda w: w.sum() - 1},
+        {"type": "ineq", "fun": lambda w: delta**2 - (w - w_hat) @ M @ (w - w_hat)},
+    ]
     best = np.inf
     for start in (w_hat, np.full_like(w_hat, 1 / len(w_hat))):
-        r = sopt.minimize(lambda w: w @ g, start, jac=lambda w: g, constraints=cons, bounds=[(0, 1)] * len(g),
-                          method="SLSQP", options={"ftol": 1e-12, "maxiter": 500})
+        r = sopt.minimize(
+            lambda w: w @ g,
+            start,
+            jac=lambda w: g,
+            constraints=cons,
+            bounds=[(0, 1)] * len(g),
+            method="SLSQP",
+            options={"ftol": 1e-12, "maxiter": 500},
+        )
         if r.success:
             best = min(best, r.fun)
     return best

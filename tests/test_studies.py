@@ -7,10 +7,21 @@ METHODS = {"random": jbo.algorithms.get("random_search", num_initial=3)}
 
 
 def test_study_table_save_load_summary_plot(tmp_path):
-    table = jbo.studies.run_study(METHODS, ["forrester", "branin"], num_seeds=4, num_steps={"forrester": 6, "branin": 8},
-                                  key=1, progress=False)
-    assert set(table.columns) >= {"method", "problem", "seed", "step", "value", "best_value", "regret",
-                                  "simple_regret", "compile_s", "run_s"}
+    table = jbo.studies.run_study(
+        METHODS, ["forrester", "branin"], num_seeds=4, num_steps={"forrester": 6, "branin": 8}, key=1, progress=False
+    )
+    assert set(table.columns) >= {
+        "method",
+        "problem",
+        "seed",
+        "step",
+        "value",
+        "best_value",
+        "regret",
+        "simple_regret",
+        "compile_s",
+        "run_s",
+    }
     assert len(table) == 4 * 6 + 4 * 8
     # the table agrees with a direct run for the same seed keys
     trace = jbo.run_seeds(METHODS["random"], jbo.problems.get("branin"), jax.random.key(1), 8, 4)

@@ -1,8 +1,9 @@
-"""Studies from a config file (jbo.study, `jbo study`) and the persistent compilation cache (jbo.cache).
+"""Studies from a config file (jbo.study_config, `jbo study`) and the persistent compilation cache (jbo.cache).
 
 The kill/resume test runs the CLI in separate processes (the point is a process killed with SIGKILL);
 the same subprocesses check the cache across processes. Everything else is parsing, no compilation.
 """
+
 import json
 import os
 import signal
@@ -16,7 +17,7 @@ import pandas as pd
 import pytest
 
 import jbo
-import jbo.study
+import jbo.study_config
 from jbo.engine import replace_params
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,8 +36,15 @@ noise_std = 0.1
 
 def _cli(args, env_extra, **kw):
     env = {**os.environ, **env_extra}
-    return subprocess.Popen([sys.executable, "-m", "jbo", *args], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, **kw)
+    return subprocess.Popen(
+        [sys.executable, "-m", "jbo", *args],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kw,
+    )
 
 
 def _files(d: Path) -> set:
@@ -70,7 +78,7 @@ def test_kill_resume_equals_uninterrupted_and_cache_is_hit_across_processes(tmp_
     landed = sorted(p.name for p in (b_out / "cells").glob("*.csv"))
     assert 1 <= len(landed) < 3, landed  # interrupted mid-study
     assert not (b_out / "table.csv").exists()
-    timing = list(jbo.study.TIMING_COLUMNS)
+    timing = list(jbo.study_config.TIMING_COLUMNS)
     for name in landed:  # whole files only, equal to the uninterrupted run's rows of that cell
         part = pd.read_csv(b_out / "cells" / name).drop(columns=timing)
         want = full[full["cell"] == part["cell"][0]].drop(columns=timing).reset_index(drop=True)
@@ -96,9 +104,9 @@ def test_kill_resume_equals_uninterrupted_and_cache_is_hit_across_processes(tmp_
     # a different config is refused in that directory, naming the problem; --fresh clears it
     other = TINY.replace("seeds = 2", "seeds = 3")
     with pytest.raises(ValueError, match="different config"):
-        jbo.study.run(other, b_out, progress=False)
+        jbo.study_config.run(other, b_out, progress=False)
     assert (b_out / "table.csv").exists()
-    assert jbo.study._prepare(b_out, jbo.study.parse(other), None, fresh=True) == set()
+    assert jbo.study_config._prepare(b_out, jbo.study_config.parse(other), None, fresh=True) == set()
     assert not any((b_out / "cells").iterdir()) and not (b_out / "table.csv").exists()
 
 
@@ -107,14 +115,43 @@ def test_tables_match_run_study_columns_and_params_reach_the_run(monkeypatch, tm
     Params (built by replace_params), seeds and budget; labels and columns as documented."""
     calls = []
 
-    def fake_run_study(methods, problems, key, num_steps, num_seeds, progress=True, params=None, budget=None,
-                       free_initial=False, bitwise=False):
-        (m, alg), (p, prob) = next(iter(methods.items())), next(iter(problems.items()))
-        calls.append(dict(m=m, p=p, seeds=num_seeds, steps=num_steps, key=key, budget=budget,
-                          params=None if params is None else params(m, p), free_initial=free_initial,
-                          bitwise=bitwise))
-        return pd.DataFrame({"method": m, "problem": p, "seed": 0, "step": np.arange(1, num_steps + 1),
-                             "simple_regret": 0.0, "compile_s": 1.0, "run_s": 1.0})
+    def fake_run_study(
+        methods,
+        problems,
+        key,
+        num_steps,
+        num_seeds,
+        progress=True,
+        params=None,
+        budget=None,
+        free_initial=False,
+        bitwise=False,
+    ):
+        (m, _), (p, _) = next(iter(methods.items())), next(iter(problems.items()))
+        calls.append(
+            dict(
+                m=m,
+                p=p,
+                seeds=num_seeds,
+                steps=num_steps,
+                key=key,
+                budget=budget,
+                params=None if params is None else params(m, p),
+                free_initial=free_initial,
+                bitwise=bitwise,
+            )
+        )
+        return pd.DataFrame(
+            {
+                "method": m,
+                "problem": p,
+                "seed": 0,
+                "step": np.arange(1, num_steps + 1),
+                "simple_regret": 0.0,
+                "compile_s": 1.0,
+                "run_s": 1.0,
+            }
+        )
 
     monkeypatch.setattr(jbo.studies, "run_study", fake_run_study)
     cfg = """
@@ -132,8 +169,8 @@ params = { beta = [0.5, 2], lengthscale = 0.3 }
 name = "branin"
 steps = [6, 8]
 """
-    table = jbo.study.run(cfg, tmp_path / "s", progress=False)
-    study = jbo.study.parse(cfg)
+    table = jbo.study_config.run(cfg, tmp_path / "s", progress=False)
+    study = jbo.study_config.parse(cfg)
     assert len(study.cells) == len(calls) == 2 * 2 * (2 + 1)
     defaults = jbo.algorithms.get("gp_ucb", num_initial=3).default_params()
     ucb = [c for c in calls if c["m"].startswith("ucb")]
@@ -145,90 +182,178 @@ steps = [6, 8]
     assert {c["p"] for c in calls} == {"b[T=6,budget=5]", "b[T=6,budget=9]", "b[T=8,budget=5]", "b[T=8,budget=9]"}
     assert all(c["seeds"] == 4 and c["key"] == 7 and c["free_initial"] and c["bitwise"] is True for c in calls)
     assert sorted({(c["steps"], c["budget"]) for c in calls}) == [(6, 5.0), (6, 9.0), (8, 5.0), (8, 9.0)]
-    assert list(table.columns) == ["method", "problem", "seed", "step", "simple_regret", "compile_s", "run_s", "cell",
-                                   "num_steps", "budget", "param_beta", "param_lengthscale"]
+    assert list(table.columns) == [
+        "method",
+        "problem",
+        "seed",
+        "step",
+        "simple_regret",
+        "compile_s",
+        "run_s",
+        "cell",
+        "num_steps",
+        "budget",
+        "param_beta",
+        "param_lengthscale",
+    ]
     row = table[table["method"] == "ucb[beta=2]"].iloc[0]
-    assert (row["param_beta"], row["param_lengthscale"], row["cell"]) == (2, 0.3, "b|T=6|budget=5|ucb|beta=2,lengthscale=0.3")
+    assert (row["param_beta"], row["param_lengthscale"], row["cell"]) == (
+        2,
+        0.3,
+        "b|T=6|budget=5|ucb|beta=2,lengthscale=0.3",
+    )
     assert table[table["method"] == "random_search"]["param_beta"].isna().all()
     summ = pd.read_csv(tmp_path / "s" / "summary.csv")
     assert len(summ) == len(study.cells)  # one summary row per cell
     manifest = json.loads((tmp_path / "s" / "manifest.json").read_text())
     assert manifest["config_hash"] == study.hash and len(manifest["cells"]) == 12
     # the hash is of the normalised config: layout, comments and spelled-out defaults do not change it
-    assert jbo.study.parse("# a comment\nseed = 7\n" + cfg.replace("seed = 7\n", "") + "\n").hash == study.hash
-    assert jbo.study.parse(cfg.replace("free_initial = true", "")).hash != study.hash
+    assert jbo.study_config.parse("# a comment\nseed = 7\n" + cfg.replace("seed = 7\n", "") + "\n").hash == study.hash
+    assert jbo.study_config.parse(cfg.replace("free_initial = true", "")).hash != study.hash
     # bitwise = false is the default spelled out (the hash of a config without the key is unchanged)
-    assert jbo.study.parse(cfg.replace("bitwise = true", "bitwise = false")).hash == \
-        jbo.study.parse(cfg.replace("bitwise = true", "")).hash != study.hash
+    assert (
+        jbo.study_config.parse(cfg.replace("bitwise = true", "bitwise = false")).hash
+        == jbo.study_config.parse(cfg.replace("bitwise = true", "")).hash
+        != study.hash
+    )
 
 
 def test_parsed_settings_and_shapes():
-    st = jbo.study.parse({"seeds": 1, "steps": 5, "methods": {"g": {"name": "gp_ucb", "params": {"beta": 3}}},
-                          "problems": ["branin"]})
+    st = jbo.study_config.parse(
+        {"seeds": 1, "steps": 5, "methods": {"g": {"name": "gp_ucb", "params": {"beta": 3}}}, "problems": ["branin"]}
+    )
     (cell,) = st.cells
     assert cell.method == "g" and cell.problem == "branin" and cell.id == "branin|T=5|g|beta=3"
     assert cell.params_object.acquisition.beta == 3.0 and isinstance(cell.params_object.acquisition.beta, float)
 
 
 BAD = [
-    ({"seeds": 2, "steps": 5, "methods": ["random_search"], "problems": ["branin"], "seeds_": 1},
-     r"top level: unknown key\(s\) \['seeds_'\]; allowed keys: \['name', 'seeds'"),
+    (
+        {"seeds": 2, "steps": 5, "methods": ["random_search"], "problems": ["branin"], "seeds_": 1},
+        r"top level: unknown key\(s\) \['seeds_'\]; allowed keys: \['name', 'seeds'",
+    ),
     ({"steps": 5, "methods": ["random_search"], "problems": ["branin"]}, r"seeds: missing"),
-    ({"seeds": 0, "steps": 5, "methods": ["random_search"], "problems": ["branin"]},
-     r"seeds: must be a positive int, got 0"),
-    ({"seeds": "4", "steps": 5, "methods": ["random_search"], "problems": ["branin"]},
-     r"seeds: must be a positive int, got '4'"),
-    ({"seeds": 2, "steps": [5, -1], "methods": ["random_search"], "problems": ["branin"]},
-     r"steps: must be a positive int or a non-empty list of positive ints, got \[5, -1\]"),
-    ({"seeds": 2, "steps": 5.5, "methods": ["random_search"], "problems": ["branin"]}, r"steps: must be a positive int"),
+    (
+        {"seeds": 0, "steps": 5, "methods": ["random_search"], "problems": ["branin"]},
+        r"seeds: must be a positive int, got 0",
+    ),
+    (
+        {"seeds": "4", "steps": 5, "methods": ["random_search"], "problems": ["branin"]},
+        r"seeds: must be a positive int, got '4'",
+    ),
+    (
+        {"seeds": 2, "steps": [5, -1], "methods": ["random_search"], "problems": ["branin"]},
+        r"steps: must be a positive int or a non-empty list of positive ints, got \[5, -1\]",
+    ),
+    (
+        {"seeds": 2, "steps": 5.5, "methods": ["random_search"], "problems": ["branin"]},
+        r"steps: must be a positive int",
+    ),
     ({"seeds": 2, "methods": ["random_search"], "problems": ["branin"]}, r"steps: missing"),
-    ({"seeds": 2, "steps": 5, "methods": ["gp_ucbb"], "problems": ["branin"]},
-     r"methods.gp_ucbb.name: unknown algorithm 'gp_ucbb'; registered algorithms: \[.*'gp_ucb'"),
-    ({"seeds": 2, "steps": 5, "methods": ["random_search"], "problems": {"p": {"name": "braninn"}}},
-     r"problems.p.name: unknown problem 'braninn'; registered problems: \[.*'branin'"),
-    ({"seeds": 2, "steps": 5, "methods": {"u": {"name": "gp_ucb", "params": {"betta": [1, 2]}}},
-      "problems": ["branin"]},
-     r"methods.u.params.betta: unknown Params field for algorithm 'gp_ucb'; allowed fields: \[.*'beta'.*'lengthscale'"),
-    ({"seeds": 2, "steps": 5, "methods": {"r": {"params": {"beta": 1.0}, "name": "random_search"}},
-      "problems": ["branin"]}, r"methods.r.params.beta: unknown Params field .* allowed fields: none"),
-    ({"seeds": 2, "steps": 5, "methods": {"u": {"name": "gp_ucb", "params": {"beta": "big"}}}, "problems": ["branin"]},
-     r"methods.u.params.beta: must be a number"),
-    ({"seeds": 2, "steps": 5, "methods": {"u": {"name": "gp_ucb", "params": {"beta": []}}}, "problems": ["branin"]},
-     r"methods.u.params.beta: an empty list of settings"),
-    ({"seeds": 2, "steps": 5, "methods": {"u": {"name": "gp_ucb", "params": {"beta": [[1.0]]}}},
-      "problems": ["branin"]}, r"methods.u.params.beta: must have shape \(\) \(the default's\), got \[\[1.0\]\]"),
-    ({"seeds": 2, "steps": 5, "methods": {"u": {"name": "gp_ucb", "option": {}}}, "problems": ["branin"]},
-     r"methods.u: unknown key\(s\) \['option'\]; allowed keys: \['name', 'options', 'params'\]"),
-    ({"seeds": 2, "steps": 5, "methods": {"u": {"name": "gp_ucb", "options": {"fitt": "map"}}},
-      "problems": ["branin"]}, r"methods.u.options: bad options .*fitt"),
-    ({"seeds": 2, "steps": 5, "methods": ["random_search"], "problems": {"b": {"name": "branin", "noise_std": -1}}},
-     r"problems.b.noise_std: must be a number >= 0, got -1"),
-    ({"seeds": 2, "steps": 5, "methods": ["random_search"], "problems": ["branin"], "budget": 0},
-     r"budget: must be a positive finite number"),
-    ({"seeds": 2, "steps": 3, "methods": {"u": {"name": "gp_ucb", "options": {"num_initial": 4}}},
-      "problems": ["branin"]}, r"steps: 3 is smaller than the initial design of method 'u' \(num_initial=4\)"),
+    (
+        {"seeds": 2, "steps": 5, "methods": ["gp_ucbb"], "problems": ["branin"]},
+        r"methods.gp_ucbb.name: unknown algorithm 'gp_ucbb'; registered algorithms: \[.*'gp_ucb'",
+    ),
+    (
+        {"seeds": 2, "steps": 5, "methods": ["random_search"], "problems": {"p": {"name": "braninn"}}},
+        r"problems.p.name: unknown problem 'braninn'; registered problems: \[.*'branin'",
+    ),
+    (
+        {
+            "seeds": 2,
+            "steps": 5,
+            "methods": {"u": {"name": "gp_ucb", "params": {"betta": [1, 2]}}},
+            "problems": ["branin"],
+        },
+        r"methods.u.params.betta: unknown Params field for algorithm 'gp_ucb'; allowed fields: \[.*'beta'.*'lengthscale'",
+    ),
+    (
+        {
+            "seeds": 2,
+            "steps": 5,
+            "methods": {"r": {"params": {"beta": 1.0}, "name": "random_search"}},
+            "problems": ["branin"],
+        },
+        r"methods.r.params.beta: unknown Params field .* allowed fields: none",
+    ),
+    (
+        {
+            "seeds": 2,
+            "steps": 5,
+            "methods": {"u": {"name": "gp_ucb", "params": {"beta": "big"}}},
+            "problems": ["branin"],
+        },
+        r"methods.u.params.beta: must be a number",
+    ),
+    (
+        {"seeds": 2, "steps": 5, "methods": {"u": {"name": "gp_ucb", "params": {"beta": []}}}, "problems": ["branin"]},
+        r"methods.u.params.beta: an empty list of settings",
+    ),
+    (
+        {
+            "seeds": 2,
+            "steps": 5,
+            "methods": {"u": {"name": "gp_ucb", "params": {"beta": [[1.0]]}}},
+            "problems": ["branin"],
+        },
+        r"methods.u.params.beta: must have shape \(\) \(the default's\), got \[\[1.0\]\]",
+    ),
+    (
+        {"seeds": 2, "steps": 5, "methods": {"u": {"name": "gp_ucb", "option": {}}}, "problems": ["branin"]},
+        r"methods.u: unknown key\(s\) \['option'\]; allowed keys: \['name', 'options', 'params'\]",
+    ),
+    (
+        {
+            "seeds": 2,
+            "steps": 5,
+            "methods": {"u": {"name": "gp_ucb", "options": {"fitt": "map"}}},
+            "problems": ["branin"],
+        },
+        r"methods.u.options: bad options .*fitt",
+    ),
+    (
+        {"seeds": 2, "steps": 5, "methods": ["random_search"], "problems": {"b": {"name": "branin", "noise_std": -1}}},
+        r"problems.b.noise_std: must be a number >= 0, got -1",
+    ),
+    (
+        {"seeds": 2, "steps": 5, "methods": ["random_search"], "problems": ["branin"], "budget": 0},
+        r"budget: must be a positive finite number",
+    ),
+    (
+        {
+            "seeds": 2,
+            "steps": 3,
+            "methods": {"u": {"name": "gp_ucb", "options": {"num_initial": 4}}},
+            "problems": ["branin"],
+        },
+        r"steps: 3 is smaller than the initial design of method 'u' \(num_initial=4\)",
+    ),
     ({"seeds": 2, "steps": 5, "methods": [], "problems": ["branin"]}, r"methods: must be a non-empty list"),
-    ({"seeds": 2, "steps": 5, "methods": ["random_search"], "problems": ["branin"], "free_initial": 1},
-     r"free_initial: must be true or false"),
-    ({"seeds": 2, "steps": 5, "methods": ["random_search"], "problems": ["branin"], "bitwise": "yes"},
-     r"bitwise: must be true or false, got 'yes'"),
+    (
+        {"seeds": 2, "steps": 5, "methods": ["random_search"], "problems": ["branin"], "free_initial": 1},
+        r"free_initial: must be true or false",
+    ),
+    (
+        {"seeds": 2, "steps": 5, "methods": ["random_search"], "problems": ["branin"], "bitwise": "yes"},
+        r"bitwise: must be true or false, got 'yes'",
+    ),
 ]
 
 
 @pytest.mark.parametrize("config, message", BAD, ids=[m.split(":")[0][:30] for _, m in BAD])
 def test_bad_config_names_the_field_and_allowed_values(config, message):
     with pytest.raises(ValueError, match=message):
-        jbo.study.parse(config)
+        jbo.study_config.parse(config)
 
 
 def test_bad_toml_and_cli_errors(tmp_path, capsys):
     with pytest.raises(ValueError, match="not valid TOML"):
-        jbo.study.parse("seeds = = 2\n")
+        jbo.study_config.parse("seeds = = 2\n")
     with pytest.raises(ValueError, match="no such file"):
-        jbo.study.parse(str(tmp_path / "missing.toml"))
+        jbo.study_config.parse(str(tmp_path / "missing.toml"))
     (tmp_path / "s.yaml").write_text("seeds: 2\n")
     with pytest.raises(ValueError, match="is YAML; jbo reads TOML"):
-        jbo.study.parse(str(tmp_path / "s.yaml"))
+        jbo.study_config.parse(str(tmp_path / "s.yaml"))
     bad = tmp_path / "bad.toml"
     bad.write_text("seeds = 2\nsteps = 5\nmethods = ['random_search']\nproblems = ['branin']\nbudgett = 3\n")
     from jbo.cli import main
@@ -244,7 +369,7 @@ def test_bad_toml_and_cli_errors(tmp_path, capsys):
 
 def test_example_configs_parse():
     for path in sorted((ROOT / "experiments" / "studies").glob("*.toml")):
-        study = jbo.study.parse(path)
+        study = jbo.study_config.parse(path)
         assert study.cells, path
 
 
@@ -256,9 +381,9 @@ def test_atomic_write_leaves_whole_file_or_none(tmp_path):
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        jbo.study.write_atomic(target, boom)
+        jbo.study_config.write_atomic(target, boom)
     assert not target.exists()
-    jbo.study.write_atomic(target, lambda p: p.write_text("whole"))
+    jbo.study_config.write_atomic(target, lambda p: p.write_text("whole"))
     assert target.read_text() == "whole"
 
 

@@ -1,6 +1,7 @@
 """UHE-BO (jbo.algorithms.uhe, jbo.problems.uhe) against independent truths: NumPy brute force,
 scipy.stats, hand-computed EXP3 recursions, closed-form Gaussian moments, dense grids, and
 padded == unpadded / vmapped == looped / bucketed == whole-buffer runs."""
+
 import math
 
 import jax
@@ -15,8 +16,18 @@ from jbo.algorithms import uhe
 from jbo.problems import synthetic
 
 # tiny settings that still run every code path (compile time dominates)
-TINY = dict(num_initial=4, num_restarts=2, fit_steps=3, num_raw=32, num_starts=2, opt_steps=3, num_warmup=3,
-            num_samples=2, num_leapfrog=2, grid_candidates=8)
+TINY = dict(
+    num_initial=4,
+    num_restarts=2,
+    fit_steps=3,
+    num_raw=32,
+    num_starts=2,
+    opt_steps=3,
+    num_warmup=3,
+    num_samples=2,
+    num_leapfrog=2,
+    grid_candidates=8,
+)
 
 
 def _data(n=12, d=2, cap=16, seed=0):
@@ -38,8 +49,9 @@ def test_nearest_labels_match_numpy_brute_force_and_skip_padding():
     np.testing.assert_array_equal(idx, d2.argmin(1))
     assert idx.max() < 9
     # ties go to the lowest index (D24)
-    tie = uhe.nearest_labels(jnp.array([[0.5, 0.5]]), jnp.array([[0.4, 0.5], [0.6, 0.5], [0.5, 0.4]]),
-                             jnp.ones(3, bool))
+    tie = uhe.nearest_labels(
+        jnp.array([[0.5, 0.5]]), jnp.array([[0.4, 0.5], [0.6, 0.5], [0.5, 0.4]]), jnp.ones(3, bool)
+    )
     assert int(tie[0]) == 0
 
 
@@ -78,8 +90,9 @@ def test_gamma_prior_with_jacobian_matches_scipy():
     import dataclasses
 
     model = dataclasses.replace(uhe.paper_model(), noise_floor=0.0)
-    p = gp.GPParams(jnp.log(jnp.array([0.05, 0.7])), jnp.log(jnp.asarray(1.3)), jnp.log(jnp.asarray(2e-4)),
-                    jnp.zeros(()))
+    p = gp.GPParams(
+        jnp.log(jnp.array([0.05, 0.7])), jnp.log(jnp.asarray(1.3)), jnp.log(jnp.asarray(2e-4)), jnp.zeros(())
+    )
     vals = np.array([0.05, 0.7, 1.3, 2e-4])
     want = np.sum(scipy.stats.gamma.logpdf(vals, a=1e-3, scale=1 / 10.0) + np.log(vals))
     assert np.isclose(float(model.log_prior(p)), want, rtol=1e-12)
@@ -119,7 +132,8 @@ def test_hmc_recovers_the_moments_of_a_gaussian():
     prec = jnp.linalg.inv(cov)
     logp = lambda z: -0.5 * (z - mu) @ prec @ (z - mu)  # noqa: E731
     chains = jax.jit(jax.vmap(lambda k: uhe.hmc_samples(k, logp, jnp.zeros(2), 100, 400, 0.2, 8)))(
-        jax.random.split(jax.random.key(0), 8))
+        jax.random.split(jax.random.key(0), 8)
+    )
     s = np.asarray(chains).reshape(-1, 2)
     np.testing.assert_allclose(s.mean(0), mu, atol=0.06)
     np.testing.assert_allclose(np.cov(s.T), cov, atol=0.04)
@@ -143,8 +157,13 @@ def test_hyperparameter_recovery_on_iid_gp_sample():
     x = jax.random.uniform(jax.random.key(5), (200, 1))
     y = kernels.feature_map(ff, x) @ w
     buf = data.from_arrays(x, y, 200)
-    th = uhe.fit_map(jax.random.key(0), buf, uhe.paper_model(), gp.default_params(1, 0.2, 1.0, 1e-3),
-                     dict(num_restarts=2, num_steps=30, method="lbfgs"))
+    th = uhe.fit_map(
+        jax.random.key(0),
+        buf,
+        uhe.paper_model(),
+        gp.default_params(1, 0.2, 1.0, 1e-3),
+        dict(num_restarts=2, num_steps=30, method="lbfgs"),
+    )
     ls = float(jnp.exp(th.log_lengthscale[0]))
     assert abs(ls / 0.2 - 1) < 0.25, ls
 
@@ -346,8 +365,11 @@ def test_lunar_heuristic_controller_by_hand_and_objective_determinism():
     hover_targ = 0.3 * 0.1
     angle_todo = (angle_targ - 0.05) * 0.4 - 0.02 * 0.5
     hover_todo = (hover_targ - 0.5) * 0.6 - (-0.3) * 0.7
-    want = 2 if hover_todo > abs(angle_todo) and hover_todo > 1.0 else (
-        3 if angle_todo < -1.1 else (1 if angle_todo > 1.1 else 0))
+    want = (
+        2
+        if hover_todo > abs(angle_todo) and hover_todo > 1.0
+        else (3 if angle_todo < -1.1 else (1 if angle_todo > 1.1 else 0))
+    )
     assert pu.heuristic_action(s, w) == want
     legs = s.copy()
     legs[6] = 1.0  # a leg touches: angle_todo = w8 = 0.8, hover_todo = -s3 * w9 = 0.27 -> 0 (|0.8| > w11 = 1.1? no)

@@ -17,6 +17,7 @@ Writes experiments/results/batch/q_batch.json.
 
     python experiments/batch/q_batch.py
 """
+
 from __future__ import annotations
 
 import json
@@ -57,15 +58,22 @@ def main():
     prob = jbo.problems.get("hartmann6")
     keys = jax.random.split(jax.random.key(2024), SEEDS)
     rows, finals = [], {}
-    runs = {"sequential": jbo.algorithms.get("gp_ucb", num_initial=N0),
-            "scan q=4 kb": jbo.algorithms.get("gp_ucb", num_initial=N0, batch_size=Q, batch_lie="kb"),
-            "scan q=4 cl_min": jbo.algorithms.get("gp_ucb", num_initial=N0, batch_size=Q, batch_lie="cl_min")}
+    runs = {
+        "sequential": jbo.algorithms.get("gp_ucb", num_initial=N0),
+        "scan q=4 kb": jbo.algorithms.get("gp_ucb", num_initial=N0, batch_size=Q, batch_lie="kb"),
+        "scan q=4 cl_min": jbo.algorithms.get("gp_ucb", num_initial=N0, batch_size=Q, batch_lie="cl_min"),
+    }
     for name, alg in runs.items():
         t0 = time.perf_counter()
         tr = jbo.run_seeds(alg, prob, jax.random.key(2024), N0 + EVALS, SEEDS)
         finals[name] = final_log_regret(tr)
-        rows.append({"method": name, "rounds": EVALS if name == "sequential" else EVALS // Q,
-                     "seconds": time.perf_counter() - t0})
+        rows.append(
+            {
+                "method": name,
+                "rounds": EVALS if name == "sequential" else EVALS // Q,
+                "seconds": time.perf_counter() - t0,
+            }
+        )
     for lie in ("kb", "cl_min"):
         t0 = time.perf_counter()
         alg = jbo.algorithms.get("gp_ucb", num_initial=N0, batch_lie=lie)
@@ -78,18 +86,36 @@ def main():
         se = float(np.std(diff, ddof=1) / np.sqrt(SEEDS)) if row["method"] != "sequential" else 0.0
         seq_se = float(seq.std(ddof=1) / np.sqrt(SEEDS))
         batch = row["method"] != "sequential"
-        row.update(mean_log10_final=float(v.mean()), se_log10_final=float(v.std(ddof=1) / np.sqrt(SEEDS)),
-                   median_final_regret=float(np.median(10 ** v)), paired_diff=float(diff.mean()), paired_se=se,
-                   within_one_se=bool(diff.mean() <= seq_se) if batch else None,
-                   within_one_paired_se=bool(diff.mean() <= se) if batch else None,
-                   log10_final=v.tolist())
+        row.update(
+            mean_log10_final=float(v.mean()),
+            se_log10_final=float(v.std(ddof=1) / np.sqrt(SEEDS)),
+            median_final_regret=float(np.median(10**v)),
+            paired_diff=float(diff.mean()),
+            paired_se=se,
+            within_one_se=bool(diff.mean() <= seq_se) if batch else None,
+            within_one_paired_se=bool(diff.mean() <= se) if batch else None,
+            log10_final=v.tolist(),
+        )
         print(json.dumps({k: row[k] for k in row if k != "log10_final"}))
     OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps({"command": "python experiments/batch/q_batch.py", "machine": machine_info(),
-                               "problem": "hartmann6", "seeds": SEEDS, "num_initial": N0, "evaluations": EVALS,
-                               "q": Q, "rule": "mean log10 final simple regret <= sequential's + one s.e. (of the "
-                               "sequential mean: within_one_se; of the paired difference: within_one_paired_se)",
-                               "rows": rows}, indent=1) + "\n")
+    OUT.write_text(
+        json.dumps(
+            {
+                "command": "python experiments/batch/q_batch.py",
+                "machine": machine_info(),
+                "problem": "hartmann6",
+                "seeds": SEEDS,
+                "num_initial": N0,
+                "evaluations": EVALS,
+                "q": Q,
+                "rule": "mean log10 final simple regret <= sequential's + one s.e. (of the "
+                "sequential mean: within_one_se; of the paired difference: within_one_paired_se)",
+                "rows": rows,
+            },
+            indent=1,
+        )
+        + "\n"
+    )
 
 
 if __name__ == "__main__":

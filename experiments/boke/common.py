@@ -3,6 +3,7 @@
 Every script here runs with `python experiments/boke/<script>.py [--quick]` from the repository root
 and writes PNG + CSV into experiments/results/boke/ (quick runs write *_quick files).
 """
+
 from __future__ import annotations
 
 import sys

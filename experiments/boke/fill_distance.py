@@ -12,6 +12,7 @@ candidates (+ the data) with 10 starts x 50 Adam steps (the regret experiments u
 here so that 100 seeds of GP exploration at d = 8 fit the time budget).
 Writes experiments/results/boke/fig3_fill_distance.{png,csv}.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,9 +28,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from common import header, out_path  # noqa: E402
 
 import jbo  # noqa: E402
-from common import header, out_path  # noqa: E402
 from jbo import designs  # noqa: E402
 from jbo.algorithms import boke  # noqa: E402
 
@@ -41,9 +42,11 @@ def probe_points(d, num=2**16):
 @jax.jit
 def fill_curve(points, probes):
     """h(X_t) = max over probes of min_{i<=t} ||p - x_i|| for every prefix t of `points` (T, d)."""
+
     def chunk(p):
         dist = jnp.sqrt(jnp.sum((p[:, None, :] - points[None]) ** 2, -1))  # (P, T)
         return jnp.max(jax.lax.cummin(dist, axis=1), axis=0)
+
     blocks = probes.reshape(-1, 1024, probes.shape[1]) if probes.shape[0] % 1024 == 0 else probes[None]
     return jnp.max(jax.lax.map(chunk, blocks), axis=0)
 
@@ -66,8 +69,9 @@ def main():
         key = jax.random.key(d)
         sequential = {
             "DE (argmin KDE)": boke.DensityExploration(**opt),
-            "GP exploration (argmax sigma)": boke.PaperGP(acquisition="std", num_initial=1, num_raw_per_dim=128,
-                                                          num_starts=10, opt_steps=50),
+            "GP exploration (argmax sigma)": boke.PaperGP(
+                acquisition="std", num_initial=1, num_raw_per_dim=128, num_starts=10, opt_steps=50
+            ),
             "uniform": jbo.algorithms.RandomSearch(num_initial=1),
         }
         corners = jnp.asarray(np.array(list(itertools.product([0.0, 1.0], repeat=d))))
@@ -75,15 +79,21 @@ def main():
             t0 = time.perf_counter()
             tr = jbo.run_seeds(alg, prob, key, T, seeds)
             pts = jax.block_until_ready(tr.actions)
-            curves = np.stack([np.maximum(np.asarray(fill_curve(p, probes)), np.asarray(fill_curve(p, corners)))
-                               for p in pts])
+            curves = np.stack(
+                [np.maximum(np.asarray(fill_curve(p, probes)), np.asarray(fill_curve(p, corners))) for p in pts]
+            )
             print(f"d={d} {name}: {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
             for t in ts:
                 rows.append((d, name, t, curves[:, t - 1].mean(), curves[:, t - 1].std(ddof=1) / np.sqrt(seeds)))
         for t in ts:  # an independent LHS of each size t
             keys = jax.random.split(jax.random.fold_in(key, t), seeds)
-            vals = [max(float(fill_curve(designs.latin_hypercube(k, int(t), d), probes)[-1]),
-                        float(fill_curve(designs.latin_hypercube(k, int(t), d), corners)[-1])) for k in keys]
+            vals = [
+                max(
+                    float(fill_curve(designs.latin_hypercube(k, int(t), d), probes)[-1]),
+                    float(fill_curve(designs.latin_hypercube(k, int(t), d), corners)[-1]),
+                )
+                for k in keys
+            ]
             rows.append((d, "LHS", t, np.mean(vals), np.std(vals, ddof=1) / np.sqrt(seeds)))
         print(f"d={d} LHS done", file=sys.stderr, flush=True)
     table = pd.DataFrame(rows, columns=["dim", "method", "t", "mean_fill_distance", "se"])

@@ -12,10 +12,11 @@ DATASETS ARE SUBSTITUTES (see jbo/problems/hpo.py): friedman1 for California Hou
 Wine Quality. From the paper / spec: the models, 5-fold CV R^2, rounding of integers, T = 100
 evaluations with n0 = 5d initial points (the defaults here). Ours: bounds (spec 6.5), the
 substitutes, and - because one evaluation costs 0.3-2 s on this 2-core machine - 1 seed by default
-instead of 30 (the issue allows fewer seeds). varsigma = 0.1 std(y over the design); GP noise-free
+instead of 30 (fewer seeds, for time). varsigma = 0.1 std(y over the design); GP noise-free
 (jitter). An earlier run used 2 seeds, T = 30, n0 = d + 1 (`--seeds 2 --budget 30 --n0-per-dim 0`).
 Writes experiments/results/boke/fig9_hpo.{png,csv}.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,9 +30,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from common import header, methods, out_path, params_for  # noqa: E402
 
 import jbo  # noqa: E402
-from common import header, methods, out_path, params_for  # noqa: E402
 from jbo.problems import hpo  # noqa: E402
 
 NAMES = ("BOKE", "BOKE+", "KR-UCB", "GP-UCB", "Random")
@@ -72,13 +73,18 @@ def main():
             t0 = time.perf_counter()
             ys, ask_s = run_method(alg, params_for(name, 0.0, 0.0), bounds, f, T, seeds, jax.random.key(0))
             best = np.maximum.accumulate(ys, axis=1)
-            print(f"{task} {name}: final best R2 {best[:, -1].mean():.4f} (ask {ask_s:.1f} s, total "
-                  f"{time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
+            print(
+                f"{task} {name}: final best R2 {best[:, -1].mean():.4f} (ask {ask_s:.1f} s, total "
+                f"{time.perf_counter() - t0:.0f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
             for s in range(seeds):
                 for t in range(T):
                     rows.append((model, dataset, hpo.SUBSTITUTES[dataset], name, s, t + 1, n0, ys[s, t], best[s, t]))
-    table = pd.DataFrame(rows, columns=["model", "dataset", "substitute_for", "method", "seed", "step", "num_initial",
-                                        "r2", "best_r2"])
+    table = pd.DataFrame(
+        rows, columns=["model", "dataset", "substitute_for", "method", "seed", "step", "num_initial", "r2", "best_r2"]
+    )
     table.to_csv(out_path("fig9_hpo", args.quick, "csv"), index=False)
     final = table[table.step == table.groupby(["model", "dataset"]).step.transform("max")]
     print(final.groupby(["model", "dataset", "method"], sort=False).best_r2.agg(["mean", "std"]).to_string())
@@ -89,8 +95,11 @@ def main():
         for name, g in sub.groupby("method", sort=False):
             ax.plot(g.groupby("step").best_r2.mean(), label=name)
         ax.axvline(sub.num_initial.iloc[0] + 0.5, color="grey", ls="--", lw=1)
-        ax.set(title=f"{model.upper()} / {dataset} (for {hpo.SUBSTITUTES[dataset]})", xlabel="evaluations",
-               ylabel="best 5-fold CV R^2")
+        ax.set(
+            title=f"{model.upper()} / {dataset} (for {hpo.SUBSTITUTES[dataset]})",
+            xlabel="evaluations",
+            ylabel="best 5-fold CV R^2",
+        )
         ax.legend(fontsize=7)
     fig.suptitle(f"BOKE Fig. 9 on SUBSTITUTE datasets, mean of {seeds} seeds")
     fig.tight_layout()

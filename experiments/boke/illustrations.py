@@ -10,6 +10,7 @@ Ours: noise sd 0.1 ("N(0, 0.01)" read as a variance, D21), the small/large bandw
 the CV grids, evenly spaced sample locations in Fig. 1, varsigma = 0.1 and 30 BO steps in Fig. 5.
 Writes experiments/results/boke/fig1_kr.png, fig2_kde.png, fig4_acquisition.png, fig5_boke_vs_plus.png.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,10 +22,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from common import header, out_path  # noqa: E402
 from scipy import stats  # noqa: E402
 
 import jbo  # noqa: E402
-from common import header, out_path  # noqa: E402
 from jbo import data, kde, regression  # noqa: E402
 from jbo.algorithms import boke  # noqa: E402
 from jbo.problems.boke import toy, toy_fn  # noqa: E402
@@ -116,8 +117,11 @@ def fig4(key):
     ax.plot(GRID[:, 0], m, label="KR mean m_t")
     ax.plot(GRID[:, 0], acq, label=r"IKR-UCB $m_t + \sqrt{\beta_t} W_t^{-1/2}$")
     ax.axvline(float(tr.actions[5, 0]), color="r", lw=1, label=f"6th query x = {float(tr.actions[5, 0]):.3f}")
-    ax.set(title=f"Fig. 4: IKR-UCB after 5 points (h = {float(h):.3f}, beta = {float(beta):.3f})", xlabel="x",
-           ylim=(-1.5, 3))
+    ax.set(
+        title=f"Fig. 4: IKR-UCB after 5 points (h = {float(h):.3f}, beta = {float(beta):.3f})",
+        xlabel="x",
+        ylim=(-1.5, 3),
+    )
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(out_path("fig4_acquisition", False, "png"), dpi=110)
@@ -128,7 +132,9 @@ def fig5(key, steps):
     params = boke.BOKEPlusParams(varsigma=NOISE)  # BOKE reads the fields it needs; BOKE+ also p
     fig, axes = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
     counts = {}
-    for ax, (label, alg) in zip(axes, (("BOKE", boke.BOKE(num_initial=5)), ("BOKE+", boke.BOKE(num_initial=5, plus=True)))):
+    for ax, (label, alg) in zip(
+        axes, (("BOKE", boke.BOKE(num_initial=5)), ("BOKE+", boke.BOKE(num_initial=5, plus=True)))
+    ):
         tr = jbo.run(alg, problem, key, 5 + steps, params)  # same key: the same 5 initial points
         x = np.asarray(tr.actions[:, 0])
         ax.plot(GRID[:, 0], jax.vmap(toy_fn)(GRID), "k--", lw=1)
@@ -154,7 +160,10 @@ def main():
     print(f"Fig 2: likelihood-CV bandwidth {fig2(k2):.4f}")
     fig4(k4)
     counts = fig5(k5, 30)
-    print("Fig 5: share of the 30 queries within 0.1 of x* = 0.2742: " + ", ".join(f"{k} {v:.2f}" for k, v in counts.items()))
+    print(
+        "Fig 5: share of the 30 queries within 0.1 of x* = 0.2742: "
+        + ", ".join(f"{k} {v:.2f}" for k, v in counts.items())
+    )
 
 
 if __name__ == "__main__":

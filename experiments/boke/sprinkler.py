@@ -12,6 +12,7 @@ seconds are measured separately by evaluating the simulator on the same batch sh
 axis is that per-step time times the step index, i.e. our implementation's cost on this machine.
 Writes experiments/results/boke/fig8_sprinkler.{png,csv.gz} and fig8_summary.csv.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,9 +24,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from common import METHODS, header, methods, out_path, params_for  # noqa: E402
 
 import jbo  # noqa: E402
-from common import METHODS, header, methods, out_path, params_for  # noqa: E402
 from jbo import studies  # noqa: E402
 
 
@@ -47,18 +48,27 @@ def main():
     seeds, n0, T = (2, 40, 46) if args.quick else (args.seeds, 40, 200)
     header(f"BOKE Fig 8: sprinkler, {seeds} seeds, n0 = {n0}, T = {T}")
     problem = jbo.problems.get("sprinkler")
-    table = studies.run_study(methods(n0), {"sprinkler": problem}, 0, T, seeds,
-                              params=lambda m, p: params_for(m, 0.0, 0.0))  # varsigma 0 -> 0.1 std(y_design)
+    table = studies.run_study(
+        methods(n0), {"sprinkler": problem}, 0, T, seeds, params=lambda m, p: params_for(m, 0.0, 0.0)
+    )  # varsigma 0 -> 0.1 std(y_design)
     obj_s = objective_seconds(problem, seeds, T)
     steps = T - n0
     table["step_s"] = (table.run_s - obj_s).clip(lower=0) / (seeds * steps)
     table["cpu_s"] = table.step_s * (table.step - n0).clip(lower=0)
     table[["method", "seed", "step", "simple_regret", "value", "run_s", "step_s", "cpu_s"]].to_csv(
-        out_path("fig8_sprinkler", args.quick, "csv.gz"), index=False)
+        out_path("fig8_sprinkler", args.quick, "csv.gz"), index=False
+    )
     final = table[table.step == T]
-    summ = final.groupby("method", sort=False).agg(
-        mean_final_regret=("simple_regret", "mean"), median_final_regret=("simple_regret", "median"),
-        run_s=("run_s", "first"), step_ms=("step_s", lambda v: 1e3 * v.iloc[0])).reset_index()
+    summ = (
+        final.groupby("method", sort=False)
+        .agg(
+            mean_final_regret=("simple_regret", "mean"),
+            median_final_regret=("simple_regret", "median"),
+            run_s=("run_s", "first"),
+            step_ms=("step_s", lambda v: 1e3 * v.iloc[0]),
+        )
+        .reset_index()
+    )
     summ["objective_s"] = obj_s
     summ.to_csv(out_path("fig8_summary", args.quick, "csv"), index=False)
     print(summ.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
@@ -73,8 +83,9 @@ def main():
         a2.plot(cpu[n0:], mean[n0:], label=m)
     a1.axvline(n0 + 0.5, color="grey", ls="--", lw=1)
     a1.set(yscale="log", xlabel="iteration", ylabel="simple regret", title="regret vs iteration")
-    a2.set(yscale="log", xscale="log", xlabel="CPU seconds per seed (surrogate + acquisition)",
-           title="regret vs CPU time")
+    a2.set(
+        yscale="log", xscale="log", xlabel="CPU seconds per seed (surrogate + acquisition)", title="regret vs CPU time"
+    )
     a1.legend(fontsize=8)
     fig.suptitle(f"BOKE Fig. 8: sprinkler range, mean of {seeds} seeds")
     fig.tight_layout()

@@ -13,6 +13,7 @@ t = n0^2, i.e. never within the budget for d >= 3.
 
 Writes experiments/results/boke/fig6_fig7_synthetic.{csv.gz,png} (+ fig6/fig7 PNGs) and a summary CSV.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,8 +21,8 @@ import sys
 
 import numpy as np
 import pandas as pd
-
 from common import KRUCB_08, METHODS, header, methods, out_path, params_for
+
 from jbo import studies
 from jbo.problems.boke import SUITE
 
@@ -42,20 +43,43 @@ def main():
             label = f"{bench.panel}: {name}"
             problem = bench.problem(noisy)
             table = studies.run_study(
-                methods(bench.num_initial, METHODS + (KRUCB_08,)), {label: problem}, 0, T, seeds,
-                params=lambda m, p: params_for(m, bench.noise_std, bench.noise_std if noisy else 0.0))
+                methods(bench.num_initial, METHODS + (KRUCB_08,)),
+                {label: problem},
+                0,
+                T,
+                seeds,
+                params=lambda m, p: params_for(m, bench.noise_std, bench.noise_std if noisy else 0.0),
+            )
             table["setting"] = "noisy" if noisy else "noise-free"
             table["num_initial"] = bench.num_initial
             frames.append(table)
     table = pd.concat(frames, ignore_index=True)
-    keep = ["setting", "problem", "method", "seed", "step", "simple_regret", "value", "num_initial", "compile_s", "run_s"]
+    keep = [
+        "setting",
+        "problem",
+        "method",
+        "seed",
+        "step",
+        "simple_regret",
+        "value",
+        "num_initial",
+        "compile_s",
+        "run_s",
+    ]
     table[keep].to_csv(out_path("fig6_fig7_synthetic", args.quick, "csv.gz"), index=False)
 
     final = table[table.step == table.groupby(["setting", "problem"]).step.transform("max")]
-    summ = (final.groupby(["setting", "problem", "method"], sort=False)
-            .agg(mean_final_regret=("simple_regret", "mean"), median_final_regret=("simple_regret", "median"),
-                 se=("simple_regret", lambda v: v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else 0.0),
-                 compile_s=("compile_s", "first"), run_s=("run_s", "first")).reset_index())
+    summ = (
+        final.groupby(["setting", "problem", "method"], sort=False)
+        .agg(
+            mean_final_regret=("simple_regret", "mean"),
+            median_final_regret=("simple_regret", "median"),
+            se=("simple_regret", lambda v: v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else 0.0),
+            compile_s=("compile_s", "first"),
+            run_s=("run_s", "first"),
+        )
+        .reset_index()
+    )
     summ.to_csv(out_path("fig6_fig7_summary", args.quick, "csv"), index=False)
     with pd.option_context("display.width", 200, "display.max_rows", 200):
         print(summ.to_string(index=False, float_format=lambda v: f"{v:.3g}"))

@@ -8,13 +8,14 @@ maximisation: 1024 d candidates + data, 10 starts x 50 Adam steps for every meth
 block_until_ready; median of `--repeats` calls with fresh keys, compile excluded. Methods: BOKE,
 BOKE+, KR-UCB (in the state these buffers give, i.e. its re-sampling branch), the paper's GP-UCB
 (fixed hyper-parameters: one Cholesky per step) and GP-UCB with per-step MLE refit (RBF ARD,
-2 restarts x 40 Adam steps), the baseline of the issue's 5x target. Log-log slopes are fitted
+2 restarts x 40 Adam steps), the baseline of the 5x target. Log-log slopes are fitted
 over the measured t. The paper gives only the asymptotic table: BOKE O(m t) per step, KR-UCB
 O(t^2 + m t), GP-UCB O(t^3 + m t^2).
 Second part: 30 seeds of BOKE on Hartmann3 (n0 = 15, T = 150) as one vmapped scan: compile and
-run seconds (the issue's "< 30 s after compilation" target).
+run seconds (the "< 30 s after compilation" target).
 Writes experiments/results/boke/table1_timing.{csv,png}.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,9 +29,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from common import header, out_path  # noqa: E402
 
 import jbo  # noqa: E402
-from common import header, out_path  # noqa: E402
 from jbo import data  # noqa: E402
 from jbo.algorithms import boke  # noqa: E402
 from jbo.engine import Step, box_spec  # noqa: E402
@@ -93,8 +94,10 @@ def table_part(methods, problem, args):
         ax.loglog(g.t, g.seconds_per_step, marker="o", label=f"{name} (slope {slope:.2f})")
     at = table[table.t == 200].set_index("method").seconds_per_step
     if {"BOKE", "GP-UCB (MLE refit)"} <= set(at.index):
-        print(f"\nt = 200: GP-UCB (MLE refit) / BOKE = {at['GP-UCB (MLE refit)'] / at['BOKE']:.1f}x, "
-              f"GP-UCB (fixed) / BOKE = {at['GP-UCB (fixed)'] / at['BOKE']:.1f}x")
+        print(
+            f"\nt = 200: GP-UCB (MLE refit) / BOKE = {at['GP-UCB (MLE refit)'] / at['BOKE']:.1f}x, "
+            f"GP-UCB (fixed) / BOKE = {at['GP-UCB (fixed)'] / at['BOKE']:.1f}x"
+        )
     ax.set(xlabel="t (points in the data set)", ylabel="seconds per step", title="BOKE Table 1, measured (Hartmann3)")
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -107,9 +110,12 @@ def seeds_part(problem, args):
     fn, compile_s = compile_seeds(boke.BOKE(num_initial=15), problem, keys, 150, boke.BOKEParams(varsigma=0.09546))
     t0 = time.perf_counter()
     tr = jax.block_until_ready(fn(keys))
-    print(f"\n{seeds} seeds of BOKE on Hartmann3, T = 150, one program: compile {compile_s:.1f} s, "
-          f"run {time.perf_counter() - t0:.1f} s, mean final simple regret "
-          f"{float(tr.metrics['simple_regret'][:, -1].mean()):.4f}")
+    print(
+        f"\n{seeds} seeds of BOKE on Hartmann3, T = 150, one program: compile {compile_s:.1f} s, "
+        f"run {time.perf_counter() - t0:.1f} s, mean final simple regret "
+        f"{float(tr.metrics['simple_regret'][:, -1].mean()):.4f}"
+    )
+
 
 if __name__ == "__main__":
     main()

@@ -8,6 +8,7 @@ One cheap-cost, v = 0.02 environment, the grid's acquisition sizes (16 MC rows, 
 Adam steps), T_max = 750, the seeds one after another in one program (fig1.run_program). Records compile
 and run seconds of every repeat and whether both versions made the same number of steps.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,10 +21,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+import fig1 as F
 import jax
 import numpy as np
 
-import fig1 as F
 from jbo.algorithms import cvs as A
 from jbo.problems import cvs as P
 
@@ -31,8 +32,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def load_base(commit: str):
-    src = subprocess.run(["git", "-C", str(ROOT), "show", f"{commit}:jbo/algorithms/cvs.py"], check=True,
-                         capture_output=True, text=True).stdout
+    src = subprocess.run(
+        ["git", "-C", str(ROOT), "show", f"{commit}:jbo/algorithms/cvs.py"], check=True, capture_output=True, text=True
+    ).stdout
     path = Path(tempfile.mkdtemp()) / "cvs_base.py"
     path.write_text(src)
     spec = importlib.util.spec_from_file_location("cvs_base", path)
@@ -60,8 +62,15 @@ def main():
             steps = int(np.asarray(trace.metrics["active"]).sum())
             runs.append(dict(code=name, repeat=r, compile_s=tc, run_s=tr, active_steps=steps, load1=os.getloadavg()[0]))
             print(runs[-1], flush=True)
-    out = dict(machine=f"{platform.machine()} {os.cpu_count()} cpus, jax {jax.__version__} {jax.default_backend()}",
-               objective=a.objective, method=a.method, seeds=a.seeds, cost_set="cheap", variance=0.02, runs=runs)
+    out = dict(
+        machine=f"{platform.machine()} {os.cpu_count()} cpus, jax {jax.__version__} {jax.default_backend()}",
+        objective=a.objective,
+        method=a.method,
+        seeds=a.seeds,
+        cost_set="cheap",
+        variance=0.02,
+        runs=runs,
+    )
     path = F.OUT / f"ab_speed_{a.method}_{a.objective}.json"
     path.write_text(json.dumps(out, indent=1))
     print("wrote", path)

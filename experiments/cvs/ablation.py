@@ -6,14 +6,15 @@ Same protocol and outputs as fig1.py (tag "ablation": ablation_curves.csv, ablat
 ablation_timing.csv, ablation_regret.png, and the evaluations plot). Default cells: Hartmann-12D and
 plant, cheap and moderate costs, v = 0.02 (a CPU budget; --objectives/--costs/--variances widen it).
 """
+
 from __future__ import annotations
 
 import argparse
 import os
 
+import fig1 as F
 import pandas as pd
 
-import fig1 as F
 from jbo.algorithms import cvs as A
 from jbo.problems import cvs as P
 
@@ -45,9 +46,19 @@ def main():
             c, r = F.post_process(trace, envs, name, objective, 1024 if args.quick else args.eval_rows)
             curves += c
             runs += r
-            timing.append({"objective": objective, "method": name, "compile_s": tc, "run_s": tr,
-                           "lanes": len(envs) * seeds, "tmax": tmax, "refit": args.refit, "load1": load[0],
-                           "load5": load[1]})
+            timing.append(
+                {
+                    "objective": objective,
+                    "method": name,
+                    "compile_s": tc,
+                    "run_s": tr,
+                    "lanes": len(envs) * seeds,
+                    "tmax": tmax,
+                    "refit": args.refit,
+                    "load1": load[0],
+                    "load5": load[1],
+                }
+            )
             print(f"{objective} {name}: compile {tc:.1f}s run {tr:.1f}s load {load[0]:.1f}", flush=True)
             pd.concat(curves).to_csv(F.OUT / f"{args.tag}_curves{suffix}.csv", index=False)
             pd.DataFrame(runs).to_csv(F.OUT / f"{args.tag}_runs{suffix}.csv", index=False)

@@ -11,6 +11,7 @@ same and the largest difference of the chosen values.
 
   python experiments/cvs/bucket_check.py [--compare step] [--objectives levy12] [--methods uCVS UCB-PSQ]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,10 +20,10 @@ import os
 import platform
 from pathlib import Path
 
+import fig1
 import jax
 import numpy as np
 
-import fig1
 from jbo.algorithms import cvs as A
 from jbo.problems import cvs as P
 
@@ -39,11 +40,16 @@ def main():
     ap.add_argument("--objectives", nargs="*", default=None)
     ap.add_argument("--methods", nargs="*", default=None)
     ap.add_argument("--tmax", type=int, default=750)
-    ap.add_argument("--out", default=None, help="output path (default: the comparison's file in experiments/results/cvs)")
+    ap.add_argument(
+        "--out", default=None, help="output path (default: the comparison's file in experiments/results/cvs)"
+    )
     args = ap.parse_args()
     option, old, new, objectives, methods, name = COMPARISONS[args.compare]
-    out = {"machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "jax": jax.__version__},
-           "tmax": args.tmax, "runs": []}
+    out = {
+        "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "jax": jax.__version__},
+        "tmax": args.tmax,
+        "runs": [],
+    }
     for objective in args.objectives or objectives:
         env = P.CVSProblem(objective, "cheap", 0.02)
         for method in args.methods or methods:
@@ -55,8 +61,17 @@ def main():
                 trace, tc, tr = fig1.run_program(A.CVS(**kw), [env], 1, args.tmax)
                 active = np.asarray(trace.metrics["active"][0, 0])
                 res[value] = (np.asarray(trace.actions.set[0, 0])[active], np.asarray(trace.actions.x[0, 0])[active])
-                out["runs"].append({"objective": objective, "method": method, option: value, "compile_s": tc,
-                                    "run_s": tr, "steps": int(active.sum()), "load1": os.getloadavg()[0]})
+                out["runs"].append(
+                    {
+                        "objective": objective,
+                        "method": method,
+                        option: value,
+                        "compile_s": tc,
+                        "run_s": tr,
+                        "steps": int(active.sum()),
+                        "load1": os.getloadavg()[0],
+                    }
+                )
                 print(out["runs"][-1], flush=True)
             (s0, x0), (s1, x1) = res[old], res[new]
             same = s1.shape == s0.shape

@@ -20,6 +20,7 @@ SE-ARD GP with l = 0.2, noise 1e-4 (the code's). Ours (bocvs.md 6): observation 
 std 0.02 on sets with c >= 0.1, the alpha shift f_lo, and the inner optimiser / Monte-Carlo sizes
 below (a CPU budget; the paper does not state them).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,7 +29,6 @@ import time
 from pathlib import Path
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 
@@ -53,7 +53,11 @@ METHODS = {
 #: the grid's acquisition sizes (a CPU budget; the spec suggests 256 MC rows, 512 candidates, top-4 x 30
 #: steps): the defaults of the command line below, shared by the speed checks (ab_speed, bucket_check)
 GRID_ACQ = dict(num_mc=16, num_raw=16, num_starts=1, opt_steps=5)
-EXTRAS = {"UCB-naive": dict(method="ucb_naive"), "TS-naive": dict(method="ts_naive"), "EI-naive": dict(method="ei_naive")}
+EXTRAS = {
+    "UCB-naive": dict(method="ucb_naive"),
+    "TS-naive": dict(method="ts_naive"),
+    "EI-naive": dict(method="ei_naive"),
+}
 
 
 def add_args(ap):
@@ -68,12 +72,19 @@ def add_args(ap):
     ap.add_argument("--num-raw", type=int, default=GRID_ACQ["num_raw"])
     ap.add_argument("--starts", type=int, default=GRID_ACQ["num_starts"])
     ap.add_argument("--opt-steps", type=int, default=GRID_ACQ["opt_steps"])
-    ap.add_argument("--refit", choices=["spec", "never"], default="never",
-                    help="uCVS hyper-parameters in exploitation: spec = 10 Adam steps every step; never = fixed")
+    ap.add_argument(
+        "--refit",
+        choices=["spec", "never"],
+        default="never",
+        help="uCVS hyper-parameters in exploitation: spec = 10 Adam steps every step; never = fixed",
+    )
     ap.add_argument("--tmax", type=int, default=750, help="scan length (steps incl. the initial design)")
-    ap.add_argument("--bucket-step", default="128",
-                    help="growth cap of the data-prefix buckets (CVS.bucket_step); 'none' = powers of two, "
-                         "as fig1_grid2 / fig1_grid3 ran")
+    ap.add_argument(
+        "--bucket-step",
+        default="128",
+        help="growth cap of the data-prefix buckets (CVS.bucket_step); 'none' = powers of two, "
+        "as fig1_grid2 / fig1_grid3 ran",
+    )
     ap.add_argument("--eval-rows", type=int, default=8192)
     ap.add_argument("--tag", default="fig1")
 
@@ -83,8 +94,13 @@ def build(name, opts, args):
     if args.quick:
         kw.update(num_mc=4, num_raw=4, num_starts=1, opt_steps=2)
     else:
-        kw.update(num_mc=args.num_mc, num_raw=args.num_raw, num_starts=args.starts, opt_steps=args.opt_steps,
-                  bucket_step=None if args.bucket_step == "none" else int(args.bucket_step))
+        kw.update(
+            num_mc=args.num_mc,
+            num_raw=args.num_raw,
+            num_starts=args.starts,
+            opt_steps=args.opt_steps,
+            bucket_step=None if args.bucket_step == "none" else int(args.bucket_step),
+        )
     if kw["method"] == "ucvs" and args.refit == "never":
         kw["refit"] = False
     return A.CVS(**kw)
@@ -123,18 +139,39 @@ def post_process(trace, envs, method, objective, eval_rows):
             simple = f_plus - np.maximum.accumulate(f_eval)
             simple_acq = f_plus - np.maximum.accumulate(f_acq)
             first = lambda a: np.where(idx >= 0, a[np.maximum(idx, 0)], a[0])  # noqa: E731  before the first step: the first value
-            curves.append(pd.DataFrame({
-                "objective": objective, "cost_set": cost_name(env), "variance": float(env.variance),
-                "method": method, "seed": s, "cost": GRID, "simple_regret": first(simple),
-                "simple_regret_own_sample": first(simple_acq), "evaluations": idx + 1}))
+            curves.append(
+                pd.DataFrame(
+                    {
+                        "objective": objective,
+                        "cost_set": cost_name(env),
+                        "variance": float(env.variance),
+                        "method": method,
+                        "seed": s,
+                        "cost": GRID,
+                        "simple_regret": first(simple),
+                        "simple_regret_own_sample": first(simple_acq),
+                        "evaluations": idx + 1,
+                    }
+                )
+            )
             qreg = np.asarray(m["quality_regret"][e, s])[active]
-            runs.append({"objective": objective, "cost_set": cost_name(env), "variance": float(env.variance),
-                         "method": method, "seed": s, "steps": int(active.sum()), "spent": float(cum[-1]),
-                         "truncated": bool(cum[-1] < BUDGET),
-                         "final_simple_regret": float(simple[-1]), "R_f": float(qreg.sum()),
-                         "R_c": float(np.asarray(m["cost_regret"][e, s])[active].sum()),
-                         "frac_on_i_star": float(np.asarray(m["on_cheapest"][e, s])[active].mean()),
-                         "set_counts": " ".join(str(c) for c in np.bincount(sets, minlength=7))})
+            runs.append(
+                {
+                    "objective": objective,
+                    "cost_set": cost_name(env),
+                    "variance": float(env.variance),
+                    "method": method,
+                    "seed": s,
+                    "steps": int(active.sum()),
+                    "spent": float(cum[-1]),
+                    "truncated": bool(cum[-1] < BUDGET),
+                    "final_simple_regret": float(simple[-1]),
+                    "R_f": float(qreg.sum()),
+                    "R_c": float(np.asarray(m["cost_regret"][e, s])[active].sum()),
+                    "frac_on_i_star": float(np.asarray(m["on_cheapest"][e, s])[active].mean()),
+                    "set_counts": " ".join(str(c) for c in np.bincount(sets, minlength=7)),
+                }
+            )
     return curves, runs
 
 
@@ -145,6 +182,7 @@ def cost_name(env):
 
 def plot(curves: pd.DataFrame, column: str, path, ylabel, log=True):
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -192,11 +230,24 @@ def main():
             c, r = post_process(trace, envs, name, objective, 1024 if args.quick else args.eval_rows)
             curves += c
             runs += r
-            timing.append({"objective": objective, "method": name, "compile_s": tc, "run_s": tr,
-                           "lanes": len(envs) * seeds, "run_s_per_lane": tr / (len(envs) * seeds),
-                           "tmax": tmax, "load1": load[0], "load5": load[1], "load15": load[2]})
-            line = (f"{objective:11s} {name:22s} compile {tc:6.1f}s run {tr:7.1f}s ({len(envs) * seeds} runs) "
-                    f"load {load[0]:.1f}/{load[1]:.1f}; truncated runs {sum(x['truncated'] for x in r)}")
+            timing.append(
+                {
+                    "objective": objective,
+                    "method": name,
+                    "compile_s": tc,
+                    "run_s": tr,
+                    "lanes": len(envs) * seeds,
+                    "run_s_per_lane": tr / (len(envs) * seeds),
+                    "tmax": tmax,
+                    "load1": load[0],
+                    "load5": load[1],
+                    "load15": load[2],
+                }
+            )
+            line = (
+                f"{objective:11s} {name:22s} compile {tc:6.1f}s run {tr:7.1f}s ({len(envs) * seeds} runs) "
+                f"load {load[0]:.1f}/{load[1]:.1f}; truncated runs {sum(x['truncated'] for x in r)}"
+            )
             print(line, flush=True)
             log.write(line + "\n")
             log.flush()
@@ -205,8 +256,13 @@ def main():
             pd.DataFrame(timing).to_csv(OUT / f"{args.tag}_timing{suffix}.csv", index=False)
     table = pd.concat(curves)
     plot(table, "simple_regret", OUT / f"{args.tag}_regret{suffix}.png", "simple regret")
-    plot(table, "evaluations", OUT / f"{args.tag.replace('fig1', 'fig2')}_evaluations{suffix}.png", "evaluations",
-         log=False)
+    plot(
+        table,
+        "evaluations",
+        OUT / f"{args.tag.replace('fig1', 'fig2')}_evaluations{suffix}.png",
+        "evaluations",
+        log=False,
+    )
     print("wrote", OUT)
 
 

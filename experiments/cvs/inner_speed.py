@@ -8,6 +8,7 @@ whole inner optimiser (16 + 1 candidates, 1 start x 5 Adam steps). (2) TS-PSQ's 
 a 2-of-5 set at n = 512 (airfoil's shape): the row-by-row mean of the path against the closed form over
 the rows (cvs.expected_path), 64 values and gradients. ms per call, best of 5 repeats of 20 calls.
 """
+
 from __future__ import annotations
 
 import json
@@ -45,8 +46,10 @@ def posterior(n, d, seed=0):
 
 
 def main():
-    out = {"machine": f"{platform.machine()} {os.cpu_count()} cpus, jax {jax.__version__} {jax.default_backend()}",
-           "loadavg_before": os.getloadavg()}
+    out = {
+        "machine": f"{platform.machine()} {os.cpu_count()} cpus, jax {jax.__version__} {jax.default_backend()}",
+        "loadavg_before": os.getloadavg(),
+    }
     d, n, J = 12, 750, 16
     post = posterior(n, d)
     R = jax.random.uniform(jax.random.key(1), (J, d))
@@ -57,8 +60,9 @@ def main():
         "screen_17_points": ms(jax.vmap(f), xs),
         "one_value": ms(f, xs[0]),
         "one_value_and_gradient": ms(jax.value_and_grad(f), xs[0]),
-        "inner_optimiser_16_raw_1x5_adam": ms(lambda k: optimize.maximize(f, k, d, 16, 1, 5, "adam", candidates=xs[:1]),
-                                              jax.random.key(4)),
+        "inner_optimiser_16_raw_1x5_adam": ms(
+            lambda k: optimize.maximize(f, k, d, 16, 1, 5, "adam", candidates=xs[:1]), jax.random.key(4)
+        ),
     }
     d, n = 5, 512
     post = posterior(n, d, 1)

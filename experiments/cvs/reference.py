@@ -11,6 +11,7 @@ Minimum of f: 200000 uniform points, the 20 best start L-BFGS-B.
 Writes jbo/problems/data/cvs_reference.npz (read by jbo.problems.cvs) and
 experiments/results/cvs/reference_constants.csv.  `--quick`: 1024 rows, fewer starts (a smoke run).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,12 +49,18 @@ def set_max(values, mask, R, rng, known, n_screen, n_starts, screen_rows):
     screen = jax.jit(jax.vmap(lambda z: F(z, Rj[:screen_rows])))
     vg = jax.jit(jax.value_and_grad(lambda z: -F(z, Rj)))
     cand = np.concatenate([rng.uniform(size=(n_screen, idx.size)), np.asarray(known)[idx][None]])
-    vals = np.concatenate([np.asarray(screen(jnp.asarray(cand[a:a + 256]))) for a in range(0, len(cand), 256)])
+    vals = np.concatenate([np.asarray(screen(jnp.asarray(cand[a : a + 256]))) for a in range(0, len(cand), 256)])
     starts = list(cand[np.argsort(-vals)[:n_starts]]) + [np.asarray(known)[idx]]
     best_v, best_z = -np.inf, None
     for z0 in starts:
-        res = minimize(lambda z: tuple(np.asarray(a, np.float64) for a in vg(jnp.asarray(z))), z0, jac=True,
-                       method="L-BFGS-B", bounds=[(0, 1)] * idx.size, options={"maxiter": 200})
+        res = minimize(
+            lambda z: tuple(np.asarray(a, np.float64) for a in vg(jnp.asarray(z))),
+            z0,
+            jac=True,
+            method="L-BFGS-B",
+            bounds=[(0, 1)] * idx.size,
+            options={"maxiter": 200},
+        )
         if -res.fun > best_v:
             best_v, best_z = -res.fun, res.x
     return float(best_v), best_z
@@ -61,12 +68,17 @@ def set_max(values, mask, R, rng, known, n_screen, n_starts, screen_rows):
 
 def f_min(values, dim, rng, n=200_000, starts=20):
     U = rng.uniform(size=(n, dim))
-    v = np.concatenate([np.asarray(jax.jit(values)(jnp.asarray(U[a:a + 8192]))) for a in range(0, n, 8192)])
+    v = np.concatenate([np.asarray(jax.jit(values)(jnp.asarray(U[a : a + 8192]))) for a in range(0, n, 8192)])
     vg = jax.jit(jax.value_and_grad(lambda z: values(z[None])[0]))
     best = np.inf
     for z0 in U[np.argsort(v)[:starts]]:
-        res = minimize(lambda z: tuple(np.asarray(a, np.float64) for a in vg(jnp.asarray(z))), z0, jac=True,
-                       method="L-BFGS-B", bounds=[(0, 1)] * dim)
+        res = minimize(
+            lambda z: tuple(np.asarray(a, np.float64) for a in vg(jnp.asarray(z))),
+            z0,
+            jac=True,
+            method="L-BFGS-B",
+            bounds=[(0, 1)] * dim,
+        )
         best = min(best, res.fun)
     return float(best)
 
@@ -76,11 +88,17 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--objectives", nargs="*", default=list(cvs.OBJECTIVES))
     ap.add_argument("--variances", nargs="*", type=float, default=list(cvs.VARIANCES))
-    ap.add_argument("--validate", action="store_true",
-                    help="only re-evaluate the committed maximisers on an independent 8192-row sample "
-                         "(numpy seed 123): reference_constants_validation.csv")
-    ap.add_argument("--check", action="store_true",
-                    help="write reference_constants_check.csv only (the package's npz is left alone)")
+    ap.add_argument(
+        "--validate",
+        action="store_true",
+        help="only re-evaluate the committed maximisers on an independent 8192-row sample "
+        "(numpy seed 123): reference_constants_validation.csv",
+    )
+    ap.add_argument(
+        "--check",
+        action="store_true",
+        help="write reference_constants_check.csv only (the package's npz is left alone)",
+    )
     args = ap.parse_args()
     if args.validate:
         return validate(args.objectives, args.variances)
@@ -101,9 +119,18 @@ def main():
                 starts = n_starts if name != "airfoil" else min(n_starts, 3)
                 fv, z = set_max(obj.values, mask, R, rng, KNOWN_ARGMAX[name], n_screen, starts, min(512, n_rows))
                 vals.append(fv)
-                rows.append({"objective": name, "variance": v, "set": i + 1, "variables": str(obj.sets[i]),
-                             "f_star": fv, "argmax": " ".join(f"{a:.5f}" for a in z), "mc_rows": n_rows,
-                             "f_min": fmin})
+                rows.append(
+                    {
+                        "objective": name,
+                        "variance": v,
+                        "set": i + 1,
+                        "variables": str(obj.sets[i]),
+                        "f_star": fv,
+                        "argmax": " ".join(f"{a:.5f}" for a in z),
+                        "mc_rows": n_rows,
+                        "f_min": fmin,
+                    }
+                )
                 print(name, v, i + 1, round(fv, 5), flush=True)
             f_star[(name, v)] = vals
         print(name, "f_min", fmin, f"{time.perf_counter() - t0:.0f}s", flush=True)
@@ -127,9 +154,17 @@ def validate(objectives, variances, n=8192):
                 x = np.zeros(obj.dim)
                 x[np.nonzero(m)[0]] = [float(a) for a in r["argmax"].split()]
                 vals = np.asarray(values(jnp.where(m, x, R)))
-                out.append({"objective": name, "variance": v, "set": int(r["set"]), "f_star": r["f_star"],
-                            "mc_rows": r["mc_rows"], "f_independent": vals.mean(),
-                            "se_independent": vals.std(ddof=1) / np.sqrt(n)})
+                out.append(
+                    {
+                        "objective": name,
+                        "variance": v,
+                        "set": int(r["set"]),
+                        "f_star": r["f_star"],
+                        "mc_rows": r["mc_rows"],
+                        "f_independent": vals.mean(),
+                        "se_independent": vals.std(ddof=1) / np.sqrt(n),
+                    }
+                )
                 print(out[-1], flush=True)
     pd.DataFrame(out).to_csv(ROOT / "experiments/results/cvs/reference_constants_validation.csv", index=False)
 
@@ -146,11 +181,15 @@ def save(rows, f_star, quick, check=False):
     new.to_csv(out, index=False)
     if not quick and not check:
         keys = sorted({(o, float(v)) for o, v in zip(new.objective, new.variance)})
-        table = {k: new[(new.objective == k[0]) & (new.variance == k[1])].sort_values("set").f_star.tolist()
-                 for k in keys}
-        np.savez(ROOT / "jbo/problems/data/cvs_reference.npz", objective=np.array([k[0] for k in keys]),
-                 variance=np.array([k[1] for k in keys]), f_star=np.array([table[k] for k in keys]))
-
+        table = {
+            k: new[(new.objective == k[0]) & (new.variance == k[1])].sort_values("set").f_star.tolist() for k in keys
+        }
+        np.savez(
+            ROOT / "jbo/problems/data/cvs_reference.npz",
+            objective=np.array([k[0] for k in keys]),
+            variance=np.array([k[1] for k in keys]),
+            f_star=np.array([table[k] for k in keys]),
+        )
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ median of repeated calls. Writes experiments/results/cvs/simulator_speed.json.
 
   python experiments/cvs/simulator_speed.py [--rows 1500] [--repeats 50]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,7 +38,7 @@ def airfoil_point(u):
     d = cvs.airfoil_data()
     r2 = jnp.sum(((u[None, :] - d["X"]) / d["lengthscale"]) ** 2, axis=1)
     r = jnp.sqrt(r2 + 1e-36)
-    k = d["outputscale"] * (1 + 5.0 ** 0.5 * r + 5.0 / 3.0 * r2) * jnp.exp(-(5.0 ** 0.5) * r)
+    k = d["outputscale"] * (1 + 5.0**0.5 * r + 5.0 / 3.0 * r2) * jnp.exp(-(5.0**0.5) * r)
     return d["mean_constant"] + k @ d["alpha"]
 
 
@@ -59,14 +60,22 @@ def main():
     ap.add_argument("--repeats", type=int, default=50)
     args = ap.parse_args()
     U = jnp.asarray(np.random.default_rng(0).uniform(size=(args.rows, 5)))
-    out = {"rows": args.rows, "repeats": args.repeats, "machine": platform.platform(),
-           "cpus": os.cpu_count(), "device": str(jax.devices()[0]), "load1_before": os.getloadavg()[0],
-           "results": {}}
+    out = {
+        "rows": args.rows,
+        "repeats": args.repeats,
+        "machine": platform.platform(),
+        "cpus": os.cpu_count(),
+        "device": str(jax.devices()[0]),
+        "load1_before": os.getloadavg()[0],
+        "results": {},
+    }
     for name, point in (("plant", plant_point), ("airfoil", airfoil_point)):
         obj = cvs.OBJECTIVES[name]
-        forms = {"previous_point_formula_vmapped": jax.jit(lambda X, f=point: jnp.mean(jax.vmap(f)(X))),
-                 "one_matrix": jax.jit(lambda X, o=obj: jnp.mean(o.values(X))),
-                 "fn_vmapped": jax.jit(lambda X, f=obj.fn: jnp.mean(jax.vmap(f)(X)))}
+        forms = {
+            "previous_point_formula_vmapped": jax.jit(lambda X, f=point: jnp.mean(jax.vmap(f)(X))),
+            "one_matrix": jax.jit(lambda X, o=obj: jnp.mean(o.values(X))),
+            "fn_vmapped": jax.jit(lambda X, f=obj.fn: jnp.mean(jax.vmap(f)(X))),
+        }
         res = {}
         for form, f in forms.items():
             c, t = timed(f, U, args.repeats)

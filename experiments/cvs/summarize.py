@@ -9,14 +9,14 @@ R^f, R^c, fraction of plays on i_*, steps; mean +- s.e. over seeds; regret at co
 Where several tags hold the same (objective, method) program, the last tag's run replaces the earlier
 ones (a re-run of a few programs after a change), and <out>_timing.md lists which run each came from.
 """
+
 from __future__ import annotations
 
 import argparse
 
+import fig1 as F
 import numpy as np
 import pandas as pd
-
-import fig1 as F
 
 
 def se(x):
@@ -28,21 +28,37 @@ def table(curves: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     at = {c: curves[curves.cost == c].groupby(keys).simple_regret.mean() for c in (30.0, 60.0)}
     rows = []
     for k, g in runs.groupby(keys, sort=False):
-        rows.append(dict(zip(keys, k), seeds=len(g), regret_at_30=at[30.0].get(k, np.nan),
-                         regret_at_60=at[60.0].get(k, np.nan), final_regret=g.final_simple_regret.mean(),
-                         final_regret_se=se(g.final_simple_regret), R_f=g.R_f.mean(), R_f_se=se(g.R_f),
-                         R_c=g.R_c.mean(), R_c_se=se(g.R_c), frac_on_i_star=g.frac_on_i_star.mean(),
-                         steps=g.steps.mean(), truncated=int(g.truncated.sum())))
+        rows.append(
+            dict(
+                zip(keys, k),
+                seeds=len(g),
+                regret_at_30=at[30.0].get(k, np.nan),
+                regret_at_60=at[60.0].get(k, np.nan),
+                final_regret=g.final_simple_regret.mean(),
+                final_regret_se=se(g.final_simple_regret),
+                R_f=g.R_f.mean(),
+                R_f_se=se(g.R_f),
+                R_c=g.R_c.mean(),
+                R_c_se=se(g.R_c),
+                frac_on_i_star=g.frac_on_i_star.mean(),
+                steps=g.steps.mean(),
+                truncated=int(g.truncated.sum()),
+            )
+        )
     return pd.DataFrame(rows)
 
 
 def markdown(t: pd.DataFrame) -> str:
-    lines = ["| objective | costs | v | method | seeds | regret @30 | @60 | final regret | R^f | R^c | on i_* | steps |",
-             "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| objective | costs | v | method | seeds | regret @30 | @60 | final regret | R^f | R^c | on i_* | steps |",
+        "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for r in t.itertuples():
-        lines.append(f"| {r.objective} | {r.cost_set} | {r.variance} | {r.method} | {r.seeds} | {r.regret_at_30:.3g} | "
-                     f"{r.regret_at_60:.3g} | {r.final_regret:.3g} ± {r.final_regret_se:.2g} | {r.R_f:.4g} ± {r.R_f_se:.2g} | "
-                     f"{r.R_c:.4g} ± {r.R_c_se:.2g} | {r.frac_on_i_star:.2f} | {r.steps:.0f} |")
+        lines.append(
+            f"| {r.objective} | {r.cost_set} | {r.variance} | {r.method} | {r.seeds} | {r.regret_at_30:.3g} | "
+            f"{r.regret_at_60:.3g} | {r.final_regret:.3g} ± {r.final_regret_se:.2g} | {r.R_f:.4g} ± {r.R_f_se:.2g} | "
+            f"{r.R_c:.4g} ± {r.R_c_se:.2g} | {r.frac_on_i_star:.2f} | {r.steps:.0f} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -69,17 +85,23 @@ def timing_markdown(tm: pd.DataFrame) -> str:
     """Seconds per run (run time / runs of the program) and compile seconds, objectives x methods,
     and the totals of the grid (the programs ran in separate processes; load is in the CSVs)."""
     methods = list(dict.fromkeys(tm.method))
-    lines = ["Run seconds per run (compile seconds of the program in brackets)\n",
-             "| objective | runs per program | " + " | ".join(methods) + " |",
-             "|---|---:|" + "---:|" * len(methods)]
+    lines = [
+        "Run seconds per run (compile seconds of the program in brackets)\n",
+        "| objective | runs per program | " + " | ".join(methods) + " |",
+        "|---|---:|" + "---:|" * len(methods),
+    ]
     for o, g in tm.groupby("objective", sort=False):
         g = g.set_index("method")
-        cells = [f"{g.loc[m, 'run_s_per_lane']:.1f} ({g.loc[m, 'compile_s']:.0f})" if m in g.index else "—"
-                 for m in methods]
+        cells = [
+            f"{g.loc[m, 'run_s_per_lane']:.1f} ({g.loc[m, 'compile_s']:.0f})" if m in g.index else "—" for m in methods
+        ]
         lines.append(f"| {o} | {int(g.lanes.iloc[0])} | " + " | ".join(cells) + " |")
-    lines += ["", f"Totals: run {tm.run_s.sum() / 60:.1f} min, compile {tm.compile_s.sum() / 60:.1f} min over "
-              f"{len(tm)} programs ({int(tm.lanes.sum())} runs); load average during the programs "
-              f"{tm.load1.min():.1f}-{tm.load1.max():.1f}."]
+    lines += [
+        "",
+        f"Totals: run {tm.run_s.sum() / 60:.1f} min, compile {tm.compile_s.sum() / 60:.1f} min over "
+        f"{len(tm)} programs ({int(tm.lanes.sum())} runs); load average during the programs "
+        f"{tm.load1.min():.1f}-{tm.load1.max():.1f}.",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -92,11 +114,15 @@ def latest(frames, tags) -> pd.DataFrame:
     for f, t in zip(frames, tags):
         for key in set(zip(f.objective, f.method)):
             owner[key] = t
-    keep = pd.concat([f[[owner[k] == t for k in zip(f.objective, f.method)]] for f, t in zip(frames, tags)],
-                     ignore_index=True)
+    keep = pd.concat(
+        [f[[owner[k] == t for k in zip(f.objective, f.method)]] for f, t in zip(frames, tags)], ignore_index=True
+    )
     objectives = list(dict.fromkeys(pd.concat(frames).objective))  # the runs' order, methods as in fig1.py
     methods = list(F.METHODS) + list(F.EXTRAS)
-    rank = [(objectives.index(o), methods.index(m) if m in methods else len(methods)) for o, m in zip(keep.objective, keep.method)]
+    rank = [
+        (objectives.index(o), methods.index(m) if m in methods else len(methods))
+        for o, m in zip(keep.objective, keep.method)
+    ]
     order = sorted(range(len(keep)), key=lambda i: rank[i])  # stable: rows of one program keep their order
     return keep.iloc[order].reset_index(drop=True)
 
@@ -119,16 +145,22 @@ def main():
     curves = latest([pd.read_csv(F.OUT / f"{t}_curves.csv") for t in args.tags], args.tags)
     runs = latest([pd.read_csv(F.OUT / f"{t}_runs.csv") for t in args.tags], args.tags)
     F.plot(curves, "simple_regret", F.OUT / f"{args.out}_regret.png", "simple regret")
-    F.plot(curves, "evaluations", F.OUT / f"{args.out.replace('fig1', 'fig2')}_evaluations.png", "evaluations",
-           log=False)
+    F.plot(
+        curves, "evaluations", F.OUT / f"{args.out.replace('fig1', 'fig2')}_evaluations.png", "evaluations", log=False
+    )
     t = table(curves, runs)
     t.to_csv(F.OUT / f"{args.out}_table.csv", index=False)
     (F.OUT / f"{args.out}_table.md").write_text(markdown(t))
     (F.OUT / f"{args.out}_pivot.md").write_text(
-        "Final simple regret (mean ± s.e. over seeds; bold: lowest in the row)\n\n" + pivot(t, "final_regret", "final_regret_se")
-        + "\nCost regret R^c at the end of the budget (mean; bold: lowest)\n\n" + pivot(t, "R_c", fmt="{:.1f}")
-        + "\nFraction of plays on i_* (mean)\n\n" + pivot(t, "frac_on_i_star", fmt="{:.2f}").replace("**", "")
-        + "\nBO steps for the budget (mean)\n\n" + pivot(t, "steps", fmt="{:.0f}").replace("**", ""))
+        "Final simple regret (mean ± s.e. over seeds; bold: lowest in the row)\n\n"
+        + pivot(t, "final_regret", "final_regret_se")
+        + "\nCost regret R^c at the end of the budget (mean; bold: lowest)\n\n"
+        + pivot(t, "R_c", fmt="{:.1f}")
+        + "\nFraction of plays on i_* (mean)\n\n"
+        + pivot(t, "frac_on_i_star", fmt="{:.2f}").replace("**", "")
+        + "\nBO steps for the budget (mean)\n\n"
+        + pivot(t, "steps", fmt="{:.0f}").replace("**", "")
+    )
     tags = [tag for tag in args.tags if (F.OUT / f"{tag}_timing.csv").exists()]
     if tags:
         tm = latest([pd.read_csv(F.OUT / f"{tag}_timing.csv") for tag in tags], tags)

@@ -19,6 +19,7 @@ experiments/results/nonstationary/: fig2[_quick].csv.gz (cumulative regret every
 fig2_summary[_quick].csv (R_t at 1000/2000/3000/5000, mean and s.e. over all seeds and over the three
 reference instances, next to the spec's reference), fig2_lam<lambda>[_quick].png, fig2[_quick].log.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,23 +47,44 @@ CHECK = (1000, 2000, 3000, 5000)  # the spec reference table's steps
 RECORD = (1000, 2000, 3000, 4000, 5000)
 # spec 5.4: the spec author's NumPy runs, 3 seeds (the instances of our seeds 0-2), mean R_t at CHECK
 REFERENCE = {
-    ("se", 1.0): {"Random": (723, 1175, 2167, 4152), "R-GP-UCB": (151, 315, 483, 759),
-                  "SW-GP-UCB": (146, 312, 504, 771), "R-PERP (C=1)": (736, 1292, 2139, 3823),
-                  "R-PERP (C=0.1)": (613, 1066, 1830, 2931)},
-    ("se", 0.01): {"Random": (723, 1175, 2167, 4152), "R-GP-UCB": (50, 105, 199, 292),
-                   "SW-GP-UCB": (53, 117, 248, 341), "R-PERP (C=1)": (734, 1268, 2141, 3881),
-                   "R-PERP (C=0.1)": (379, 723, 1377, 1922)},
-    ("matern52", 1.0): {"Random": (694, 1163, 2083, 3925), "R-GP-UCB": (227, 445, 685, 1133),
-                        "SW-GP-UCB": (220, 442, 686, 1125), "R-PERP (C=1)": (706, 1259, 2076, 3694),
-                        "R-PERP (C=0.1)": (667, 1201, 1963, 3507)},
-    ("matern52", 0.01): {"Random": (694, 1163, 2083, 3925), "R-GP-UCB": (147, 293, 458, 742),
-                         "SW-GP-UCB": (146, 297, 481, 763), "R-PERP (C=1)": (702, 1214, 2077, 3802),
-                         "R-PERP (C=0.1)": (564, 993, 1656, 2886)},
+    ("se", 1.0): {
+        "Random": (723, 1175, 2167, 4152),
+        "R-GP-UCB": (151, 315, 483, 759),
+        "SW-GP-UCB": (146, 312, 504, 771),
+        "R-PERP (C=1)": (736, 1292, 2139, 3823),
+        "R-PERP (C=0.1)": (613, 1066, 1830, 2931),
+    },
+    ("se", 0.01): {
+        "Random": (723, 1175, 2167, 4152),
+        "R-GP-UCB": (50, 105, 199, 292),
+        "SW-GP-UCB": (53, 117, 248, 341),
+        "R-PERP (C=1)": (734, 1268, 2141, 3881),
+        "R-PERP (C=0.1)": (379, 723, 1377, 1922),
+    },
+    ("matern52", 1.0): {
+        "Random": (694, 1163, 2083, 3925),
+        "R-GP-UCB": (227, 445, 685, 1133),
+        "SW-GP-UCB": (220, 442, 686, 1125),
+        "R-PERP (C=1)": (706, 1259, 2076, 3694),
+        "R-PERP (C=0.1)": (667, 1201, 1963, 3507),
+    },
+    ("matern52", 0.01): {
+        "Random": (694, 1163, 2083, 3925),
+        "R-GP-UCB": (147, 293, 458, 742),
+        "SW-GP-UCB": (146, 297, 481, 763),
+        "R-PERP (C=1)": (702, 1214, 2077, 3802),
+        "R-PERP (C=0.1)": (564, 993, 1656, 2886),
+    },
 }
-STYLE = {"Random": ("grey", "-"), "R-GP-UCB": ("tab:blue", "-"), "SW-GP-UCB": ("tab:green", "-"),
-         "R-PERP (C=1)": ("tab:red", "--"), "R-PERP (C=0.1)": ("tab:red", "-"),
-         "PE-P no restarts (C=0.1, ours)": ("tab:purple", ":"),
-         "R-PE no permutation (C=0.1, ours)": ("tab:orange", ":")}
+STYLE = {
+    "Random": ("grey", "-"),
+    "R-GP-UCB": ("tab:blue", "-"),
+    "SW-GP-UCB": ("tab:green", "-"),
+    "R-PERP (C=1)": ("tab:red", "--"),
+    "R-PERP (C=0.1)": ("tab:red", "-"),
+    "PE-P no restarts (C=0.1, ours)": ("tab:purple", ":"),
+    "R-PE no permutation (C=0.1, ours)": ("tab:orange", ":"),
+}
 
 
 def log(msg, fh):
@@ -85,8 +107,10 @@ def methods(T, kernel, known, lam, ablations):
     if ablations:
         p = ns.RPERPParams(C=0.1, lam=lam)
         out["PE-P no restarts (C=0.1, ours)"] = ([ns.RPERP(T, kernel=kernel, restart=False)] * len(V), p)
-        out["R-PE no permutation (C=0.1, ours)"] = ([ns.RPERP(T, variation=v, kernel=kernel, permute=False)
-                                                     for v in V], p)
+        out["R-PE no permutation (C=0.1, ours)"] = (
+            [ns.RPERP(T, variation=v, kernel=kernel, permute=False) for v in V],
+            p,
+        )
     return out
 
 
@@ -103,8 +127,11 @@ def main():
     sfx = "_quick" if args.quick else ""
     OUT.mkdir(parents=True, exist_ok=True)
     fh = open(OUT / f"fig2{sfx}.log", "w")
-    log(f"R-PERP Fig 2: T = {T}, {S} seeds, grid {grid}x{grid}, kernels {args.kernels}, lambdas {args.lams}\n"
-        f"machine: {machine_info()}; jax {jax.__version__}; load at start {os.getloadavg()}", fh)
+    log(
+        f"R-PERP Fig 2: T = {T}, {S} seeds, grid {grid}x{grid}, kernels {args.kernels}, lambdas {args.lams}\n"
+        f"machine: {machine_info()}; jax {jax.__version__}; load at start {os.getloadavg()}",
+        fh,
+    )
     rows, curves, timing = [], [], []
     t_all = time.perf_counter()
     for kernel in args.kernels:
@@ -112,9 +139,12 @@ def main():
         known = [pn.known(e) for e in envs]
         for s, k in enumerate(known):
             H = ns.rperp_interval(T, k["variation"], kernel, 2)
-            log(f"{kernel} seed {s}: B = {k['rkhs_norm']:.3f}, V_T = {k['variation']:.3f}, H = {H}, "
+            log(
+                f"{kernel} seed {s}: B = {k['rkhs_norm']:.3f}, V_T = {k['variation']:.3f}, H = {H}, "
                 f"H_ucb = W = {ns.ucb_interval(T, k['variation'], kernel, 2)}, batches of the first interval "
-                f"{ns.batch_sizes(min(H, T))}", fh)
+                f"{ns.batch_sizes(min(H, T))}",
+                fh,
+            )
         keys = jax.random.split(jax.random.key(2024), S)
         for lam in args.lams:
             t_lam = time.perf_counter()
@@ -123,23 +153,51 @@ def main():
                     continue  # Random does not depend on lambda
                 metrics, info, groups = pn.run_instances(algs, envs, keys, T, params=params)
                 for g in groups:
-                    timing.append({"kernel": kernel, "lam": lam, "method": label, "seeds": g["seeds"],
-                                   "compile_s": round(g["compile_s"], 2), "run_s": round(g["run_s"], 2),
-                                   "load": os.getloadavg()[0]})
-                    log(f"  {kernel} lam={lam} {label} seeds {g['seeds']}: compile {g['compile_s']:.1f} s, "
-                        f"run {g['run_s']:.1f} s, load {os.getloadavg()[0]:.1f}", fh)
+                    timing.append(
+                        {
+                            "kernel": kernel,
+                            "lam": lam,
+                            "method": label,
+                            "seeds": g["seeds"],
+                            "compile_s": round(g["compile_s"], 2),
+                            "run_s": round(g["run_s"], 2),
+                            "load": os.getloadavg()[0],
+                        }
+                    )
+                    log(
+                        f"  {kernel} lam={lam} {label} seeds {g['seeds']}: compile {g['compile_s']:.1f} s, "
+                        f"run {g['run_s']:.1f} s, load {os.getloadavg()[0]:.1f}",
+                        fh,
+                    )
                 R = metrics["cumulative_regret"]
                 act = info.get("num_active")
                 for s in range(S):
-                    rec = {"kernel": kernel, "lam": lam, "method": label, "seed": s,
-                           **{f"R_{c}": R[s, c - 1] for c in RECORD if c <= T}, "R_T": R[s, -1],
-                           "V_T": known[s]["variation"], "B": known[s]["rkhs_norm"]}
+                    rec = {
+                        "kernel": kernel,
+                        "lam": lam,
+                        "method": label,
+                        "seed": s,
+                        **{f"R_{c}": R[s, c - 1] for c in RECORD if c <= T},
+                        "R_T": R[s, -1],
+                        "V_T": known[s]["variation"],
+                        "B": known[s]["rkhs_norm"],
+                    }
                     if act is not None:
                         rec["min_active"], rec["final_active"] = int(act[s].min()), int(act[s, -1])
                     rows.append(rec)
                     steps = np.arange(9, T, 10)
-                    curves.append(pd.DataFrame({"kernel": kernel, "lam": lam, "method": label, "seed": s,
-                                                "step": steps + 1, "cumulative_regret": R[s, steps]}))
+                    curves.append(
+                        pd.DataFrame(
+                            {
+                                "kernel": kernel,
+                                "lam": lam,
+                                "method": label,
+                                "seed": s,
+                                "step": steps + 1,
+                                "cumulative_regret": R[s, steps],
+                            }
+                        )
+                    )
             log(f"{kernel} lam={lam}: all methods {time.perf_counter() - t_lam:.0f} s wall", fh)
     log(f"total wall {time.perf_counter() - t_all:.0f} s; load at end {os.getloadavg()}", fh)
     table = pd.DataFrame(rows)
@@ -167,9 +225,13 @@ def summarise(table, T):
             rec[f"R_{c}_reference"] = v
         if {"R_2000", "R_3000", "R_4000", "R_5000"} <= set(g):  # concavity of the mean curve on [2000, 5000]
             inc = np.diff([g[f"R_{c}"].mean() for c in (2000, 3000, 4000, 5000)])
-            rec.update(inc_2000_3000=inc[0], inc_3000_4000=inc[1], inc_4000_5000=inc[2],
-                       increments_decreasing=bool(inc[0] > inc[1] > inc[2]),
-                       slope_ratio_4000_5000_vs_2000_3000=inc[2] / inc[0])
+            rec.update(
+                inc_2000_3000=inc[0],
+                inc_3000_4000=inc[1],
+                inc_4000_5000=inc[2],
+                increments_decreasing=bool(inc[0] > inc[1] > inc[2]),
+                slope_ratio_4000_5000_vs_2000_3000=inc[2] / inc[0],
+            )
         if "min_active" in g:
             rec["min_active_mean"] = g["min_active"].mean()
         out.append(rec)

@@ -14,6 +14,7 @@ We draw 400 (order, noise) pairs with the random order and 400 noise draws with 
 (deterministic) order, and report quantiles of w* next to Eq. 8's beta^{1/2} for C in {0, 0.1, 1}
 (C = 0 keeps only the RKHS-bias and noise terms). Writes experiments/results/nonstationary/permutation[_quick].csv.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -65,9 +66,18 @@ def main():
                     keys = jax.random.split(jax.random.key(seed), draws)
                     for permute in (True, False):
                         w = np.asarray(jax.jit(jax.vmap(lambda kk: width(kk, permute)))(keys))
-                        rec = {"kernel": kernel, "seed": seed, "N": N, "change": change, "switch_fraction": q,
-                               "order": "random" if permute else "selection", "B": k["rkhs_norm"],
-                               "w_median": np.median(w), "w_q90": np.quantile(w, 0.9), "w_max": w.max()}
+                        rec = {
+                            "kernel": kernel,
+                            "seed": seed,
+                            "N": N,
+                            "change": change,
+                            "switch_fraction": q,
+                            "order": "random" if permute else "selection",
+                            "B": k["rkhs_norm"],
+                            "w_median": np.median(w),
+                            "w_q90": np.quantile(w, 0.9),
+                            "w_max": w.max(),
+                        }
                         for C in (0.0, 0.1, 1.0):
                             b = float(ns.rperp_beta_half(k["rkhs_norm"], C, lam, k["noise_std"], 0.1, K, T, H))
                             rec[f"beta_half_C{C:g}"] = b
@@ -78,7 +88,8 @@ def main():
     OUT.mkdir(parents=True, exist_ok=True)
     table.to_csv(OUT / f"permutation{'_quick' if args.quick else ''}.csv", index=False, float_format="%.5g")
     agg = table.groupby(["kernel", "N", "change", "switch_fraction", "order"])[
-        ["w_median", "w_q90", "coverage_C0", "coverage_C0.1", "coverage_C1"]].mean()
+        ["w_median", "w_q90", "coverage_C0", "coverage_C0.1", "coverage_C1"]
+    ].mean()
     print(f"\nload {os.getloadavg()}\n{agg.to_string(float_format=lambda v: f'{v:.3g}')}")
 
 

@@ -9,6 +9,7 @@ t = 1000 / 2000 / 3000 / 4000 / 5000 against the committed CSV (which stores 6 s
 Writes experiments/results/nonstationary/fig2_recheck.json with the code version and the largest
 relative difference.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,9 +37,16 @@ def main():
     T, lam = 5000, 0.01
     with gzip.open(OUT / "fig2.csv.gz", "rt") as fh:
         ref = pd.read_csv(fh)
-    keys = jax.random.split(jax.random.key(2024), 5)[:args.seeds]  # fig2.py's keys (S = 5)
-    result = {"machine": machine_info(), "code_version": code_version(), "load_start": os.getloadavg(),
-              "T": T, "lam": lam, "seeds": args.seeds, "rows": []}
+    keys = jax.random.split(jax.random.key(2024), 5)[: args.seeds]  # fig2.py's keys (S = 5)
+    result = {
+        "machine": machine_info(),
+        "code_version": code_version(),
+        "load_start": os.getloadavg(),
+        "T": T,
+        "lam": lam,
+        "seeds": args.seeds,
+        "rows": [],
+    }
     worst = 0.0
     for kernel in ("se", "matern52"):
         envs = [pn.kernel_drift(s, kernel, horizon=T) for s in range(args.seeds)]
@@ -57,14 +65,22 @@ def main():
                 got = np.asarray(metrics["cumulative_regret"][s])[np.asarray(STEPS) - 1]
                 rel = float(np.max(np.abs(got - want) / np.abs(want)))
                 worst = max(worst, rel)
-                row = {"kernel": kernel, "method": name, "seed": s, "steps": STEPS,
-                       "R_t_now": [float(g) for g in got], "R_t_committed": [float(w) for w in want],
-                       "max_rel_diff": rel}
+                row = {
+                    "kernel": kernel,
+                    "method": name,
+                    "seed": s,
+                    "steps": STEPS,
+                    "R_t_now": [float(g) for g in got],
+                    "R_t_committed": [float(w) for w in want],
+                    "max_rel_diff": rel,
+                }
                 result["rows"].append(row)
                 print(json.dumps(row), flush=True)
     result["max_rel_diff"] = worst
-    result["note"] = ("fig2.csv.gz stores 6 significant digits, so a max_rel_diff below ~1e-5 means the same "
-                      "curves (the same picks); a changed pick moves R_t by far more")
+    result["note"] = (
+        "fig2.csv.gz stores 6 significant digits, so a max_rel_diff below ~1e-5 means the same "
+        "curves (the same picks); a changed pick moves R_t by far more"
+    )
     result["load_end"] = os.getloadavg()
     (OUT / "fig2_recheck.json").write_text(json.dumps(result, indent=1))
     print("max relative difference", worst)

@@ -11,6 +11,7 @@ program) are timed. os.getloadavg() is recorded next to every measurement (other
 jbo's persistent compilation cache is off here (JBO_CACHE=0 unless set), so compile_s is a real
 compile. Writes experiments/results/nonstationary/timing[_quick].json (with the code version).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,9 +38,17 @@ def main():
     ap.add_argument("--repeats", type=int, default=5)
     args = ap.parse_args()
     T, grid, reps = (400, 12, 2) if args.quick else (5000, 30, args.repeats)
-    result = {"machine": machine_info(), "jax": jax.__version__, "code_version": code_version(),
-              "compilation_cache": os.environ["JBO_CACHE"], "T": T, "grid": grid, "load_start": os.getloadavg(),
-              "settings": "lambda = 0.01, R-PERP C = 0.1, rho = 0.01, delta = 0.1", "runs": []}
+    result = {
+        "machine": machine_info(),
+        "jax": jax.__version__,
+        "code_version": code_version(),
+        "compilation_cache": os.environ["JBO_CACHE"],
+        "T": T,
+        "grid": grid,
+        "load_start": os.getloadavg(),
+        "settings": "lambda = 0.01, R-PERP C = 0.1, rho = 0.01, delta = 0.1",
+        "runs": [],
+    }
     for kernel in ("se", "matern52"):
         for seeds, shared in ((1, None), (5, 4.0)):
             envs = [pn.kernel_drift(s, kernel, horizon=T, grid_size=grid) for s in range(seeds)]
@@ -62,16 +71,26 @@ def main():
                     loads.append(os.getloadavg()[0])
                     _, _, groups = pn.run_instances(algs, envs, keys, T, params=p)
                     runs[m].append(groups[0]["run_s"])  # the compiled program alone
-            rec = {"kernel": kernel, "seeds": seeds, "V_T": "per seed" if shared is None else shared,
-                   "H": cfg["R-PERP"][0][0].restart_interval, "H_ucb": cfg["R-GP-UCB"][0][0].restart_interval,
-                   "load_during": [float(min(loads)), float(max(loads))], "methods": {}}
+            rec = {
+                "kernel": kernel,
+                "seeds": seeds,
+                "V_T": "per seed" if shared is None else shared,
+                "H": cfg["R-PERP"][0][0].restart_interval,
+                "H_ucb": cfg["R-GP-UCB"][0][0].restart_interval,
+                "load_during": [float(min(loads)), float(max(loads))],
+                "methods": {},
+            }
             for m in cfg:
                 med = float(np.median(runs[m]))
-                rec["methods"][m] = {"compile_s": round(compile_s[m], 2), "run_s_median": round(med, 3),
-                                     "run_s_all": [round(r, 3) for r in runs[m]],
-                                     "ms_per_step": round(1e3 * med / T, 4)}
-            rec["rperp_over_rgpucb"] = round(rec["methods"]["R-PERP"]["run_s_median"]
-                                             / rec["methods"]["R-GP-UCB"]["run_s_median"], 2)
+                rec["methods"][m] = {
+                    "compile_s": round(compile_s[m], 2),
+                    "run_s_median": round(med, 3),
+                    "run_s_all": [round(r, 3) for r in runs[m]],
+                    "ms_per_step": round(1e3 * med / T, 4),
+                }
+            rec["rperp_over_rgpucb"] = round(
+                rec["methods"]["R-PERP"]["run_s_median"] / rec["methods"]["R-GP-UCB"]["run_s_median"], 2
+            )
             result["runs"].append(rec)
             print(json.dumps(rec), flush=True)
     result["load_end"] = os.getloadavg()

@@ -13,6 +13,7 @@ about raw + 3 x starts x steps evaluations per step.
 
 Writes experiments/results/sbo/budget_cost.json.
 """
+
 from __future__ import annotations
 
 import json
@@ -61,19 +62,35 @@ def main():
     runs = PROBLEMS * SEEDS
     flops_per_eval = 2 * M * T**2
     evals = alg.num_raw + 3 * alg.num_starts * alg.opt_steps
-    record = {"command": "python experiments/sbo/budget_cost.py", "machine": machine_info(),
-              "load_average": os.getloadavg(), "settings": {"T": T, "n0": N0, "M": M, "num_raw": alg.num_raw,
-                                                           "num_starts": alg.num_starts, "opt_steps": alg.opt_steps,
-                                                           "problems": PROBLEMS, "seeds": SEEDS},
-              "capacities": list(caps), "s_per_step": {str(c): s for c, s in per_step.items()},
-              "bo_steps_at_capacity": {str(c): n for c, n in bo_steps.items()},
-              "s_per_run_growing": grown, "s_per_run_whole_buffer": whole,
-              "hours_per_method_growing": grown * runs / 3600, "hours_per_method_whole_buffer": whole * runs / 3600,
-              "acquisition_flops_per_step_at_T": flops_per_eval * evals}
+    record = {
+        "command": "python experiments/sbo/budget_cost.py",
+        "machine": machine_info(),
+        "load_average": os.getloadavg(),
+        "settings": {
+            "T": T,
+            "n0": N0,
+            "M": M,
+            "num_raw": alg.num_raw,
+            "num_starts": alg.num_starts,
+            "opt_steps": alg.opt_steps,
+            "problems": PROBLEMS,
+            "seeds": SEEDS,
+        },
+        "capacities": list(caps),
+        "s_per_step": {str(c): s for c, s in per_step.items()},
+        "bo_steps_at_capacity": {str(c): n for c, n in bo_steps.items()},
+        "s_per_run_growing": grown,
+        "s_per_run_whole_buffer": whole,
+        "hours_per_method_growing": grown * runs / 3600,
+        "hours_per_method_whole_buffer": whole * runs / 3600,
+        "acquisition_flops_per_step_at_T": flops_per_eval * evals,
+    }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(record, indent=1))
-    print(f"one SBO-KDE run: {grown / 60:.1f} min (growing) vs {whole / 60:.1f} min (whole buffer); "
-          f"{runs} runs per method: {grown * runs / 3600:.1f} h vs {whole * runs / 3600:.1f} h")
+    print(
+        f"one SBO-KDE run: {grown / 60:.1f} min (growing) vs {whole / 60:.1f} min (whole buffer); "
+        f"{runs} runs per method: {grown * runs / 3600:.1f} h vs {whole * runs / 3600:.1f} h"
+    )
     print(f"wrote {OUT}")
 
 

@@ -15,6 +15,7 @@ and the two additions SBO-Oracle / SBO-Empirical with --extras.
 Writes experiments/results/sbo/fig1_<problem>.csv and .png (fig2_... for ackley_4c; --methods and --tag
 re-run some methods into fig1_<problem>_<tag>.csv next to the full files).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,13 +27,20 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-
 from common import LABELS, PAPER_METHODS, add_method_args, header, method_from_args, out_path  # noqa: E402
+
 from jbo import designs, optimize, studies  # noqa: E402
 from jbo.problems import contextual  # noqa: E402
 
-FIG1 = ("ackley", "modified_branin", "hartmann", "complicated_hartmann", "newsvendor", "portfolio_uniform",
-        "portfolio_normal")
+FIG1 = (
+    "ackley",
+    "modified_branin",
+    "hartmann",
+    "complicated_hartmann",
+    "newsvendor",
+    "portfolio_uniform",
+    "portfolio_normal",
+)
 
 
 def numerical_optimum(problem):
@@ -62,8 +70,10 @@ def main():
     if unknown:
         raise ValueError(f"unknown methods {unknown}; choose from {list(LABELS)}")
     suffix = f"_{args.tag}" if args.tag else ""
-    header(f"SBO-KDE Fig 1: {seeds} seeds, T = {T}, M = {M}, raw cap {args.raw}, MMD grid cap {args.max_grid}, "
-           f"opt steps {args.opt_steps}, methods {names}")
+    header(
+        f"SBO-KDE Fig 1: {seeds} seeds, T = {T}, M = {M}, raw cap {args.raw}, MMD grid cap {args.max_grid}, "
+        f"opt steps {args.opt_steps}, methods {names}"
+    )
     for pname in args.problems:
         problem = contextual.problem(pname)
         f_star = problem.optimal_value if problem.optimal_value is not None else numerical_optimum(problem)[0]
@@ -77,8 +87,11 @@ def main():
         table["cumulative_expected"] = grp.value.cumsum()
         stem = "fig2" if pname == "ackley_4c" else "fig1"
         table.to_csv(out_path(f"{stem}_{pname}{suffix}", args.quick, "csv"), index=False)
-        metric = {"complicated_hartmann": "cumulative_reward", "portfolio_uniform": "cumulative_expected",
-                  "portfolio_normal": "cumulative_expected"}.get(pname, "cumulative_regret")
+        metric = {
+            "complicated_hartmann": "cumulative_reward",
+            "portfolio_uniform": "cumulative_expected",
+            "portfolio_normal": "cumulative_expected",
+        }.get(pname, "cumulative_regret")
         final = table[table.step == T].groupby("method", sort=False)[metric].agg(["mean", "sem"])
         print(f"\n{pname} (F* = {f_star:.5f}); final {metric}:\n{final.to_string(float_format=lambda v: f'{v:.4g}')}")
         fig, ax = plt.subplots(figsize=(5.5, 4))

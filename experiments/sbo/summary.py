@@ -1,5 +1,5 @@
 """Summarise the Fig 1 / Fig 2 CSVs: the final value of each problem's metric per method (mean and
-standard error over seeds) and the methods' order, as a Markdown table for the README.
+standard error over seeds) and the methods' order, as a Markdown table for docs/papers/sbo-kde.md.
 
     python experiments/sbo/summary.py
 
@@ -7,16 +7,27 @@ Metric as in the paper (spec 7.1): cumulative regret (lower is better); Complica
 cumulative observed reward, Portfolio: cumulative expected reward (higher is better).
 Writes experiments/results/sbo/fig1_summary.csv.
 """
+
 from __future__ import annotations
 
 import pandas as pd
-
 from common import OUT
 
-HIGHER = {"complicated_hartmann": "cumulative_reward", "portfolio_uniform": "cumulative_expected",
-          "portfolio_normal": "cumulative_expected"}
-ORDER = ["ackley", "modified_branin", "hartmann", "complicated_hartmann", "newsvendor", "portfolio_uniform",
-         "portfolio_normal", "ackley_4c"]
+HIGHER = {
+    "complicated_hartmann": "cumulative_reward",
+    "portfolio_uniform": "cumulative_expected",
+    "portfolio_normal": "cumulative_expected",
+}
+ORDER = [
+    "ackley",
+    "modified_branin",
+    "hartmann",
+    "complicated_hartmann",
+    "newsvendor",
+    "portfolio_uniform",
+    "portfolio_normal",
+    "ackley_4c",
+]
 
 
 def main():

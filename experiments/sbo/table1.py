@@ -7,6 +7,7 @@ measured separately (ahead-of-time) and excluded from the run seconds, which are
 --runs seeds run one after another (the paper: mean +- sd of 10 runs, BoTorch/CVXPY on a CPU).
 Settings as experiments/sbo/fig1.py. Writes experiments/results/sbo/table1_timing.csv.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -15,13 +16,19 @@ import time
 import jax
 import numpy as np
 import pandas as pd
-
 from common import LABELS, PAPER_METHODS, add_method_args, header, method_from_args, out_path
+
 from jbo.problems import contextual
 from jbo.studies import compile_seeds
 
-PAPER = {"GP-UCB": 11.35, "DRBO-MMD": 5254.65, "DRBO-MMD-MinimaxApprox": 119.04, "StableOpt": 32.75, "SBO-KDE": 30.57,
-         "DRBO-KDE": 180.61}
+PAPER = {
+    "GP-UCB": 11.35,
+    "DRBO-MMD": 5254.65,
+    "DRBO-MMD-MinimaxApprox": 119.04,
+    "StableOpt": 32.75,
+    "SBO-KDE": 30.57,
+    "DRBO-KDE": 180.61,
+}
 
 
 def main():
@@ -30,8 +37,10 @@ def main():
     ap.add_argument("--runs", type=int, default=1)
     args = ap.parse_args()
     T, M = (14, 32) if args.quick else (100, args.samples)
-    header(f"SBO-KDE Table 1: seconds per {T} evaluations on Ackley, M = {M}, raw cap {args.raw}, MMD grid cap "
-           f"{args.max_grid}, opt steps {args.opt_steps}, {args.runs} run(s) each")
+    header(
+        f"SBO-KDE Table 1: seconds per {T} evaluations on Ackley, M = {M}, raw cap {args.raw}, MMD grid cap "
+        f"{args.max_grid}, opt steps {args.opt_steps}, {args.runs} run(s) each"
+    )
     problem = contextual.problem("ackley")
     rows = []
     for name in PAPER_METHODS:
@@ -46,8 +55,10 @@ def main():
             times.append(time.perf_counter() - t0)
         label = LABELS[name]
         rows.append((label, compile_s, np.mean(times), np.std(times), PAPER[label]))
-        print(f"{label:24s} compile {compile_s:6.1f} s   run {np.mean(times):8.2f} s   (paper {PAPER[label]} s)",
-              flush=True)
+        print(
+            f"{label:24s} compile {compile_s:6.1f} s   run {np.mean(times):8.2f} s   (paper {PAPER[label]} s)",
+            flush=True,
+        )
     table = pd.DataFrame(rows, columns=["method", "compile_s", "run_s", "run_sd", "paper_s"])
     base = table.set_index("method").run_s["GP-UCB"]
     table["ratio_to_gp_ucb"] = table.run_s / base

@@ -2,31 +2,30 @@
 
     PYTHONPATH=<checkout> python experiments/sbo/table1_mmd_solver.py --label smo [--runs 1] [--quick]
 
-Issue 15 replaced the DRBO-MMD worst-case solver (16 bisection x 100 FISTA steps, up to 4.5e-2 of the
+The DRBO-MMD worst-case solver replaced an earlier one (16 bisection x 100 FISTA steps, up to 4.5e-2 of the
 range of g off the SOCP optimum) by warm-started SMO pair steps (12 x 150, within 1e-5). The target:
 Table 1's DRBO-MMD time at most 1.5x the old one. The machine is shared, so the two solvers are
-timed in the same session, alternately, each by this script run with the checkout that holds it on
+timed back to back, alternately, each by this script run with the checkout that holds it on
 PYTHONPATH (the jbo it imports is recorded). Settings as experiments/sbo/table1.py (Ackley, one seed,
 100 evaluations, n0 = 10, the paper's M = 1024, 32 raw points for DRBO-MMD, grid 100); compile
 seconds separately; the 1-minute load average before and after each run. Appends one row per method
 to experiments/results/sbo/table1_mmd_solver.csv.
 """
+
 from __future__ import annotations
 
 import argparse
 import os
 import time
-from pathlib import Path
 
 import jax
 import numpy as np
 import pandas as pd
+from common import LABELS, add_method_args, header, method_from_args, out_path
 
 import jbo
-from jbo.studies import code_version
-from common import LABELS, add_method_args, header, method_from_args, out_path
 from jbo.problems import contextual
-from jbo.studies import compile_seeds
+from jbo.studies import code_version, compile_seeds
 
 
 def main():
@@ -50,12 +49,40 @@ def main():
             run_s = time.perf_counter() - t0
             load1 = os.getloadavg()[0]
             regret = float(np.asarray(tr.metrics["regret"])[0, -1])
-            rows.append((args.label, code_version(), LABELS[name], r, compile_s, run_s, load0, load1, regret,
-                         time.strftime("%Y-%m-%d %H:%M:%S")))
-            print(f"{args.label:6s} {LABELS[name]:10s} run {r}: compile {compile_s:5.1f} s, run {run_s:7.2f} s, "
-                  f"load {load0:.2f} -> {load1:.2f}, final regret {regret:.4f}", flush=True)
-    table = pd.DataFrame(rows, columns=["solver", "jbo_commit", "method", "run", "compile_s", "run_s", "load_before",
-                                        "load_after", "final_regret", "time"])
+            rows.append(
+                (
+                    args.label,
+                    code_version(),
+                    LABELS[name],
+                    r,
+                    compile_s,
+                    run_s,
+                    load0,
+                    load1,
+                    regret,
+                    time.strftime("%Y-%m-%d %H:%M:%S"),
+                )
+            )
+            print(
+                f"{args.label:6s} {LABELS[name]:10s} run {r}: compile {compile_s:5.1f} s, run {run_s:7.2f} s, "
+                f"load {load0:.2f} -> {load1:.2f}, final regret {regret:.4f}",
+                flush=True,
+            )
+    table = pd.DataFrame(
+        rows,
+        columns=[
+            "solver",
+            "jbo_commit",
+            "method",
+            "run",
+            "compile_s",
+            "run_s",
+            "load_before",
+            "load_after",
+            "final_regret",
+            "time",
+        ],
+    )
     path = out_path("table1_mmd_solver", args.quick, "csv")
     table.to_csv(path, mode="a", header=not path.exists(), index=False)
 

@@ -5,6 +5,7 @@ no compiled program is shared). Writes the largest action change per step and th
 
     python experiments/scale/adam_eps_branin.py  ->  experiments/results/scale/adam_eps_branin.json
 """
+
 from __future__ import annotations
 
 import json
@@ -51,12 +52,28 @@ def main():
         for tag in ("old", "new"):
             subprocess.run([sys.executable, __file__, f"{d}/{tag}.npz", tag], check=True)
         o, n = np.load(f"{d}/old.npz"), np.load(f"{d}/new.npz")
-        rows = {k: dict(max_abs_action_change_per_step=np.abs(o[k] - n[k]).max(axis=(0, 2)).tolist(),
-                        final_simple_regret_old_eps=o[k + "_regret"].tolist(),
-                        final_simple_regret_eps_0=n[k + "_regret"].tolist())
-                for k in o.files if not k.endswith("_regret")}
-    OUT.write_text(json.dumps(dict(what=__doc__.split("\n\n")[0], machine=machine_info(), code_version=code_version(),
-                                   load=list(os.getloadavg()), methods=rows), indent=1) + "\n")
+        rows = {
+            k: dict(
+                max_abs_action_change_per_step=np.abs(o[k] - n[k]).max(axis=(0, 2)).tolist(),
+                final_simple_regret_old_eps=o[k + "_regret"].tolist(),
+                final_simple_regret_eps_0=n[k + "_regret"].tolist(),
+            )
+            for k in o.files
+            if not k.endswith("_regret")
+        }
+    OUT.write_text(
+        json.dumps(
+            dict(
+                what=__doc__.split("\n\n")[0],
+                machine=machine_info(),
+                code_version=code_version(),
+                load=list(os.getloadavg()),
+                methods=rows,
+            ),
+            indent=1,
+        )
+        + "\n"
+    )
     print(json.dumps({k: max(v["max_abs_action_change_per_step"]) for k, v in rows.items()}))
 
 

@@ -1,4 +1,4 @@
-"""bitwise=True against the default vmapped batch, on one CPU device (issue 14: the setting's cost).
+"""bitwise=True against the default vmapped batch, on one CPU device.
 
     python experiments/scale/bitwise.py [--methods random_search,gp_ucb,...] [--problem branin]
                                         [--seeds 16] [--steps 30] [--reps 3]
@@ -10,6 +10,7 @@ the load average next to every timing (the machine is shared); and the largest d
 the two curves (the same computation, so equal to rounding). Writes
 experiments/results/scale/bitwise.json. Settings are ours (registry defaults, 16 seeds x 30 steps).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,20 +44,29 @@ def main():
 
     problem = jbo.problems.get(args.problem)
     keys = jax.random.split(jax.random.key(0), args.seeds)
-    record = {"machine": machine_info(), "code_version": code_version(), "devices": 1, "problem": args.problem,
-              "seeds": args.seeds, "steps": args.steps, "reps": args.reps,
-              "jax_disable_most_optimizations": os.environ.get("JAX_DISABLE_MOST_OPTIMIZATIONS", "0"), "methods": {}}
+    record = {
+        "machine": machine_info(),
+        "code_version": code_version(),
+        "devices": 1,
+        "problem": args.problem,
+        "seeds": args.seeds,
+        "steps": args.steps,
+        "reps": args.reps,
+        "jax_disable_most_optimizations": os.environ.get("JAX_DISABLE_MOST_OPTIMIZATIONS", "0"),
+        "methods": {},
+    }
     for name in args.methods.split(","):
         alg = jbo.algorithms.get(name)
         fns, m = {}, {}
         for mode in ("vmapped", "bitwise"):
             load = os.getloadavg()[0]
-            fns[mode], compile_s = compile_seeds(alg, problem, keys, args.steps, devices=1,
-                                                 bitwise=mode == "bitwise", keep_final_state=False)
+            fns[mode], compile_s = compile_seeds(
+                alg, problem, keys, args.steps, devices=1, bitwise=mode == "bitwise", keep_final_state=False
+            )
             m[mode] = {"compile_s": compile_s, "load_at_compile": load, "run_s": [], "load_at_run": []}
         traces = {}
         for rep in range(args.reps):
-            for mode in (("vmapped", "bitwise") if rep % 2 == 0 else ("bitwise", "vmapped")):
+            for mode in ("vmapped", "bitwise") if rep % 2 == 0 else ("bitwise", "vmapped"):
                 load = os.getloadavg()[0]
                 t0 = time.perf_counter()
                 traces[mode] = jax.block_until_ready(fns[mode](keys))
@@ -67,14 +77,20 @@ def main():
         a, b = traces["vmapped"], traces["bitwise"]
         m["run_ratio_bitwise_over_vmapped"] = m["bitwise"]["run_s_median"] / m["vmapped"]["run_s_median"]
         m["compile_ratio_bitwise_over_vmapped"] = m["bitwise"]["compile_s"] / m["vmapped"]["compile_s"]
-        m["max_abs_action_difference"] = float(np.max(np.abs(np.asarray(a.actions, float) - np.asarray(b.actions, float))))
-        m["max_abs_simple_regret_difference"] = float(np.max(np.abs(np.asarray(a.metrics["simple_regret"])
-                                                                    - np.asarray(b.metrics["simple_regret"]))))
+        m["max_abs_action_difference"] = float(
+            np.max(np.abs(np.asarray(a.actions, float) - np.asarray(b.actions, float)))
+        )
+        m["max_abs_simple_regret_difference"] = float(
+            np.max(np.abs(np.asarray(a.metrics["simple_regret"]) - np.asarray(b.metrics["simple_regret"])))
+        )
         record["methods"][name] = m
-        print(f"{name:14s} compile {m['vmapped']['compile_s']:6.1f} / {m['bitwise']['compile_s']:6.1f} s, run "
-              f"{m['vmapped']['run_s_median']:.3f} / {m['bitwise']['run_s_median']:.3f} s (vmapped / bitwise: "
-              f"{m['run_ratio_bitwise_over_vmapped']:.2f}x), max |action diff| {m['max_abs_action_difference']:.2g}, "
-              f"load {m['vmapped']['load_at_run'][0]:.1f}", flush=True)
+        print(
+            f"{name:14s} compile {m['vmapped']['compile_s']:6.1f} / {m['bitwise']['compile_s']:6.1f} s, run "
+            f"{m['vmapped']['run_s_median']:.3f} / {m['bitwise']['run_s_median']:.3f} s (vmapped / bitwise: "
+            f"{m['run_ratio_bitwise_over_vmapped']:.2f}x), max |action diff| {m['max_abs_action_difference']:.2g}, "
+            f"load {m['vmapped']['load_at_run'][0]:.1f}",
+            flush=True,
+        )
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(json.dumps(record, indent=1) + "\n")  # after every method: a partial run counts
     print(f"-> {args.out}")

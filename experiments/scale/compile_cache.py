@@ -1,4 +1,4 @@
-"""Persistent compilation cache (issue 14 item 4): `jbo demo` twice in fresh processes, empty cache first.
+"""Persistent compilation cache: `jbo demo` twice in fresh processes, empty cache first.
 
 For each setting (small: 4 seeds x 10 steps; default: the demo's own 16 seeds x 40 / 60 steps), an empty
 cache directory is made, then `python -m jbo demo` runs twice as separate processes with
@@ -17,6 +17,7 @@ user runs it.
     python experiments/scale/compile_cache.py --grid   # -> compile_cache_grid.json (Params grid cells share a program)
     python experiments/scale/compile_cache.py --imports   # -> compile_cache_imports.json (import CPU seconds)
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,8 +53,14 @@ def one_run(args, cache_dir: Path, out_dir: Path) -> dict:
     env.update(JBO_CACHE="1", JBO_CACHE_DIR=str(cache_dir))
     load_before = os.getloadavg()
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "jbo", "demo", *args, "--out", str(out_dir)], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jbo", "demo", *args, "--out", str(out_dir)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        bufsize=0,
+    )
     first_prefix, first_line = [], []
     err = bytearray()
 
@@ -70,26 +77,35 @@ def one_run(args, cache_dir: Path, out_dir: Path) -> dict:
 
     reader = threading.Thread(target=read_err)
     reader.start()
-    stdout = proc.stdout.read().decode()
+    proc.stdout.read()  # drained so the child never blocks on a full pipe
     proc.wait()
     reader.join()
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         raise RuntimeError(f"jbo demo failed:\n{err.decode()}")
-    programs = [dict(method=m[3], problem=m[4], compile_s=float(m[5]), run_s=float(m[6]))
-                for m in LINE.finditer(err.decode())]
+    programs = [
+        dict(method=m[3], problem=m[4], compile_s=float(m[5]), run_s=float(m[6])) for m in LINE.finditer(err.decode())
+    ]
     setup, setup_cpu = first_prefix[0]
     first_end, first_end_cpu = first_line[0]
     files = [p for p in cache_dir.rglob("*") if p.is_file()]
-    return {"setup_s": setup, "first_program_compile_s": programs[0]["compile_s"],
-            "time_to_first_program_start_s": setup + programs[0]["compile_s"],
-            "setup_cpu_s": setup_cpu, "time_to_first_program_end_s": first_end,
-            "cpu_s_to_first_program_end": first_end_cpu,
-            "compile_s_total": sum(p["compile_s"] for p in programs), "run_s_total": sum(p["run_s"] for p in programs),
-            "wall_s": wall, "programs": programs, "cache_entries_after": len(files),
-            "cache_bytes_after": sum(p.stat().st_size for p in files),
-            "load_before": load_before, "load_after": os.getloadavg(),
-            "regrets": _regrets(out_dir / "demo_summary.csv")}
+    return {
+        "setup_s": setup,
+        "first_program_compile_s": programs[0]["compile_s"],
+        "time_to_first_program_start_s": setup + programs[0]["compile_s"],
+        "setup_cpu_s": setup_cpu,
+        "time_to_first_program_end_s": first_end,
+        "cpu_s_to_first_program_end": first_end_cpu,
+        "compile_s_total": sum(p["compile_s"] for p in programs),
+        "run_s_total": sum(p["run_s"] for p in programs),
+        "wall_s": wall,
+        "programs": programs,
+        "cache_entries_after": len(files),
+        "cache_bytes_after": sum(p.stat().st_size for p in files),
+        "load_before": load_before,
+        "load_after": os.getloadavg(),
+        "regrets": _regrets(out_dir / "demo_summary.csv"),
+    }
 
 
 def _regrets(path: Path) -> list:
@@ -109,16 +125,27 @@ def study_run(cache_dir: Path, out_dir: Path) -> dict:
     env.update(JBO_CACHE="1", JBO_CACHE_DIR=str(cache_dir))
     load_before = os.getloadavg()
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "jbo", "study", "experiments/studies/demo.toml", "--out", str(out_dir),
-                           "--quiet"], cwd=ROOT, env=env, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "jbo", "study", "experiments/studies/demo.toml", "--out", str(out_dir), "--quiet"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         raise RuntimeError(f"jbo study failed:\n{proc.stderr}")
     table = pd.read_csv(out_dir / "table.csv")
     cells = table.groupby("cell", sort=False)[["compile_s", "run_s"]].first().reset_index()
-    return {"wall_s": wall, "compile_s_total": float(cells["compile_s"].sum()), "run_s_total": float(cells["run_s"].sum()),
-            "cells": cells.to_dict(orient="records"), "regrets": _regrets(out_dir / "summary.csv"),
-            "load_before": load_before, "load_after": os.getloadavg()}
+    return {
+        "wall_s": wall,
+        "compile_s_total": float(cells["compile_s"].sum()),
+        "run_s_total": float(cells["run_s"].sum()),
+        "cells": cells.to_dict(orient="records"),
+        "regrets": _regrets(out_dir / "summary.csv"),
+        "load_before": load_before,
+        "load_after": os.getloadavg(),
+    }
 
 
 def grid_run(cache_dir: Path | None, out_dir: Path) -> dict:
@@ -131,26 +158,45 @@ def grid_run(cache_dir: Path | None, out_dir: Path) -> dict:
     env.update(JBO_CACHE="0") if cache_dir is None else env.update(JBO_CACHE="1", JBO_CACHE_DIR=str(cache_dir))
     load_before = os.getloadavg()
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "jbo", "study", "experiments/studies/ucb_beta.toml", "--out",
-                           str(out_dir), "--quiet"], cwd=ROOT, env=env, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "jbo", "study", "experiments/studies/ucb_beta.toml", "--out", str(out_dir), "--quiet"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         raise RuntimeError(f"jbo study failed:\n{proc.stderr}")
     table = pd.read_csv(out_dir / "table.csv")
     cells = table.groupby("cell", sort=False)[["compile_s", "run_s"]].first().reset_index()
-    return {"cache": cache_dir is not None, "wall_s": wall, "compile_s_total": float(cells["compile_s"].sum()),
-            "run_s_total": float(cells["run_s"].sum()), "cells": cells.to_dict(orient="records"),
-            "regrets": _regrets(out_dir / "summary.csv"), "load_before": load_before, "load_after": os.getloadavg()}
+    return {
+        "cache": cache_dir is not None,
+        "wall_s": wall,
+        "compile_s_total": float(cells["compile_s"].sum()),
+        "run_s_total": float(cells["run_s"].sum()),
+        "cells": cells.to_dict(orient="records"),
+        "regrets": _regrets(out_dir / "summary.csv"),
+        "load_before": load_before,
+        "load_after": os.getloadavg(),
+    }
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--settings", nargs="+", default=["small", "default"], choices=list(SETTINGS))
     ap.add_argument("--out", default=str(ROOT / "experiments/results/scale/compile_cache.json"))
-    ap.add_argument("--grid", action="store_true", help="instead: the ucb_beta.toml study with the cache off, then "
-                                                        "on (empty), into compile_cache_grid.json")
-    ap.add_argument("--imports", action="store_true", help="instead: CPU seconds of importing jax, pandas, "
-                                                           "scipy.special and jbo in fresh processes -> compile_cache_imports.json")
+    ap.add_argument(
+        "--grid",
+        action="store_true",
+        help="instead: the ucb_beta.toml study with the cache off, then on (empty), into compile_cache_grid.json",
+    )
+    ap.add_argument(
+        "--imports",
+        action="store_true",
+        help="instead: CPU seconds of importing jax, pandas, "
+        "scipy.special and jbo in fresh processes -> compile_cache_imports.json",
+    )
     a = ap.parse_args()
     import jbo.studies
 
@@ -159,12 +205,28 @@ def main():
 
         code = "import time; t = time.process_time(); import {m}; print(time.process_time() - t)"
         env = {**os.environ, "JBO_CACHE": "0"}
-        res = {"what": "CPU seconds (time.process_time) of one import in a fresh process, median of 5: what a warm "
-                       "cache cannot remove from a jbo process's start", "machine": jbo.studies.machine_info(),
-               "code_version": jbo.studies.code_version(), "load_before": os.getloadavg(), "cpu_s": {}}
+        res = {
+            "what": "CPU seconds (time.process_time) of one import in a fresh process, median of 5: what a warm "
+            "cache cannot remove from a jbo process's start",
+            "machine": jbo.studies.machine_info(),
+            "code_version": jbo.studies.code_version(),
+            "load_before": os.getloadavg(),
+            "cpu_s": {},
+        }
         for m in ("jax", "pandas", "scipy.special", "jbo"):
-            vals = [float(subprocess.run([sys.executable, "-c", code.format(m=m)], cwd=ROOT, env=env, capture_output=True,
-                                         text=True, check=True).stdout) for _ in range(5)]
+            vals = [
+                float(
+                    subprocess.run(
+                        [sys.executable, "-c", code.format(m=m)],
+                        cwd=ROOT,
+                        env=env,
+                        capture_output=True,
+                        text=True,
+                        check=True,
+                    ).stdout
+                )
+                for _ in range(5)
+            ]
             res["cpu_s"][m] = {"median": statistics.median(vals), "all": vals}
             print(f"import {m}: {statistics.median(vals):.2f} CPU s (median of 5)", flush=True)
         res["load_after"] = os.getloadavg()
@@ -177,37 +239,52 @@ def main():
         with tempfile.TemporaryDirectory() as tmp:
             off = grid_run(None, Path(tmp) / "off")
             on = grid_run(Path(tmp) / "cache", Path(tmp) / "on")
-        res = {"what": "jbo study experiments/studies/ucb_beta.toml (12 cells, 8 seeds) in a fresh process, cache off "
-                       "vs on with an empty cache directory: Params-grid cells share one compiled program",
-               "machine": jbo.studies.machine_info(), "code_version": jbo.studies.code_version(),
-               "off": off, "on": on, "same_regrets": off["regrets"] == on["regrets"]}
+        res = {
+            "what": "jbo study experiments/studies/ucb_beta.toml (12 cells, 8 seeds) in a fresh process, cache off "
+            "vs on with an empty cache directory: Params-grid cells share one compiled program",
+            "machine": jbo.studies.machine_info(),
+            "code_version": jbo.studies.code_version(),
+            "off": off,
+            "on": on,
+            "same_regrets": off["regrets"] == on["regrets"],
+        }
         out = Path(a.out).with_name("compile_cache_grid.json")
         out.write_text(json.dumps(res, indent=1))
         for r in (off, on):
-            print(f"cache {'on ' if r['cache'] else 'off'}: compile per cell " +
-                  " ".join(f"{c['compile_s']:.1f}" for c in r["cells"]) +
-                  f"; total compile {r['compile_s_total']:.1f} s, run {r['run_s_total']:.1f} s, wall {r['wall_s']:.1f} s")
+            print(
+                f"cache {'on ' if r['cache'] else 'off'}: compile per cell "
+                + " ".join(f"{c['compile_s']:.1f}" for c in r["cells"])
+                + f"; total compile {r['compile_s_total']:.1f} s, run {r['run_s_total']:.1f} s, wall {r['wall_s']:.1f} s"
+            )
         print(f"same regrets: {res['same_regrets']}; wrote {out}")
         return
 
-    result = {"what": "jbo demo twice in fresh processes sharing an initially empty persistent compilation cache "
-                      "(JBO_CACHE_DIR); first = cold cache, second = warm cache",
-              "machine": jbo.studies.machine_info(), "code_version": jbo.studies.code_version(),
-              "command": " ".join([Path(sys.executable).name, *sys.argv]), "settings": {}}
+    result = {
+        "what": "jbo demo twice in fresh processes sharing an initially empty persistent compilation cache "
+        "(JBO_CACHE_DIR); first = cold cache, second = warm cache",
+        "machine": jbo.studies.machine_info(),
+        "code_version": jbo.studies.code_version(),
+        "command": " ".join([Path(sys.executable).name, *sys.argv]),
+        "settings": {},
+    }
     for name in a.settings:
         with tempfile.TemporaryDirectory() as tmp:
             cache, runs = Path(tmp) / "cache", []
             for i in range(2):
                 r = one_run(SETTINGS[name], cache, Path(tmp) / f"out{i}")
                 runs.append(r)
-                print(f"{name} run {i + 1}: set-up {r['setup_s']:.1f} s, first program compile {r['first_program_compile_s']:.1f} s "
-                      f"-> starts at {r['time_to_first_program_start_s']:.1f} s (CPU {r['cpu_s_to_first_program_end']:.1f} s to its end); compile total {r['compile_s_total']:.1f} s, "
-                      f"run total {r['run_s_total']:.1f} s, wall {r['wall_s']:.1f} s; cache {r['cache_entries_after']} files; "
-                      f"load {r['load_before'][0]:.1f} -> {r['load_after'][0]:.1f}", flush=True)
+                print(
+                    f"{name} run {i + 1}: set-up {r['setup_s']:.1f} s, first program compile {r['first_program_compile_s']:.1f} s "
+                    f"-> starts at {r['time_to_first_program_start_s']:.1f} s (CPU {r['cpu_s_to_first_program_end']:.1f} s to its end); compile total {r['compile_s_total']:.1f} s, "
+                    f"run total {r['run_s_total']:.1f} s, wall {r['wall_s']:.1f} s; cache {r['cache_entries_after']} files; "
+                    f"load {r['load_before'][0]:.1f} -> {r['load_after'][0]:.1f}",
+                    flush=True,
+                )
             first, second = runs
             result["settings"][name] = {
                 "demo_args": " ".join(SETTINGS[name]) or "(defaults: 16 seeds, 40 / 60 steps)",
-                "first": first, "second": second,
+                "first": first,
+                "second": second,
                 "speedup_time_to_first_program_start": first["time_to_first_program_start_s"]
                 / second["time_to_first_program_start_s"],
                 "speedup_first_program_compile": first["first_program_compile_s"] / second["first_program_compile_s"],
@@ -221,14 +298,19 @@ def main():
                 st = study_run(cache, Path(tmp) / "study")
                 result["settings"][name]["study_after"] = st
                 result["settings"][name]["study_regrets_equal_demo"] = st["regrets"] == second["regrets"]
-                print(f"jbo study experiments/studies/demo.toml on the warm cache: compile total {st['compile_s_total']:.1f} s, "
-                      f"run total {st['run_s_total']:.1f} s, wall {st['wall_s']:.1f} s; regrets equal the demo's: "
-                      f"{st['regrets'] == second['regrets']}", flush=True)
+                print(
+                    f"jbo study experiments/studies/demo.toml on the warm cache: compile total {st['compile_s_total']:.1f} s, "
+                    f"run total {st['run_s_total']:.1f} s, wall {st['wall_s']:.1f} s; regrets equal the demo's: "
+                    f"{st['regrets'] == second['regrets']}",
+                    flush=True,
+                )
             s = result["settings"][name]
-            print(f"{name}: time to first program x{s['speedup_time_to_first_program_start']:.1f} (CPU seconds "
-                  f"x{s['speedup_cpu_to_first_program_end']:.1f}), compile total "
-                  f"x{s['speedup_compile_total']:.1f}, wall x{s['speedup_wall']:.1f}; same regrets: {s['same_regrets']}",
-                  flush=True)
+            print(
+                f"{name}: time to first program x{s['speedup_time_to_first_program_start']:.1f} (CPU seconds "
+                f"x{s['speedup_cpu_to_first_program_end']:.1f}), compile total "
+                f"x{s['speedup_compile_total']:.1f}, wall x{s['speedup_wall']:.1f}; same regrets: {s['same_regrets']}",
+                flush=True,
+            )
         Path(a.out).parent.mkdir(parents=True, exist_ok=True)
         Path(a.out).write_text(json.dumps(result, indent=1))
     print(f"wrote {a.out}")

@@ -1,6 +1,6 @@
 """Parallel host evaluations with AskTell.optimize(executor=...): wall time of serial, thread-pool and
 process-pool evaluation of the seeds' points on this machine, and a check that all three give the
-same run (issue 14 item 5).
+same run.
 
 Setting (ours): GP-UCB (small inner optimiser), Branin, 4 seeds x 8 steps; two stand-in simulators:
 "waiting" (0.25 s of sleep per evaluation: an external program or a lab, the host idles) and "busy"
@@ -9,6 +9,7 @@ optimize on a fresh AskTell) is measured separately and excluded from the per-mo
 
     python experiments/scale/host_executor.py   ->  experiments/results/scale/host_executor.json
 """
+
 from __future__ import annotations
 
 import json
@@ -75,22 +76,35 @@ def main():
             if pool is not None:
                 pool.shutdown()
             same = bool(np.array_equal(np.stack(opt.xs), ref_x))
-            rows.append(dict(simulator=sim_name, mode=mode, workers=1 if pool is None else S, wall_s=round(wall, 3),
-                             seconds_per_evaluation_alone=round(one_eval, 4), evaluations=S * T,
-                             same_run_as_serial=same, load_before=[round(v, 2) for v in load],
-                             load_after=[round(v, 2) for v in os.getloadavg()]))
+            rows.append(
+                dict(
+                    simulator=sim_name,
+                    mode=mode,
+                    workers=1 if pool is None else S,
+                    wall_s=round(wall, 3),
+                    seconds_per_evaluation_alone=round(one_eval, 4),
+                    evaluations=S * T,
+                    same_run_as_serial=same,
+                    load_before=[round(v, 2) for v in load],
+                    load_after=[round(v, 2) for v in os.getloadavg()],
+                )
+            )
             print(rows[-1], flush=True)
     for r in rows:
         base = next(q for q in rows if q["simulator"] == r["simulator"] and q["mode"] == "serial")
         r["speedup_vs_serial"] = round(base["wall_s"] / r["wall_s"], 2)
     result = dict(
         what="AskTell.optimize wall time with no executor, a ThreadPoolExecutor and a spawn ProcessPoolExecutor "
-             f"({S} workers): GP-UCB on Branin, {S} seeds x {T} steps; every mode must give the serial run exactly",
-        machine=machine_info(), code_version=code_version(), cpu_count=os.cpu_count(),
-        compile_s=round(compile_s, 2), optimiser_only_run_s=round(ask_tell_s, 2),
+        f"({S} workers): GP-UCB on Branin, {S} seeds x {T} steps; every mode must give the serial run exactly",
+        machine=machine_info(),
+        code_version=code_version(),
+        cpu_count=os.cpu_count(),
+        compile_s=round(compile_s, 2),
+        optimiser_only_run_s=round(ask_tell_s, 2),
         note="the machine is shared: load averages are recorded next to every row; wall times include the "
-             "optimiser's own ask/tell time (optimiser_only_run_s with an instant objective)",
-        rows=rows)
+        "optimiser's own ask/tell time (optimiser_only_run_s with an instant objective)",
+        rows=rows,
+    )
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(result, indent=1) + "\n")
     print("wrote", OUT)

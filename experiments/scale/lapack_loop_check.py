@@ -1,10 +1,11 @@
-"""jbo.linalg's looped LAPACK lowering against jaxlib's batched calls (README design section "Batched
+"""jbo.linalg's looped LAPACK lowering against jaxlib's batched calls (docs/design.md, section "Batched
 LAPACK calls on CPU"): the same programs run in child processes with JBO_LAPACK_LOOP=0 (JAX's batched
 lowering) and =1 (the loop), their actions compared bit for bit; and a 2-seed UHE-BO run through
 ask/tell (40 BO steps on Deceptive, n = 2) with a wall-clock timeout in each mode, the run that hung.
 
     python experiments/scale/lapack_loop_check.py   -> experiments/results/scale/lapack_loop_check.json
 """
+
 from __future__ import annotations
 
 import json
@@ -15,7 +16,7 @@ import time
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "scale" / "lapack_loop_check.json"
-CHILD = r'''
+CHILD = r"""
 import sys, numpy as np, jax, jax.numpy as jnp, jbo
 from jbo.algorithms import uhe
 from jbo import data
@@ -41,7 +42,7 @@ else:
     tr = jbo.run_seeds(jbo.algorithms.get(name), jbo.problems.get("branin"), jax.random.key(2), 40, 3)
     out = np.asarray(tr.actions)
 np.save(path, out)
-'''
+"""
 
 
 def child(name, mode, timeout):
@@ -49,8 +50,9 @@ def child(name, mode, timeout):
     env = dict(os.environ, JBO_LAPACK_LOOP=str(mode), OPENBLAS_NUM_THREADS="1")
     t0 = time.perf_counter()
     try:
-        subprocess.run([sys.executable, "-c", CHILD, name, path], env=env, timeout=timeout, check=True,
-                       capture_output=True)
+        subprocess.run(
+            [sys.executable, "-c", CHILD, name, path], env=env, timeout=timeout, check=True, capture_output=True
+        )
         return path, time.perf_counter() - t0, False
     except subprocess.TimeoutExpired:
         return None, time.perf_counter() - t0, True
@@ -65,16 +67,23 @@ def main():
     rows = []
     for name in ("gp_ucb", "gp_ei", "gp_ts", "hmc_target", "uhe:map", "uhe_bo_asktell"):
         res = {m: child(name, m, 90 if name == "uhe_bo_asktell" else 300) for m in (0, 1)}
-        row = {"program": name, **{f"mode{m}_s": round(r[1], 1) for m, r in res.items()},
-               **{f"mode{m}_timed_out": r[2] for m, r in res.items()}}
+        row = {
+            "program": name,
+            **{f"mode{m}_s": round(r[1], 1) for m, r in res.items()},
+            **{f"mode{m}_timed_out": r[2] for m, r in res.items()},
+        }
         if res[0][0] and res[1][0]:
             a, b = np.load(res[0][0]), np.load(res[1][0])
             row.update(bit_identical=bool(np.array_equal(a, b)), max_abs_diff=float(np.max(np.abs(a - b))))
         rows.append(row)
         print(json.dumps(row), flush=True)
     OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps({"machine": machine_info(), "code_version": code_version(), "loadavg": os.getloadavg(),
-                               "rows": rows}, indent=1))
+    OUT.write_text(
+        json.dumps(
+            {"machine": machine_info(), "code_version": code_version(), "loadavg": os.getloadavg(), "rows": rows},
+            indent=1,
+        )
+    )
 
 
 if __name__ == "__main__":

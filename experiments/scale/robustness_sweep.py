@@ -1,4 +1,4 @@
-"""The numbers behind tests/test_robustness.py: every GP-BO method on degenerate problems (issue 14
+"""The numbers behind tests/test_robustness.py: every GP-BO method on degenerate problems (
 item 6), with the largest change of the decisions against the base problem, and GP-UCB with the inner
 optimiser switched off (opt_steps=0) and with L-BFGS, to locate the one non-invariance found.
 
@@ -8,6 +8,7 @@ constant y, x on boxes [0, 1e-8]^2 and [-1e8, 1e8]^2, y x 1e-8, y x 1e8, y + 1e6
 
     python experiments/scale/robustness_sweep.py  ->  experiments/results/scale/robustness_sweep.json
 """
+
 from __future__ import annotations
 
 import json
@@ -18,7 +19,6 @@ from pathlib import Path
 os.environ.setdefault("JBO_CACHE", "0")
 
 import jax  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
 import jbo  # noqa: E402
@@ -35,15 +35,19 @@ CASES = degenerate.CASES  # jbo.problems.degenerate: the same problems as tests/
 
 
 def finite(tree):
-    return all(np.isfinite(np.asarray(a)).all() for a in jax.tree.leaves(tree)
-               if np.issubdtype(np.asarray(a).dtype, np.inexact))
+    return all(
+        np.isfinite(np.asarray(a)).all()
+        for a in jax.tree.leaves(tree)
+        if np.issubdtype(np.asarray(a).dtype, np.inexact)
+    )
 
 
 def sweep(label, alg):
     load = os.getloadavg()
     t0 = time.process_time()
-    trace = jax.block_until_ready(jbo.engine.run_environments(alg, list(CASES.values()), jax.random.key(3), T, S,
-                                                              keep_final_state=True))
+    trace = jax.block_until_ready(
+        jbo.engine.run_environments(alg, list(CASES.values()), jax.random.key(3), T, S, keep_final_state=True)
+    )
     cpu = time.process_time() - t0
     acts = np.asarray(trace.actions)
     rows = {}
@@ -51,12 +55,15 @@ def sweep(label, alg):
         sub = jax.tree.map(lambda a: a[i], trace)
         a = acts[i]
         rows[name] = dict(
-            finite_curves=bool(np.isfinite(np.asarray(sub.metrics["value"])).all()
-                               and np.isfinite(np.asarray(sub.metrics["best_value"])).all()),
+            finite_curves=bool(
+                np.isfinite(np.asarray(sub.metrics["value"])).all()
+                and np.isfinite(np.asarray(sub.metrics["best_value"])).all()
+            ),
             finite_final_state=finite(sub.final_state) and finite(sub.info),
             actions_in_unit_cube=bool(np.isfinite(a).all() and (a >= 0).all() and (a <= 1).all()),
             max_abs_action_change_vs_base=float(np.abs(a - acts[0]).max()),
-            seeds_with_an_exact_duplicate=int(sum(len(np.unique(r, axis=0)) < T for r in a)))
+            seeds_with_an_exact_duplicate=int(sum(len(np.unique(r, axis=0)) < T for r in a)),
+        )
     out = dict(method=label, compile_and_run_cpu_s=round(cpu, 2), load=[round(v, 2) for v in load], cases=rows)
     print(label, round(cpu, 1), {k: f"{v['max_abs_action_change_vs_base']:.1e}" for k, v in rows.items()}, flush=True)
     return out
@@ -64,18 +71,28 @@ def sweep(label, alg):
 
 def main():
     results = [sweep(n, jbo.algorithms.get(n, **SMALL)) for n in GP_FAMILY]
-    results.append(sweep("gp_ucb opt_steps=0 (screening only)",
-                         jbo.algorithms.get("gp_ucb", **dict(SMALL, opt_steps=0))))
+    results.append(
+        sweep("gp_ucb opt_steps=0 (screening only)", jbo.algorithms.get("gp_ucb", **dict(SMALL, opt_steps=0)))
+    )
     results.append(sweep("gp_ucb opt_method=lbfgs", jbo.algorithms.get("gp_ucb", **dict(SMALL, opt_method="lbfgs"))))
     OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(dict(
-        what="GP-BO methods on degenerate problems in one program per method (run_environments); per case: finite "
-             "curves / final state, actions in the unit cube, max |action - base action| (invariances: x_tiny, "
-             "x_huge, y_tiny, y_huge, y_offset see the base problem up to an affine map), seeds whose 8 actions "
-             "contain an exact duplicate",
-        machine=machine_info(), code_version=code_version(), settings=dict(T=T, seeds=S, **SMALL),
-        note="XLA optimisations on (the test suite turns most off); CPU seconds include the compile",
-        results=results), indent=1) + "\n")
+    OUT.write_text(
+        json.dumps(
+            dict(
+                what="GP-BO methods on degenerate problems in one program per method (run_environments); per case: finite "
+                "curves / final state, actions in the unit cube, max |action - base action| (invariances: x_tiny, "
+                "x_huge, y_tiny, y_huge, y_offset see the base problem up to an affine map), seeds whose 8 actions "
+                "contain an exact duplicate",
+                machine=machine_info(),
+                code_version=code_version(),
+                settings=dict(T=T, seeds=S, **SMALL),
+                note="XLA optimisations on (the test suite turns most off); CPU seconds include the compile",
+                results=results,
+            ),
+            indent=1,
+        )
+        + "\n"
+    )
     print("wrote", OUT)
 
 

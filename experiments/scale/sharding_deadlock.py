@@ -1,8 +1,8 @@
-"""The reported deadlock with forced CPU host devices: reproduction and cause (issue 14).
+"""The reported deadlock with forced CPU host devices: reproduction and cause.
 
     python experiments/scale/sharding_deadlock.py [--timeout 300] [--all] [--bitwise]
 
-Issue 14 reports that "a run with 2 forced host devices was seen to deadlock on XLA:CPU". We hit it
+A run with 2 forced host devices was seen to deadlock on XLA:CPU". We hit it
 ourselves: experiments/scale/sharding.py (GP-UCB with registry defaults, 32 seeds x 40 steps on
 branin, 4 forced host devices on 2 cores, sharded by jbo.parallel) stopped using CPU and never
 finished. gdb on the hung process (experiments/results/scale/sharding_deadlock_gdb.txt): all 26
@@ -28,6 +28,7 @@ one one-device executable per device, dispatched by the host, seeds by lax.map).
 that finished once may hang on another run, so "finished" is evidence, not proof, of safety.
 Writes experiments/results/scale/sharding_deadlock.json.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -60,8 +61,9 @@ def child(path: str):
     keys = jax.random.split(jax.random.key(0), SEEDS)
     t0 = time.perf_counter()
     if path in ("jbo", "bitwise"):
-        fn, _ = engine._seeds_runner(alg, problem, keys, STEPS, alg.default_params(), None, False, cache=False,
-                                     bitwise=path == "bitwise")
+        fn, _ = engine._seeds_runner(
+            alg, problem, keys, STEPS, alg.default_params(), None, False, cache=False, bitwise=path == "bitwise"
+        )
         runner = [c.cell_contents for c in fn.__closure__ if isinstance(c.cell_contents, parallel.BatchRunner)]
         compiled = runner[0].compiled if runner else None
         compiled = compiled.compiled[0] if isinstance(compiled, parallel._PerDevice) else compiled
@@ -70,8 +72,11 @@ def child(path: str):
     else:
         mesh = Mesh(np.asarray(jax.devices()), ("seeds",))
         prog = engine._program(alg, problem, STEPS, None, False, False)
-        jitted = jax.jit(prog, in_shardings=(NamedSharding(mesh, P("seeds")), NamedSharding(mesh, P())),
-                         out_shardings=NamedSharding(mesh, P("seeds")))
+        jitted = jax.jit(
+            prog,
+            in_shardings=(NamedSharding(mesh, P("seeds")), NamedSharding(mesh, P())),
+            out_shardings=NamedSharding(mesh, P("seeds")),
+        )
         compiled = jitted.lower(keys, alg.default_params()).compile()
         text = compiled.as_text()
         run = lambda: compiled(keys, alg.default_params())  # noqa: E731
@@ -84,8 +89,13 @@ def child(path: str):
         out = jax.block_until_ready(run())
         times.append(time.perf_counter() - t0)
         print(f"RUN {i}", flush=True)
-    print("RESULT " + json.dumps({"run_s": times, "repeats": REPEATS,
-                                  "finite": bool(np.isfinite(np.asarray(out.metrics["value"])).all())}), flush=True)
+    print(
+        "RESULT "
+        + json.dumps(
+            {"run_s": times, "repeats": REPEATS, "finite": bool(np.isfinite(np.asarray(out.metrics["value"])).all())}
+        ),
+        flush=True,
+    )
 
 
 def main():
@@ -111,8 +121,9 @@ def main():
     for devices, path, cores, pool in configs:
         if cores == 1 and not pin:
             continue
-        flags = f"--xla_force_host_platform_device_count={devices}" + ("" if pool else
-                                                                        " --xla_cpu_multi_thread_eigen=false")
+        flags = f"--xla_force_host_platform_device_count={devices}" + (
+            "" if pool else " --xla_cpu_multi_thread_eigen=false"
+        )
         env = {**os.environ, "XLA_FLAGS": flags, "PYTHONPATH": str(ROOT)}
         env.pop("JAX_DISABLE_MOST_OPTIMIZATIONS", None)
         cmd = [sys.executable, __file__, "--child", path]
@@ -127,9 +138,17 @@ def main():
         except subprocess.TimeoutExpired as e:
             out = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
             rc, timed_out, err = None, True, ""
-        row = {"devices": devices, "partitioning": path, "cores": cores, "eigen_pool": pool, "xla_flags": flags,
-               "timed_out": timed_out,
-               "returncode": rc, "wall_s": time.perf_counter() - t0, "load_before": load}
+        row = {
+            "devices": devices,
+            "partitioning": path,
+            "cores": cores,
+            "eigen_pool": pool,
+            "xla_flags": flags,
+            "timed_out": timed_out,
+            "returncode": rc,
+            "wall_s": time.perf_counter() - t0,
+            "load_before": load,
+        }
         for tag in ("COMPILED", "RESULT"):
             m = re.search(tag + r" (\{.*\})", out)
             if m:
@@ -137,14 +156,19 @@ def main():
         if rc not in (0, None):
             row["stderr_tail"] = err
         row["runs_completed"] = out.count("RUN ")
-        row["stage_reached"] = "finished" if "RESULT" in out else ("compiled, hung while running"
-                                                                   if "COMPILED" in out else "compiling")
+        row["stage_reached"] = (
+            "finished" if "RESULT" in out else ("compiled, hung while running" if "COMPILED" in out else "compiling")
+        )
         print(json.dumps(row), flush=True)
         rows.append(row)
-    record = {"machine": machine_info(), "code_version": code_version(), "cpu_count": os.cpu_count(),
-              "timeout_s": args.timeout,
-              "program": f"gp_ucb (registry defaults), {SEEDS} seeds x {STEPS} steps, branin, run {REPEATS} times",
-              "runs": rows}
+    record = {
+        "machine": machine_info(),
+        "code_version": code_version(),
+        "cpu_count": os.cpu_count(),
+        "timeout_s": args.timeout,
+        "program": f"gp_ucb (registry defaults), {SEEDS} seeds x {STEPS} steps, branin, run {REPEATS} times",
+        "runs": rows,
+    }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(record, indent=1) + "\n")
 

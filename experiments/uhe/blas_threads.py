@@ -7,6 +7,7 @@ thread pool and with OPENBLAS_NUM_THREADS=1, each in its own process (the pool i
 jaxlib expands small Choleskys itself and calls LAPACK (from scipy's OpenBLAS) from n = 32 on, so
 only n >= 32 should differ. The load average is recorded next to every number.
 """
+
 from __future__ import annotations
 
 import json
@@ -15,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-CHILD = r'''
+CHILD = r"""
 import os, time, json
 os.environ["XLA_FLAGS"] = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
 import jax, jax.numpy as jnp
@@ -34,7 +35,7 @@ for n in (16, 31, 32, 64, 128):
         jax.block_until_ready(g(p, x, y, m))
     out.append(dict(n=n, s_per_call=(time.perf_counter() - t0) / 10, loadavg=os.getloadavg()[0]))
 print(json.dumps(out))
-'''
+"""
 
 
 def main():

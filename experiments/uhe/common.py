@@ -8,6 +8,7 @@ XLA's CPU thread pool is switched to one thread before jax is imported: on this 
 shared with other jobs, the multi-threaded pool made a 64-point likelihood evaluation 20-40x slower
 in wall time (measured while the load average was ~14); one thread per process is also fairer.
 """
+
 from __future__ import annotations
 
 import os
@@ -15,7 +16,7 @@ import os
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
 # jaxlib's Cholesky and triangular solves for n >= 32 call LAPACK from scipy's OpenBLAS, whose own
 # thread pool busy-waits: under the shared machine's load a 32-point likelihood gradient took 65 ms
-# with the default pool and 0.2 ms with one thread (session 2, load ~14; below 32 points XLA's own
+# with the default pool and 0.2 ms with one thread (load ~14; below 32 points XLA's own
 # expansion is used and nothing changes). Every UHE process therefore runs BLAS on one thread.
 for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")
@@ -34,20 +35,44 @@ from jbo.algorithms import uhe  # noqa: E402
 from jbo.studies import machine_info  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "uhe"
-LABELS = {"uhe_bo": "UHE-BO", "map": "MAP", "mcmc": "MCMC", "a_gp_ucb": "A-GP-UCB", "wdf": "W&dF",
-          "portfolio": "Portfolio", "random": "Random", "ra_bo": "RA-BO", "random_exp3": "Random+EXP3"}
+LABELS = {
+    "uhe_bo": "UHE-BO",
+    "map": "MAP",
+    "mcmc": "MCMC",
+    "a_gp_ucb": "A-GP-UCB",
+    "wdf": "W&dF",
+    "portfolio": "Portfolio",
+    "random": "Random",
+    "ra_bo": "RA-BO",
+    "random_exp3": "Random+EXP3",
+}
 SEVEN = ("uhe_bo", "map", "mcmc", "a_gp_ucb", "wdf", "portfolio", "random")
 PROBLEMS = {  # name -> (registry name, options)
-    "deceptive2": ("deceptive", {"n": 2}), "deceptive3": ("deceptive", {"n": 3}), "h1": ("h1", {}),
-    "hartmann3": ("hartmann3", {}), "branin": ("branin", {}), "hartmann6": ("hartmann6", {}),
+    "deceptive2": ("deceptive", {"n": 2}),
+    "deceptive3": ("deceptive", {"n": 3}),
+    "h1": ("h1", {}),
+    "hartmann3": ("hartmann3", {}),
+    "branin": ("branin", {}),
+    "hartmann6": ("hartmann6", {}),
     # E0 (spec 5.4): Matern-5/2 GP sample paths with a known lengthscale l* = 0.1
     "gp_d1": ("gp_sample", {"dim": 1, "lengthscale": 0.1, "seed": 0}),
     "gp_d2": ("gp_sample", {"dim": 2, "lengthscale": 0.1, "seed": 0}),
     # Fig 2 bottom (spec 5.3), all three REPLACEMENTS of the paper's data sets (jbo/problems/uhe.py)
-    "lr": ("uhe:lr_vehicle_like", {}), "gb": ("uhe:gb_kc1_like", {}), "lunar": ("uhe:lunar", {}),
+    "lr": ("uhe:lr_vehicle_like", {}),
+    "gb": ("uhe:gb_kc1_like", {}),
+    "lunar": ("uhe:lunar", {}),
 }
-QUICK = dict(num_restarts=2, fit_steps=5, num_raw=64, num_starts=2, opt_steps=5, num_warmup=5, num_samples=2,
-             num_leapfrog=3, grid_candidates=16)
+QUICK = dict(
+    num_restarts=2,
+    fit_steps=5,
+    num_raw=64,
+    num_starts=2,
+    opt_steps=5,
+    num_warmup=5,
+    num_samples=2,
+    num_leapfrog=3,
+    grid_candidates=16,
+)
 
 
 def problem(name: str):
@@ -76,8 +101,9 @@ def run_one(name: str, prob_name: str, budget: int, seeds: int, quick: bool, key
     t1 = time.perf_counter()
     tr = jax.block_until_ready(compiled(keys))
     t2 = time.perf_counter()
-    timing = dict(method=name, problem=prob_name, seeds=seeds, steps=T, compile_s=t1 - t0, run_s=t2 - t1,
-                  load=os.getloadavg()[0])
+    timing = dict(
+        method=name, problem=prob_name, seeds=seeds, steps=T, compile_s=t1 - t0, run_s=t2 - t1, load=os.getloadavg()[0]
+    )
     print(json.dumps(timing), file=log, flush=True)
     info = {k: np.asarray(v) for k, v in tr.info.items()}
     best = np.asarray(tr.metrics["best_value"])
@@ -93,8 +119,15 @@ def trace_rows(name, prob_name, n0, dim, sr, best, info) -> list[dict]:
     seeds, T = best.shape
     for s in range(seeds):
         for t in range(T):
-            row = dict(method=name, problem=prob_name, seed=s, step=t, evaluation=t + 1 - n0,
-                       simple_regret=sr[s, t], best_value=best[s, t])
+            row = dict(
+                method=name,
+                problem=prob_name,
+                seed=s,
+                step=t,
+                evaluation=t + 1 - n0,
+                simple_regret=sr[s, t],
+                best_value=best[s, t],
+            )
             ls = info["lengthscale"][s, t] if "lengthscale" in info else np.full(dim, np.nan)
             for j, v in enumerate(np.atleast_1d(ls)):
                 row[f"lengthscale_{j}"] = v
@@ -169,9 +202,13 @@ def summary(df: pd.DataFrame, metric: str = "simple_regret") -> pd.DataFrame:
     the simple regret)."""
     last = df[df.step == df.groupby(["method", "problem"])["step"].transform("max")]
     g = last.groupby(["problem", "method"])[metric]
-    out = pd.DataFrame({"mean": g.mean(), "se": g.std(ddof=1) / np.sqrt(g.count()), "median": g.median(),
-                        "seeds": g.count()})
+    out = pd.DataFrame(
+        {"mean": g.mean(), "se": g.std(ddof=1) / np.sqrt(g.count()), "median": g.median(), "seeds": g.count()}
+    )
     if metric == "simple_regret":
-        out.insert(3, "log10_mean", last.assign(l=np.log10(np.maximum(last.simple_regret, 1e-12)))
-                   .groupby(["problem", "method"])["l"].mean())
+        out.insert(
+            3,
+            "log10_mean",
+            last.assign(l=np.log10(np.maximum(last.simple_regret, 1e-12))).groupby(["problem", "method"])["l"].mean(),
+        )
     return out.reset_index()

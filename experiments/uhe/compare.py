@@ -4,20 +4,19 @@ optimum) and, seed by seed (common random numbers: the same D0 under one seed), 
 ends strictly better than the method, equal, or worse.
 
     python experiments/uhe/compare.py --tags "" _mcmc --out compare      (the full-protocol runs)
-    python experiments/uhe/compare.py --tags _s5_T50 --out compare_s5_T50 (the earlier reduced runs)
 
 A figure's rows for one problem are read from every `<figure><tag>_<problem>.csv` of the given tags
 (so the MCMC runs, written apart with tag _mcmc, join their figure); Fig 4 takes its UHE-BO rows
 from Fig 2 (the same program and keys). Writes experiments/results/uhe/<out>.csv and <out>.md.
 """
+
 from __future__ import annotations
 
 import argparse
 
+import common
 import numpy as np
 import pandas as pd
-
-import common
 
 R = common.OUT
 FIGURES = ("fig2", "fig2_d3", "fig2_realworld", "fig4", "fig5", "e0")
@@ -42,26 +41,44 @@ def main(argv=None):
             for m in piv.columns:
                 raw = piv[m].dropna().values
                 v = raw if real else np.log10(np.maximum(raw, 1e-12))
-                row = dict(figure=fig, problem=problem, method=m, seeds=len(v), evaluations=int(df.evaluation.max()),
-                           metric="best value" if real else "log10 simple regret", mean=v.mean(),
-                           se=v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else np.nan, median_raw=float(np.median(raw)))
+                row = dict(
+                    figure=fig,
+                    problem=problem,
+                    method=m,
+                    seeds=len(v),
+                    evaluations=int(df.evaluation.max()),
+                    metric="best value" if real else "log10 simple regret",
+                    mean=v.mean(),
+                    se=v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else np.nan,
+                    median_raw=float(np.median(raw)),
+                )
                 if "uhe_bo" in piv.columns and m != "uhe_bo":
                     both = piv[["uhe_bo", m]].dropna()
                     u, o = both["uhe_bo"].values, both[m].values
                     close = np.isclose(u, o, rtol=1e-6, atol=1e-9)
                     better = (u > o) if real else (u < o)
-                    row.update(uhe_better=int(np.sum(better & ~close)), tie=int(np.sum(close)),
-                               uhe_worse=int(np.sum(~better & ~close)))
+                    row.update(
+                        uhe_better=int(np.sum(better & ~close)),
+                        tie=int(np.sum(close)),
+                        uhe_worse=int(np.sum(~better & ~close)),
+                    )
                 rows.append(row)
     out = pd.DataFrame(rows)
     out.to_csv(R / f"{a.out}.csv", index=False)
-    md = ["| figure | problem | method | seeds | T | metric | mean ± s.e. | UHE-BO better / tie / worse |",
-          "|---|---|---|---|---|---|---|---|"]
+    md = [
+        "| figure | problem | method | seeds | T | metric | mean ± s.e. | UHE-BO better / tie / worse |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for r in out.itertuples():
-        wins = "—" if r.method == "uhe_bo" or pd.isna(getattr(r, "uhe_better", np.nan)) else \
-            f"{int(r.uhe_better)} / {int(r.tie)} / {int(r.uhe_worse)}"
-        md.append(f"| {r.figure} | {r.problem} | {common.LABELS.get(r.method, r.method)} | {r.seeds} | {r.evaluations} | "
-                  f"{r.metric} | {r.mean:.3f} ± {r.se:.3f} | {wins} |")
+        wins = (
+            "—"
+            if r.method == "uhe_bo" or pd.isna(getattr(r, "uhe_better", np.nan))
+            else f"{int(r.uhe_better)} / {int(r.tie)} / {int(r.uhe_worse)}"
+        )
+        md.append(
+            f"| {r.figure} | {r.problem} | {common.LABELS.get(r.method, r.method)} | {r.seeds} | {r.evaluations} | "
+            f"{r.metric} | {r.mean:.3f} ± {r.se:.3f} | {wins} |"
+        )
     (R / f"{a.out}.md").write_text("\n".join(md) + "\n")
     print("\n".join(md))
 

@@ -11,6 +11,7 @@ mean against the truth over a 60 x 60 grid, in units of the standard deviation o
 per seed, with the fitted lengthscales (unit-cube coordinates). The plot shows seed 0.
 Writes fig3.png and fig3.csv (one row per method and seed) to experiments/results/uhe/.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,10 +53,16 @@ def main(argv=None):
         mu = np.asarray(jax.vmap(mean_on_grid)(st.buffer, st.theta))
         runs[m] = (np.asarray(st.buffer.x), mu)
         for s in range(seeds):
-            rows.append(dict(method=m, seed=s, rmse_over_sd=float(np.sqrt(np.mean((mu[s] - truth) ** 2)) / truth.std()),
-                             lengthscale_0=float(np.exp(st.theta.log_lengthscale[s, 0])),
-                             lengthscale_1=float(np.exp(st.theta.log_lengthscale[s, 1])),
-                             final_simple_regret=float(tr.metrics["simple_regret"][s, -1])))
+            rows.append(
+                dict(
+                    method=m,
+                    seed=s,
+                    rmse_over_sd=float(np.sqrt(np.mean((mu[s] - truth) ** 2)) / truth.std()),
+                    lengthscale_0=float(np.exp(st.theta.log_lengthscale[s, 0])),
+                    lengthscale_1=float(np.exp(st.theta.log_lengthscale[s, 1])),
+                    final_simple_regret=float(tr.metrics["simple_regret"][s, -1]),
+                )
+            )
     df = pd.DataFrame(rows)
     df.to_csv(common.out_path("fig3", a.quick, "csv"), index=False)
     print(df.groupby("method").agg(["mean", "std"]).T.to_string(), file=sys.stderr)

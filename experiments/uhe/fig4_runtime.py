@@ -14,6 +14,7 @@ Compile time is not in these numbers. Writes fig4_runtime.csv and fig4_runtime.p
 
     python experiments/uhe/fig4_runtime.py
 """
+
 from __future__ import annotations
 
 import json
@@ -30,17 +31,32 @@ def rows():
         d = json.loads((common.OUT / name).read_text())
         for r in d["runs"]:
             if r["problem"] == problem and r["method"] in METHODS:
-                out.append(dict(problem=problem, method=r["method"], s_per_bo_evaluation=r["s_per_bo_step"],
-                                compile_s=r["compile_s"], objective_s=None, source=name))
+                out.append(
+                    dict(
+                        problem=problem,
+                        method=r["method"],
+                        s_per_bo_evaluation=r["s_per_bo_step"],
+                        compile_s=r["compile_s"],
+                        objective_s=None,
+                        source=name,
+                    )
+                )
     for line in (common.OUT / "fig2_realworld_timing_s1.log").read_text().splitlines():
         if not line.startswith("{"):
             continue
         r = json.loads(line)
         if r.get("problem") == "gb" and r["method"] in METHODS and r["seeds"] == 1:
             bo = r["steps"] - 3 * common.problem("gb").dim  # n0 = 3d (D1)
-            out.append(dict(problem="gb", method=r["method"], s_per_bo_evaluation=r["algorithm_s"] / (bo - 1),
-                            compile_s=r["first_bo_step_s"], objective_s=r["evaluation_s"],
-                            source="fig2_realworld_timing_s1.log"))
+            out.append(
+                dict(
+                    problem="gb",
+                    method=r["method"],
+                    s_per_bo_evaluation=r["algorithm_s"] / (bo - 1),
+                    compile_s=r["first_bo_step_s"],
+                    objective_s=r["evaluation_s"],
+                    source="fig2_realworld_timing_s1.log",
+                )
+            )
     df = pd.DataFrame(out).drop_duplicates(["problem", "method"], keep="last")
     base = df[df.method == "map"].set_index("problem").s_per_bo_evaluation
     df["over_map"] = df.s_per_bo_evaluation / df.problem.map(base)

@@ -10,12 +10,12 @@ method the mean log10 final simple regret on each platform and the seeds whose f
 to a relative 1e-6 (the same keys and programs; XLA:GPU and XLA:CPU round differently, and a
 trajectory that once picks another point goes its own way).
 """
+
 from __future__ import annotations
 
+import common
 import numpy as np
 import pandas as pd
-
-import common
 
 
 def main():
@@ -29,8 +29,15 @@ def main():
         c = cpu[cpu.method == m].groupby("seed").simple_regret.last().reindex(g.index)
         if c.isna().any():
             raise ValueError(f"{m}: the CPU runs lack seeds {list(g.index[c.isna()])} of the GPU runs")
-        rows.append(dict(method=m, seeds=len(g), gpu_log10_mean=np.log10(g).mean(), cpu_log10_mean=np.log10(c).mean(),
-                         seeds_agreeing=int(np.isclose(g, c, rtol=1e-6, atol=0).sum())))
+        rows.append(
+            dict(
+                method=m,
+                seeds=len(g),
+                gpu_log10_mean=np.log10(g).mean(),
+                cpu_log10_mean=np.log10(c).mean(),
+                seeds_agreeing=int(np.isclose(g, c, rtol=1e-6, atol=0).sum()),
+            )
+        )
     df = pd.DataFrame(rows)
     df.to_csv(out / "gpu_vs_cpu.csv", index=False, float_format="%.4f")
     print(df.to_string(index=False))

@@ -19,6 +19,7 @@ The metric is the best observed value (test accuracy, mean reward), higher is be
 For the host problems the log records, per method, the seconds spent in the algorithm (ask + tell,
 compiled once) apart from the seconds spent evaluating the objective.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,15 +47,24 @@ def _info(alg, states, params):
     return jax.vmap(lambda s: alg.info(s, params))(states)
 
 
-def run_host(name: str, prob_name: str, budget: int, seeds: int, quick: bool, log=sys.stderr, pool=None,
-             seed_id: int | None = None, bucket_step: int | None = None):
+def run_host(
+    name: str,
+    prob_name: str,
+    budget: int,
+    seeds: int,
+    quick: bool,
+    log=sys.stderr,
+    pool=None,
+    seed_id: int | None = None,
+    bucket_step: int | None = None,
+):
     """All seeds of one method on a host problem, through one jbo.AskTell (num_seeds = seeds): the
     same keys as run_one's program, so the same initial design D0 under each seed (D1). `pool`: an
     executor evaluating the seeds' points in parallel (the objectives are deterministic, so the values
     are those of the sequential loop); a progress line goes to stderr every 20 evaluations.
     seed_id: run only that seed of the `seeds`-seed batch, alone (one AskTell without num_seeds, on the
     batch's key for that seed: the same D0 and decisions as in the batch, up to rounding) -- for methods
-    too slow to run all seeds in one session (MCMC on lunar); its rows carry seed = seed_id."""
+    too slow to run all seeds in one process (MCMC on lunar); its rows carry seed = seed_id."""
     prob = common.problem(prob_name)
     objective = {"gb": jbo.problems.uhe.gb_objective, "lunar": jbo.problems.uhe.lunar_objective}[prob_name]
     alg = common.method(name, prob.dim, quick, bucket_step=bucket_step)
@@ -84,14 +94,25 @@ def run_host(name: str, prob_name: str, budget: int, seeds: int, quick: bool, lo
         t_eval += t2 - t1
         ys.append(y)
         if (t + 1) % 20 == 0:
-            print(f"  {name} on {prob_name}: {t + 1}/{T} evaluations, algorithm {t_alg:.0f} s, "
-                  f"objective {t_eval:.0f} s", file=sys.stderr, flush=True)
+            print(
+                f"  {name} on {prob_name}: {t + 1}/{T} evaluations, algorithm {t_alg:.0f} s, objective {t_eval:.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
     y = np.stack(ys, 1)  # (seeds, T)
     best = np.maximum.accumulate(y, axis=1)
     info = {k: np.stack([i[k] for i in infos], 1) for k in infos[0]} if infos[0] else {}
-    timing = dict(method=name, problem=prob_name, seeds=seeds if seed_id is None else [seed_id], steps=T,
-                  first_bo_step_s=t_first,
-                  algorithm_s=t_alg, evaluation_s=t_eval, bucket_step=bucket_step, load=os.getloadavg()[0])
+    timing = dict(
+        method=name,
+        problem=prob_name,
+        seeds=seeds if seed_id is None else [seed_id],
+        steps=T,
+        first_bo_step_s=t_first,
+        algorithm_s=t_alg,
+        evaluation_s=t_eval,
+        bucket_step=bucket_step,
+        load=os.getloadavg()[0],
+    )
     print(json.dumps(timing), file=log, flush=True)
     rows = common.trace_rows(name, prob_name, alg.num_initial, prob.dim, np.full_like(best, np.nan), best, info)
     if seed_id is not None:
@@ -109,14 +130,25 @@ def main(argv=None):
     ap.add_argument("--budget", type=int, default=None, help="BO evaluations after D0 (even); default 100, lunar 200")
     ap.add_argument("--tag", default="", help="suffix of the output names (reduced runs)")
     ap.add_argument("--no-run", action="store_true", help="only redo the plot and summary from the CSVs")
-    ap.add_argument("--seed-ids", default=None,
-                    help="host problems: run these seeds of the --seeds batch one at a time (e.g. 0,1,2), each "
-                         "written when it ends: a slow method's seeds spread over several sessions")
-    ap.add_argument("--bucket-step", type=int, default=None,
-                    help="host problems: UHE bucket_step (finer prefix sizes; the same numbers, less work at "
-                         "large n); default: powers of two")
-    ap.add_argument("--workers", type=int, default=0,
-                    help="processes evaluating the host objectives (gb, lunar) in parallel; 0: in this process")
+    ap.add_argument(
+        "--seed-ids",
+        default=None,
+        help="host problems: run these seeds of the --seeds batch one at a time (e.g. 0,1,2), each "
+        "written when it ends: a slow method's seeds spread over several processes",
+    )
+    ap.add_argument(
+        "--bucket-step",
+        type=int,
+        default=None,
+        help="host problems: UHE bucket_step (finer prefix sizes; the same numbers, less work at "
+        "large n); default: powers of two",
+    )
+    ap.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        help="processes evaluating the host objectives (gb, lunar) in parallel; 0: in this process",
+    )
     a = ap.parse_args(argv)
     probs, methods = a.problems.split(","), a.methods.split(",")
     unknown = [p for p in probs if p not in BUDGET]
@@ -142,8 +174,9 @@ def main(argv=None):
         for m in methods:
             for i in ids:
                 if p in HOST:
-                    rows, timing = run_host(m, p, budget, seeds, a.quick, log=log, pool=pool, seed_id=i,
-                                           bucket_step=a.bucket_step)
+                    rows, timing = run_host(
+                        m, p, budget, seeds, a.quick, log=log, pool=pool, seed_id=i, bucket_step=a.bucket_step
+                    )
                 else:
                     rows, timing, _ = common.run_one(m, p, budget, seeds, a.quick, log=log)
                 print(timing, file=sys.stderr, flush=True)
@@ -152,8 +185,13 @@ def main(argv=None):
         pool.shutdown()
     # the plot and summary cover every problem run so far under this tag, with the MCMC runs (tag _mcmc)
     df = common.read_figure("fig2_realworld", list(BUDGET), common.with_mcmc(a.tag), a.quick)  # last write kept
-    common.plot_curves(df, common.out_path("fig2_realworld" + a.tag, a.quick, "png"), metric="best_value", log=False,
-                       title="UHE-BO Fig 2 bottom (replacements): best observed value, mean +- s.e.")
+    common.plot_curves(
+        df,
+        common.out_path("fig2_realworld" + a.tag, a.quick, "png"),
+        metric="best_value",
+        log=False,
+        title="UHE-BO Fig 2 bottom (replacements): best observed value, mean +- s.e.",
+    )
     s = common.summary(df, metric="best_value")
     s.to_csv(common.out_path("fig2_realworld" + a.tag + "_summary", a.quick, "csv"), index=False)
     print(s.to_string(), file=sys.stderr)

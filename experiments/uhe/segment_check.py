@@ -8,6 +8,7 @@ difference of the regret curves and of the chosen points, and the time of each r
 
     python experiments/uhe/segment_check.py
 """
+
 from __future__ import annotations
 
 import json
@@ -37,15 +38,32 @@ def main():
             tr = jax.block_until_ready(jbo.run_seeds(alg, prob, key, steps, 2))
             runs[label] = (tr, time.perf_counter() - t0, list(alg.capacities(steps)))
         (seg, seg_s, caps), (whole, whole_s, _) = runs["segments"], runs["whole"]
-        row = {"method": name, "segments": caps,
-               "max_regret_diff": float(np.max(np.abs(np.asarray(seg.metrics["simple_regret"])
-                                                      - np.asarray(whole.metrics["simple_regret"])))),
-               "max_point_diff": float(np.max(np.abs(np.asarray(seg.actions) - np.asarray(whole.actions)))),
-               "segments_s": seg_s, "whole_s": whole_s}
+        row = {
+            "method": name,
+            "segments": caps,
+            "max_regret_diff": float(
+                np.max(np.abs(np.asarray(seg.metrics["simple_regret"]) - np.asarray(whole.metrics["simple_regret"])))
+            ),
+            "max_point_diff": float(np.max(np.abs(np.asarray(seg.actions) - np.asarray(whole.actions)))),
+            "segments_s": seg_s,
+            "whole_s": whole_s,
+        }
         print(json.dumps(row))
         rows.append(row)
-    OUT.write_text(json.dumps({"command": "python experiments/uhe/segment_check.py", "machine": machine_info(),
-                               "problem": "branin", "steps": steps, "seeds": 2, "rows": rows}, indent=1) + "\n")
+    OUT.write_text(
+        json.dumps(
+            {
+                "command": "python experiments/uhe/segment_check.py",
+                "machine": machine_info(),
+                "problem": "branin",
+                "steps": steps,
+                "seeds": 2,
+                "rows": rows,
+            },
+            indent=1,
+        )
+        + "\n"
+    )
 
 
 if __name__ == "__main__":

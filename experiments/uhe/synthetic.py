@@ -9,14 +9,14 @@ HMC 200 + 10. Ours (spec 7): n0 = 3d uniform, T = 100 BO evaluations, noiseless 
 fit / optimiser budgets of jbo.algorithms.uhe's docstring. Each (method, problem) is one program;
 rows are appended to <figure>.csv as each finishes, so a long run can be read while it goes on.
 """
+
 from __future__ import annotations
 
 import argparse
 import sys
 
-import pandas as pd
-
 import common
+import pandas as pd
 
 FIGURES = {
     "fig2": (("deceptive2", "h1", "hartmann3"), common.SEVEN),
@@ -55,7 +55,11 @@ def main(argv=None):
             pd.DataFrame(rows).to_csv(csv, mode="a", header=not csv.exists(), index=False)
     # the plot and summaries cover every problem of the figure run so far, with the MCMC runs (tag _mcmc)
     df = common.read_figure(a.figure, FIGURES[a.figure][0], common.with_mcmc(a.tag), a.quick)
-    common.plot_curves(df, common.out_path(a.figure + a.tag, a.quick, "png"), title=f"UHE-BO {a.figure}: log10 simple regret, mean +- s.e.")
+    common.plot_curves(
+        df,
+        common.out_path(a.figure + a.tag, a.quick, "png"),
+        title=f"UHE-BO {a.figure}: log10 simple regret, mean +- s.e.",
+    )
     s = common.summary(df)
     s.to_csv(common.out_path(a.figure + a.tag + "_summary", a.quick, "csv"), index=False)
     print(s.to_string(), file=sys.stderr)
@@ -70,8 +74,13 @@ def lengthscale_error(df, quick, tag=""):
     cols = [c for c in df.columns if c.startswith("lengthscale_")]
     df = df.assign(log_ls_error=np.nanmean(np.abs(np.log(df[cols].values) - np.log(0.1)), axis=1))
     df = df[df.evaluation >= 1]
-    common.plot_curves(df, common.out_path("e0" + tag + "_lengthscale_error", quick, "png"), metric="log_ls_error", log=False,
-                       title="E0: |log l_t - log l*|, mean +- s.e.")
+    common.plot_curves(
+        df,
+        common.out_path("e0" + tag + "_lengthscale_error", quick, "png"),
+        metric="log_ls_error",
+        log=False,
+        title="E0: |log l_t - log l*|, mean +- s.e.",
+    )
     at = df[df.evaluation.isin([10, 20, 30, 50, 100])].groupby(["problem", "method", "evaluation"])["log_ls_error"]
     out = pd.DataFrame({"mean": at.mean(), "se": at.std(ddof=1) / np.sqrt(at.count())}).reset_index()
     out.to_csv(common.out_path("e0" + tag + "_lengthscale_error", quick, "csv"), index=False)

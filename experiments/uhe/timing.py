@@ -10,6 +10,7 @@ Also measures the step's parts apart (`components`: the MAP fit on n points, the
 2n, the acquisition) at each bucket size, which is where the UHE-BO / MAP ratio comes from.
 Writes experiments/results/uhe/timing.json.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,8 +36,12 @@ def main(argv=None):
     a = ap.parse_args(argv)
     budget = a.budget or (6 if a.quick else 100)
     common.header(f"UHE timing, T = {budget}")
-    out = {"machine": jbo.studies.machine_info(), "budget": budget, "runs": [],
-           "env": {v: os.environ.get(v) for v in ("XLA_FLAGS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}}
+    out = {
+        "machine": jbo.studies.machine_info(),
+        "budget": budget,
+        "runs": [],
+        "env": {v: os.environ.get(v) for v in ("XLA_FLAGS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")},
+    }
     for p in a.problems.split(","):
         prob = common.problem(p)
         for m in a.methods.split(","):
@@ -49,9 +54,18 @@ def main(argv=None):
             t1 = time.perf_counter()
             tr = jax.block_until_ready(c(jax.random.key(0)))
             t2 = time.perf_counter()
-            r = dict(method=m, problem=p, steps=T, bo_steps=budget, compile_s=t1 - t0, run_s=t2 - t1,
-                     s_per_bo_step=(t2 - t1) / budget, final_simple_regret=float(tr.metrics["simple_regret"][-1]),
-                     loadavg_before=load0, loadavg_after=os.getloadavg())
+            r = dict(
+                method=m,
+                problem=p,
+                steps=T,
+                bo_steps=budget,
+                compile_s=t1 - t0,
+                run_s=t2 - t1,
+                s_per_bo_step=(t2 - t1) / budget,
+                final_simple_regret=float(tr.metrics["simple_regret"][-1]),
+                loadavg_before=load0,
+                loadavg_after=os.getloadavg(),
+            )
             out["runs"].append(r)
             print(json.dumps(r), file=sys.stderr, flush=True)
     if not a.no_components:
@@ -90,9 +104,11 @@ def components(quick: bool, dim: int = 3, reps: int = 10) -> list[dict]:
             return alg._maximise(k, lambda z: acquisitions.ucb(post, z, 1.96), b)
 
         row = dict(size=size, n=n)
-        for name, f in (("fit_map_ms", lambda k, b: uhe.fit_map(k, b, model, warm, kw)),
-                        ("fit_pseudo_ms", lambda k, b: uhe.fit_pseudo(k, b, model, warm, kw, 2, 2 * size)),
-                        ("maximise_ms", acq)):
+        for name, f in (
+            ("fit_map_ms", lambda k, b: uhe.fit_map(k, b, model, warm, kw)),
+            ("fit_pseudo_ms", lambda k, b: uhe.fit_pseudo(k, b, model, warm, kw, 2, 2 * size)),
+            ("maximise_ms", acq),
+        ):
             f = jax.jit(f)
             jax.block_until_ready(f(key, buf))
             t0 = time.perf_counter()

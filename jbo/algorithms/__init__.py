@@ -2,12 +2,18 @@
 
 ``jbo.algorithms.get(name, **options)`` builds a registered algorithm.
 """
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
-from jbo.algorithms import uhe  # noqa: E402,F401  (UHE-BO paper)
-from jbo.algorithms import boke, cvs, nonstationary, sbo
+from jbo.algorithms import (
+    boke,
+    cvs,
+    nonstationary,
+    sbo,
+    uhe,  # noqa: E402,F401  (UHE-BO paper)
+)
 from jbo.algorithms.gp_bo import GPBO, GPBOParams, GPBOState, Hypers, HypersParams, RandomSearch, srinivas_beta
 
 
@@ -67,6 +73,19 @@ def get(name: str, **options):
         raise ValueError(f"bad options {options} for algorithm {name!r}: {e}") from None
 
 
-__all__ = ["boke", "cvs", "nonstationary", "sbo",
-           "GPBO", "GPBOParams", "GPBOState", "Hypers", "HypersParams", "RandomSearch", "get", "names",
-           "register", "srinivas_beta"]
+__all__ = [
+    "boke",
+    "cvs",
+    "nonstationary",
+    "sbo",
+    "GPBO",
+    "GPBOParams",
+    "GPBOState",
+    "Hypers",
+    "HypersParams",
+    "RandomSearch",
+    "get",
+    "names",
+    "register",
+    "srinivas_beta",
+]

@@ -15,7 +15,7 @@ design included). Per step, with t the current number of points (spec D2, D22):
 BOKE+ draws q and runs ONE optimisation of the mixed acquisition: no lax.cond, so nothing runs
 twice under vmap, and p = 1 reproduces BOKE exactly for the same keys.
 
-Decisions where the paper is silent (spec section 9; also in the README "BOKE" section):
+Decisions where the paper is silent (spec section 9; also on the docs page docs/papers/boke.md):
   * c_h = 1/sqrt(12) (D1), option bandwidth_rule="scott_data" uses the mean per-dimension std of X_t.
   * varsigma: Params.varsigma when > 0, else 0.1 * std(y over the initial design), which depends
     only on the shared design (D3). delta = 0.1. Raw y, no standardisation.
@@ -31,6 +31,7 @@ Also here: the paper's GP-UCB baseline (App. A.1: RBF kernel, FIXED lengthscale 
 pure exploration (argmax of the GP std, Fig. 3): a jbo.algorithms.gp_bo.GPBO composed with the SE
 kernel, a zero prior mean and the paper's fixed-hyper-parameter rule (PaperHypers).
 """
+
 from __future__ import annotations
 
 import math
@@ -275,8 +276,15 @@ class KRUCB(_KernelBO):
             z = jax.random.normal(k_dir, (num, d))
             z = z / jnp.linalg.norm(z, axis=1, keepdims=True) * jax.random.uniform(k_rad, (num, 1)) ** (1.0 / d)
             cands = jnp.clip(best + rho * z, 0.0, 1.0)
-            return self._maximize(lambda x: log_sigma(x, buf, h, self.kernel), k_opt, buf, num_raw=0,
-                                  candidates=cands, candidate_mask=None, project=ball_box_projection(best, rho))
+            return self._maximize(
+                lambda x: log_sigma(x, buf, h, self.kernel),
+                k_opt,
+                buf,
+                num_raw=0,
+                candidates=cands,
+                candidate_mask=None,
+                project=ball_box_projection(best, rho),
+            )
 
         # lax.cond: a real branch for one seed (ask/tell, timing); under vmap it runs both and selects
         x = jax.lax.cond(widen, widened, lambda: best)
@@ -318,7 +326,26 @@ def PaperGP(acquisition="ucb", num_initial: int = 5, **options) -> GPBO:  # noqa
     return GPBO(acquisition=acq, hypers=PaperHypers(), fit="fixed", num_initial=num_initial, **options)
 
 
-__all__ = ["BOKE", "BOKEParams", "BOKEPlusParams", "DEParams", "DensityExploration", "KRUCBParams", "KRState", "KRUCB", "LOG_CAP", "PaperGP", "PaperHypers",
-           "PaperHypersParams",
-           "arm_statistics", "ball_box_projection", "bandwidth", "beta_t", "count_distinct", "ikr_ucb",
-           "kernel_radius", "log_sigma", "noise_level"]
+__all__ = [
+    "BOKE",
+    "BOKEParams",
+    "BOKEPlusParams",
+    "DEParams",
+    "DensityExploration",
+    "KRUCBParams",
+    "KRState",
+    "KRUCB",
+    "LOG_CAP",
+    "PaperGP",
+    "PaperHypers",
+    "PaperHypersParams",
+    "arm_statistics",
+    "ball_box_projection",
+    "bandwidth",
+    "beta_t",
+    "count_distinct",
+    "ikr_ucb",
+    "kernel_radius",
+    "log_sigma",
+    "noise_level",
+]

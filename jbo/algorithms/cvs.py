@@ -78,6 +78,7 @@ The inner optimiser is jbo's raw screening + top-k projected Adam (D19), warm-st
 previous maximiser. Defaults are smaller than the spec's GPU-sized suggestions (num_mc 64 rows for the
 acquisitions instead of 256-1500, 64 raw candidates, 2 starts x 15 Adam steps): a 2-core CPU budget.
 """
+
 from __future__ import annotations
 
 from typing import Any, NamedTuple
@@ -99,8 +100,15 @@ GROUPINGS = {"tiers": ((0, 1, 2), (3, 4, 5)), "official": ((4, 0, 1, 2), (5, 3, 
 
 #: The GP of the paper's code (bocvs.md 2.4, D16): SE-ARD, raw (unstandardised) y, a constant mean,
 #: lengthscales in [0.01, 1e4]; a refit trains mean, output scale and lengthscales, never the noise.
-MODEL = gp.GPModel(kernel="se", standardize=False, mean="trainable", train=("lengthscale", "outputscale"),
-                   lengthscale_bounds=(0.01, 1e4), outputscale_bounds=(1e-6, 1e6), noise_bounds=(1e-8, 10.0))
+MODEL = gp.GPModel(
+    kernel="se",
+    standardize=False,
+    mean="trainable",
+    train=("lengthscale", "outputscale"),
+    lengthscale_bounds=(0.01, 1e4),
+    outputscale_bounds=(1e-6, 1e6),
+    noise_bounds=(1e-8, 10.0),
+)
 
 
 # ---------------------------------------------------------------- the expected bounds (pure functions)
@@ -164,6 +172,7 @@ def expected_path(path: acquisitions.SamplePath, mask, R):
         def kernel_term(xc):
             return kernels.from_sqdist("se", kp, kernels.sqdist_to_rows(xc, X_set, kp.lengthscale)) @ weights
     else:
+
         def kernel_term(xc):
             K = kernels.gram(post.kernel, kp, compose(mask, xc, R), post.x)  # (J, N)
             return jnp.mean(K @ update)
@@ -179,6 +188,7 @@ def expected_path(path: acquisitions.SamplePath, mask, R):
 def sample_paths(key, post: gp.Posterior, num_paths: int, num_features: int):
     """num_paths joint posterior sample paths (RFF prior + pathwise conditioning) as batched
     (features, weights, update); the posterior is shared, not copied per path."""
+
     def one(k):
         p = acquisitions.thompson_sample(k, post, num_features)
         return p.features, p.weights, p.update
@@ -188,6 +198,7 @@ def sample_paths(key, post: gp.Posterior, num_paths: int, num_features: int):
 
 def path_values(paths, post: gp.Posterior, xs):
     """(P, n) values of each sample path at the points xs (n, d)."""
+
     def per_path(f, w, u):
         path = acquisitions.SamplePath(f, w, u, post)
         return jax.vmap(lambda x: acquisitions.sample_path_value(path, x))(xs)
@@ -264,9 +275,17 @@ class CVSParams(NamedTuple):
     eps0: jax.Array | float = 0.5  # UCB-CVS
     eps_cut: jax.Array | float = 100.0  # UCB-CVS: eps reaches 0 after this many plays
     hypers: Any = HypersParams(0.2, 1.0, 1e-4, 0.0)
-    DOMAIN = {"beta": "[0, inf)", "beta_exploit": "[0, inf)", "beta_lcb": "[0, inf)", "alpha0": "[0, 1]",
-              "alpha_min": "[0, 1]", "budget": "(0, inf)", "explore_fraction": "[0, 1]", "eps0": "[0, 1]",
-              "eps_cut": "(0, inf)"}
+    DOMAIN = {
+        "beta": "[0, inf)",
+        "beta_exploit": "[0, inf)",
+        "beta_lcb": "[0, inf)",
+        "alpha0": "[0, 1]",
+        "alpha_min": "[0, 1]",
+        "budget": "(0, inf)",
+        "explore_fraction": "[0, 1]",
+        "eps0": "[0, 1]",
+        "eps_cut": "(0, inf)",
+    }
 
 
 class CVSState(NamedTuple):
@@ -342,8 +361,9 @@ class CVS(Algorithm):
         full-domain queries; the set recorded is the largest one)."""
         space = self._space(spec)
         largest = jnp.argmax(jnp.sum(space.masks, 1)).astype(jnp.int32)
-        return ControlAction(jnp.full((self.num_initial,), largest, jnp.int32),
-                             jax.random.uniform(key, (self.num_initial, space.dim)))
+        return ControlAction(
+            jnp.full((self.num_initial,), largest, jnp.int32), jax.random.uniform(key, (self.num_initial, space.dim))
+        )
 
     def _space(self, spec: Spec) -> ControlSets:
         if not isinstance(spec.space, ControlSets):
@@ -367,10 +387,28 @@ class CVS(Algorithm):
         zeros = jnp.zeros((m,))
         known = jnp.asarray(spec.info.get("cost_mean", zeros), jnp.float64)
         buffer = data.empty(spec.num_steps, d)
-        return CVSState(buffer, gp.condition(buffer, hyp, MODEL), hyp, R, space.masks, jnp.asarray(spec.info.get("f_lo", 0.0)),
-                        known, jnp.zeros((m,), jnp.int32), zeros, jnp.zeros(()), jnp.zeros((), jnp.int32),
-                        jnp.zeros((), jnp.int32), -inf, jnp.full((m,), jnp.inf), jnp.full((m, d), 0.5),
-                        jnp.asarray(False), jnp.zeros(()), jnp.zeros((m,), bool), jnp.full((m,), -jnp.inf), -inf)
+        return CVSState(
+            buffer,
+            gp.condition(buffer, hyp, MODEL),
+            hyp,
+            R,
+            space.masks,
+            jnp.asarray(spec.info.get("f_lo", 0.0)),
+            known,
+            jnp.zeros((m,), jnp.int32),
+            zeros,
+            jnp.zeros(()),
+            jnp.zeros((), jnp.int32),
+            jnp.zeros((), jnp.int32),
+            -inf,
+            jnp.full((m,), jnp.inf),
+            jnp.full((m, d), 0.5),
+            jnp.asarray(False),
+            jnp.zeros(()),
+            jnp.zeros((m,), bool),
+            jnp.full((m,), -jnp.inf),
+            -inf,
+        )
 
     def _hyp0(self, params: CVSParams, dim: int) -> gp.GPParams:
         h = params.hypers
@@ -379,17 +417,27 @@ class CVS(Algorithm):
     def tell(self, key, state: CVSState, params, action, observation: ControlObservation, step: Step) -> CVSState:
         bo = ~step.initial  # initial points are free and are no plays of a set
         onehot = (jnp.arange(state.counts.shape[0]) == action.set) & bo
-        return state._replace(buffer=data.append(state.buffer, observation.x, observation.y),
-                              post=gp.append(state.post, observation.x, observation.y),
-                              counts=state.counts + onehot.astype(jnp.int32),
-                              cost_sum=state.cost_sum + jnp.where(onehot, observation.cost, 0.0),
-                              spent=state.spent + jnp.where(bo, observation.cost, 0.0),
-                              plays=state.plays + bo.astype(jnp.int32))
+        return state._replace(
+            buffer=data.append(state.buffer, observation.x, observation.y),
+            post=gp.append(state.post, observation.x, observation.y),
+            counts=state.counts + onehot.astype(jnp.int32),
+            cost_sum=state.cost_sum + jnp.where(onehot, observation.cost, 0.0),
+            spent=state.spent + jnp.where(bo, observation.cost, 0.0),
+            plays=state.plays + bo.astype(jnp.int32),
+        )
 
     def info(self, state: CVSState, params) -> dict:
-        return {"explore": state.explore, "alpha": state.alpha, "S1": state.S1, "gU": state.gU, "gL": state.gL,
-                "lcb_bar": state.lcb_bar, "ucb_bar": state.ucb_bar,
-                "lengthscale": jnp.exp(state.hyp.log_lengthscale), "outputscale": jnp.exp(state.hyp.log_outputscale)}
+        return {
+            "explore": state.explore,
+            "alpha": state.alpha,
+            "S1": state.S1,
+            "gU": state.gU,
+            "gL": state.gL,
+            "lcb_bar": state.lcb_bar,
+            "ucb_bar": state.ucb_bar,
+            "lengthscale": jnp.exp(state.hyp.log_lengthscale),
+            "outputscale": jnp.exp(state.hyp.log_outputscale),
+        }
 
     # -------------------------------------------------------------- pieces
     def _refits(self) -> bool:
@@ -408,12 +456,14 @@ class CVS(Algorithm):
             full = jnp.all(mask)
 
             def run(R):
-                return optimize.maximize(score(mask, R), k, d, self.num_raw, self.num_starts,
-                                         self.opt_steps, "adam", candidates=warm[None])
+                return optimize.maximize(
+                    score(mask, R), k, d, self.num_raw, self.num_starts, self.opt_steps, "adam", candidates=warm[None]
+                )
 
             branch = jnp.where(need, jnp.where(full, 1, 2), 0)
-            return jax.lax.switch(branch, [lambda: (warm, -jnp.inf * jnp.ones(())),
-                                           lambda: run(state.R[:1]), lambda: run(state.R)])
+            return jax.lax.switch(
+                branch, [lambda: (warm, -jnp.inf * jnp.ones(())), lambda: run(state.R[:1]), lambda: run(state.R)]
+            )
 
         return jax.lax.map(one, (keys, masks, state.best_x, needed))
 
@@ -429,8 +479,15 @@ class CVS(Algorithm):
         """(hyper-parameters, posterior) after fit_steps Adam steps from the initial values (restarted
         every step, as the official code does)."""
         hyp0 = self._hyp0(params, state.R.shape[1])
-        hyp = gp.fit(key, state.buffer, MODEL, init=hyp0, num_restarts=1, num_steps=self.fit_steps,
-                     learning_rate=self.fit_learning_rate)
+        hyp = gp.fit(
+            key,
+            state.buffer,
+            MODEL,
+            init=hyp0,
+            num_restarts=1,
+            num_steps=self.fit_steps,
+            learning_rate=self.fit_learning_rate,
+        )
         return hyp, gp.condition(state.buffer, hyp, MODEL)
 
     # -------------------------------------------------------------- one step
@@ -469,12 +526,20 @@ class CVS(Algorithm):
         else:
             score = lambda mask, R: lambda x: expected_ucb(post, x, mask, R, beta_u)  # noqa: E731
 
-        policy = {"ucvs": self._ucvs, "ucb_psq": self._ucb_psq, "ts_psq": self._ucb_psq, "etc": self._etc,
-                  "ucb_cvs": self._ucb_cvs, "ucb_naive": self._naive, "ts_naive": self._naive,
-                  "ei_naive": self._ei_naive}[self.method]
+        policy = {
+            "ucvs": self._ucvs,
+            "ucb_psq": self._ucb_psq,
+            "ts_psq": self._ucb_psq,
+            "etc": self._etc,
+            "ucb_cvs": self._ucb_cvs,
+            "ucb_naive": self._naive,
+            "ts_naive": self._naive,
+            "ei_naive": self._ei_naive,
+        }[self.method]
         i, xs, gU, state = policy(k_u, k_l, state, params, post, score, explore, t)
-        state = state._replace(best_x=jnp.where(jnp.isfinite(gU)[:, None], xs, state.best_x), hyp=hyp,
-                               explore=explore, gU=gU)
+        state = state._replace(
+            best_x=jnp.where(jnp.isfinite(gU)[:, None], xs, state.best_x), hyp=hyp, explore=explore, gU=gU
+        )
         return ControlAction(i, xs[i]), state
 
     # -------------------------------------------------------------- policies: (set, maximisers, gU, state)
@@ -496,12 +561,19 @@ class CVS(Algorithm):
         S1 = jnp.where(empty, feasible_set(ucb_bar, lcb_bar, alpha, state.f_lo), S1)
         i_exp, _ = cheapest_then_best(S1, cost_lcb(state.cost_sum, state.counts, t, clip=True), gU)
         i = jnp.where(explore, i_rr, i_exp)
-        state = state._replace(lcb_bar=lcb_bar, ucb_bar=ucb_bar, S1=S1, alpha=alpha, gL=gL,
-                               n_exploit=state.n_exploit + (~explore).astype(jnp.int32))
+        state = state._replace(
+            lcb_bar=lcb_bar,
+            ucb_bar=ucb_bar,
+            S1=S1,
+            alpha=alpha,
+            gL=gL,
+            n_exploit=state.n_exploit + (~explore).astype(jnp.int32),
+        )
         return i, xs, gU, state
 
     def _ucvs_official(self, k_l, state, params, post, explore, i_rr, xs, gU, t):
         """Exploit_CVS of the released code: no bookkeeping, Lcb_max = max(max LCB(0.3), max y)."""
+
         def exploit_lcb():
             return jnp.maximum(self._global_lcb(k_l, post, state, params.beta_lcb), data.best(state.buffer))
 
@@ -509,8 +581,12 @@ class CVS(Algorithm):
         S1 = gU >= gL
         i_exp, _ = cheapest_last_index(S1, cost_lcb(state.cost_sum, state.counts, t, clip=False), gU)
         i = jnp.where(explore, i_rr, i_exp)
-        state = state._replace(S1=jnp.where(explore, False, S1), gL=gL, alpha=jnp.zeros(()),
-                               n_exploit=state.n_exploit + (~explore).astype(jnp.int32))
+        state = state._replace(
+            S1=jnp.where(explore, False, S1),
+            gL=gL,
+            alpha=jnp.zeros(()),
+            n_exploit=state.n_exploit + (~explore).astype(jnp.int32),
+        )
         return i, xs, gU, state
 
     def _ucb_psq(self, k_u, k_l, state: CVSState, params, post, score, explore, t):
@@ -575,6 +651,27 @@ def naive_cost(state: CVSState, t):
     return jnp.maximum(cost_lcb(state.cost_sum, state.counts, t, clip=False), 1e-3)
 
 
-__all__ = ["CVS", "CVSParams", "CVSState", "METHODS", "MODEL", "PRESETS", "alpha_at", "cheapest_last_index",
-           "cheapest_then_best", "compose", "cost_lcb", "expected_bounds", "expected_improvement", "expected_lcb",
-           "expected_path", "expected_sample", "expected_ucb", "feasible_set", "incumbents", "naive_cost", "path_values", "sample_paths"]
+__all__ = [
+    "CVS",
+    "CVSParams",
+    "CVSState",
+    "METHODS",
+    "MODEL",
+    "PRESETS",
+    "alpha_at",
+    "cheapest_last_index",
+    "cheapest_then_best",
+    "compose",
+    "cost_lcb",
+    "expected_bounds",
+    "expected_improvement",
+    "expected_lcb",
+    "expected_path",
+    "expected_sample",
+    "expected_ucb",
+    "feasible_set",
+    "incumbents",
+    "naive_cost",
+    "path_values",
+    "sample_paths",
+]

@@ -15,6 +15,7 @@ on (x, c); any other ignores c). One class serves every paper's GP baseline: the
 is a GPBO with the SE kernel, zero mean and its fixed-hyper-parameter rule (jbo.algorithms.boke),
 the SBO-KDE paper's methods are GPBOs with contextual acquisitions (jbo.algorithms.sbo).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -122,7 +123,7 @@ class GPBO(Algorithm):
     """GP-based BO with a Gaussian likelihood. Static configuration only; numbers are in GPBOParams.
 
     Default refit: 1 restart x 5 Adam steps warm-started from the previous step's fit, chosen by
-    measurement (experiments/refit_defaults.py; README "Defaults chosen by measurement"), every step
+    measurement (experiments/refit_defaults.py; docs/defaults.md), every step
     while t < refit_all = 128 and then on a schedule (refit_growth = 1/32, :meth:`refit_now`, chosen by
     experiments/long_run_defaults.py --compare refit); between refits the factor is extended by rank-1
     appends, O(N^2) per step instead of the refit's O(N^3) factorisations. refit_growth=None refits
@@ -164,15 +165,36 @@ class GPBO(Algorithm):
     batch_size: int = eqx.field(static=True)  # q: points per round, chosen before the round's values are seen
     batch_lie: str = eqx.field(static=True)  # what the round's pending points carry: LIES
 
-    def __init__(self, acquisition="ucb", model: gp.GPModel | None = None, hypers=None, num_initial: int = 5,
-                 fit: str = "mle", fit_method: str = "adam", num_restarts: int = 1, fit_steps: int = 5,
-                 fit_learning_rate: float = 0.1, num_raw: int = 512, num_raw_per_dim: int = 0, num_starts: int = 10,
-                 opt_steps: int = 30, opt_method: str = "adam", screen_data: bool | int = SCREEN_DATA,
-                 design: str = "lhs",
-                 capacity: int = 0, kernel="matern52", prior: gp.HyperPrior | None = None,
-                 beta_schedule: str | None = None, num_features: int | None = None, bucket: bool | tuple = True,
-                 bucket_step: int | None = BUCKET_STEP, refit_growth: float | None = REFIT_GROWTH,
-                 refit_all: int = 128, batch_size: int = 1, batch_lie: str = BATCH_LIE):
+    def __init__(
+        self,
+        acquisition="ucb",
+        model: gp.GPModel | None = None,
+        hypers=None,
+        num_initial: int = 5,
+        fit: str = "mle",
+        fit_method: str = "adam",
+        num_restarts: int = 1,
+        fit_steps: int = 5,
+        fit_learning_rate: float = 0.1,
+        num_raw: int = 512,
+        num_raw_per_dim: int = 0,
+        num_starts: int = 10,
+        opt_steps: int = 30,
+        opt_method: str = "adam",
+        screen_data: bool | int = SCREEN_DATA,
+        design: str = "lhs",
+        capacity: int = 0,
+        kernel="matern52",
+        prior: gp.HyperPrior | None = None,
+        beta_schedule: str | None = None,
+        num_features: int | None = None,
+        bucket: bool | tuple = True,
+        bucket_step: int | None = BUCKET_STEP,
+        refit_growth: float | None = REFIT_GROWTH,
+        refit_all: int = 128,
+        batch_size: int = 1,
+        batch_lie: str = BATCH_LIE,
+    ):
         if isinstance(acquisition, str) and acquisition == "ucb" and beta_schedule is not None:
             acquisition = acquisitions.UCB(schedule=beta_schedule)
         elif isinstance(acquisition, str) and acquisition == "ts" and num_features is not None:
@@ -195,8 +217,9 @@ class GPBO(Algorithm):
         self.num_restarts, self.fit_steps, self.fit_learning_rate = num_restarts, fit_steps, fit_learning_rate
         self.num_raw, self.num_raw_per_dim, self.num_starts = num_raw, num_raw_per_dim, num_starts
         if not isinstance(screen_data, bool) and not (isinstance(screen_data, int) and screen_data >= 1):
-            raise ValueError(f"screen_data must be True, False or a positive int (the best k observations), "
-                             f"got {screen_data!r}")
+            raise ValueError(
+                f"screen_data must be True, False or a positive int (the best k observations), got {screen_data!r}"
+            )
         self.opt_steps, self.opt_method, self.screen_data = opt_steps, opt_method, screen_data
         self.design, self.capacity = design, capacity
         data.check_bucket_step(bucket_step)
@@ -204,8 +227,7 @@ class GPBO(Algorithm):
         self.bucket, self.bucket_step = bucket, bucket_step
         number = isinstance(refit_growth, (int, float)) and not isinstance(refit_growth, bool)
         if refit_growth is not None and not (number and 0 < refit_growth < float("inf")):
-            raise ValueError(f"refit_growth must be None (refit every step) or a positive number, "
-                             f"got {refit_growth!r}")
+            raise ValueError(f"refit_growth must be None (refit every step) or a positive number, got {refit_growth!r}")
         if isinstance(refit_all, bool) or not isinstance(refit_all, int) or refit_all < 1:
             raise ValueError(f"refit_all must be a positive int, got {refit_all!r}")
         self.refit_growth, self.refit_all = refit_growth, refit_all
@@ -257,8 +279,9 @@ class GPBO(Algorithm):
         """A refit schedule that can skip a step: a refitting model, refit_growth set, and steps at or
         beyond refit_all within this capacity (a run of at most refit_all steps refits every step
         with the plain program)."""
-        return (self.fit != "fixed" and self.refit_growth is not None and capacity > self.refit_all
-                and self.batch_size == 1)
+        return (
+            self.fit != "fixed" and self.refit_growth is not None and capacity > self.refit_all and self.batch_size == 1
+        )
 
     def refit_now(self, t) -> jax.Array:
         """Whether step t refits (refit_growth = g): every step while t < refit_all, then whenever
@@ -276,18 +299,28 @@ class GPBO(Algorithm):
         start = self.hypers(state.buffer, params.hypers)
         if self.fit == "fixed":
             return start
-        return gp.fit(key, state.buffer, self.model, init=start, warm_start=state.gp_params,
-                      num_restarts=self.num_restarts, num_steps=self.fit_steps, learning_rate=self.fit_learning_rate,
-                      method=self.fit_method)
+        return gp.fit(
+            key,
+            state.buffer,
+            self.model,
+            init=start,
+            warm_start=state.gp_params,
+            num_restarts=self.num_restarts,
+            num_steps=self.fit_steps,
+            learning_rate=self.fit_learning_rate,
+            method=self.fit_method,
+        )
 
     def posterior(self, state: GPBOState, hyp: gp.GPParams) -> gp.Posterior:
         """The posterior of the buffer under fixed hyper-parameters hyp: the factor kept up to date by
         rank-1 appends (tell) is reused, O(N^2), unless hyp changed (a data-dependent rule, e.g. a
         noise relative to std(y)); then the buffer is factorised afresh."""
-        same = jnp.all(jnp.asarray([jnp.all(a == b) for a, b in zip(jax.tree.leaves(hyp),
-                                                                      jax.tree.leaves(state.post.params))]))
-        return jax.lax.cond(same, lambda: gp.refresh(state.post, state.buffer),
-                            lambda: gp.condition(state.buffer, hyp, self.model))
+        same = jnp.all(
+            jnp.asarray([jnp.all(a == b) for a, b in zip(jax.tree.leaves(hyp), jax.tree.leaves(state.post.params))])
+        )
+        return jax.lax.cond(
+            same, lambda: gp.refresh(state.post, state.buffer), lambda: gp.condition(state.buffer, hyp, self.model)
+        )
 
     def screened(self, buffer: data.Buffer):
         """(candidates, mask) of observed points screened with the raw points: none (screen_data False,
@@ -309,8 +342,9 @@ class GPBO(Algorithm):
         buf = state.buffer
         pending = buf.mask & (jnp.arange(buf.capacity) >= pending_from)
         real = buf._replace(mask=buf.mask & ~pending)
-        hyp = jax.lax.cond(refit, lambda: self.fitted(key, state._replace(buffer=real), params),
-                           lambda: state.gp_params)
+        hyp = jax.lax.cond(
+            refit, lambda: self.fitted(key, state._replace(buffer=real), params), lambda: state.gp_params
+        )
         lied = buf._replace(y=jnp.where(pending, lie_values(self.batch_lie, real, hyp, self.model, buf.x), buf.y))
         return hyp, gp.condition(lied, hyp, self.model)
 
@@ -326,11 +360,14 @@ class GPBO(Algorithm):
             pending_from = jnp.where(start, state.buffer.count, state.pending_from)
             hyp, post = self.pending_posterior(k_fit, state, params, pending_from, start)
         elif self._scheduled(state.buffer.capacity):  # a refit schedule: reuse the factor between refits
+
             def refit():
                 hyp = self.fitted(k_fit, state, params)
                 return hyp, gp.condition(state.buffer, hyp, self.model)
-            hyp, post = jax.lax.cond(self.refit_now(step.t), refit,
-                                     lambda: (state.gp_params, gp.refresh(state.post, state.buffer)))
+
+            hyp, post = jax.lax.cond(
+                self.refit_now(step.t), refit, lambda: (state.gp_params, gp.refresh(state.post, state.buffer))
+            )
         elif self.fit == "fixed":  # the kept factor, unless the rule's values changed
             hyp = self.fitted(k_fit, state, params)
             post = self.posterior(state, hyp)
@@ -348,8 +385,9 @@ class GPBO(Algorithm):
         hyp, post = self.pending_posterior(k_fit, state, params, pending_from, jnp.asarray(True))
         action, after = self._choose(k_acq, k_opt, state, params, step, hyp, post, pending_from)
         buf = state.buffer
-        real = buf._replace(mask=buf.mask & (jnp.arange(buf.capacity) < pending_from),
-                            count=jnp.asarray(pending_from, buf.count.dtype))
+        real = buf._replace(
+            mask=buf.mask & (jnp.arange(buf.capacity) < pending_from), count=jnp.asarray(pending_from, buf.count.dtype)
+        )
         kept = None if state.post is None else gp.condition(real, hyp, self.model)
         return action, after._replace(buffer=real, post=kept)
 
@@ -364,13 +402,23 @@ class GPBO(Algorithm):
         else:
             num_raw = self.num_raw_per_dim * dim if self.num_raw_per_dim > 0 else self.num_raw
             cands, cmask = self.screened(state.buffer)
-            action, best = optimize.maximize(acq, k_opt, dim, num_raw, self.num_starts, self.opt_steps,
-                                             self.opt_method, candidates=cands, candidate_mask=cmask)
+            action, best = optimize.maximize(
+                acq,
+                k_opt,
+                dim,
+                num_raw,
+                self.num_starts,
+                self.opt_steps,
+                self.opt_method,
+                candidates=cands,
+                candidate_mask=cmask,
+            )
             if isinstance(state.space, ControlSets):  # one GP on full points; play the largest set
                 action = ControlAction(jnp.argmax(jnp.sum(state.space.masks, 1)).astype(jnp.int32), action)
         nonfinite = jnp.stack([~(checks.all_finite(hyp) & checks.all_finite(post.alpha)), ~jnp.isfinite(best)])
-        return action, state._replace(gp_params=hyp, post=None if state.post is None else post, nonfinite=nonfinite,
-                                      pending_from=pending_from)
+        return action, state._replace(
+            gp_params=hyp, post=None if state.post is None else post, nonfinite=nonfinite, pending_from=pending_from
+        )
 
     def tell(self, key, state: GPBOState, params, action, observation, step):
         if isinstance(observation, ControlObservation):
@@ -386,6 +434,10 @@ class GPBO(Algorithm):
 
     def info(self, state: GPBOState, params) -> dict:
         p = state.gp_params
-        return {"lengthscale": jnp.exp(p.log_lengthscale), "outputscale": jnp.exp(p.log_outputscale),
-                "noise": self.model.noise(p), "nonfinite_model": state.nonfinite[0],
-                "nonfinite_acquisition": state.nonfinite[1]}
+        return {
+            "lengthscale": jnp.exp(p.log_lengthscale),
+            "outputscale": jnp.exp(p.log_outputscale),
+            "noise": self.model.noise(p),
+            "nonfinite_model": state.nonfinite[0],
+            "nonfinite_acquisition": state.nonfinite[1],
+        }

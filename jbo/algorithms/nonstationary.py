@@ -49,6 +49,7 @@ to [1, T], Q_{T,H} uses the real log2 log2 H (A10), ties go to the first index (
 repeat (A12), gamma_hat_n with n = H_ucb or W (A8). Ties (A11) are resolved within 1e-9
 (:func:`first_argmax`): the grid's symmetries make exact ties, and a vmapped product rounds differently.
 """
+
 from __future__ import annotations
 
 import functools
@@ -120,8 +121,10 @@ def schedule(horizon: int, restart_interval: int) -> Schedule:
                 cols["batch_len"].append(n)
                 cols["pos"].append(m)
                 cols["do_update"].append(m == n - 1 and not last)
-    arr = {k: np.asarray(v, dtype=bool if k in ("interval_start", "batch_start", "do_update") else np.int32)
-           for k, v in cols.items()}
+    arr = {
+        k: np.asarray(v, dtype=bool if k in ("interval_start", "batch_start", "do_update") else np.int32)
+        for k, v in cols.items()
+    }
     return Schedule(**arr, max_batch=int(arr["batch_len"].max()))
 
 
@@ -161,7 +164,7 @@ def ucb_interval(horizon: int, variation: float, kernel: str, dim: int) -> int:
     else:
         nu = NU[kernel]
         g = T ** (d / (2 * nu + d)) * math.log(T) ** (2 * nu / (2 * nu + d))
-    return int(min(max(math.ceil(g ** 0.25 * math.sqrt(T / variation)), 1), horizon))
+    return int(min(max(math.ceil(g**0.25 * math.sqrt(T / variation)), 1), horizon))
 
 
 def union_count(horizon: int, restart_interval: int) -> float:
@@ -307,6 +310,7 @@ def _active_design(active, n, lengthscale, arms, lam, num_cols, *, kernel: str, 
         def pick(m, chol):
             j = first_argmax(chol.var[:width], mask[:width])
             return cholesky_add(chol, m, j, kernel_column(kernel, lengthscale, arms_c[:width], j), lam, width)[0]
+
         return lambda chol: jax.lax.fori_loop(jnp.int32(0), n, pick, chol)
 
     index = jnp.searchsorted(jnp.asarray(widths[:-1], jnp.int32), num_cols, side="left")
@@ -337,8 +341,13 @@ def active_design(active, n, kernel: str, lengthscale, arms, lam, capacity: int)
     become batched: still exact, slower."""
     K = arms.shape[-2]
     core = functools.partial(_active_design, kernel=kernel, capacity=capacity)
-    args = (jnp.asarray(active, bool), jnp.asarray(n, jnp.int32), jnp.asarray(lengthscale, jnp.float64),
-            jnp.asarray(arms), jnp.asarray(lam, jnp.float64))
+    args = (
+        jnp.asarray(active, bool),
+        jnp.asarray(n, jnp.int32),
+        jnp.asarray(lengthscale, jnp.float64),
+        jnp.asarray(arms),
+        jnp.asarray(lam, jnp.float64),
+    )
     f = jax.custom_batching.custom_vmap(lambda *a: core(*a, jnp.sum(a[0]).astype(jnp.int32)))
 
     @f.def_vmap
@@ -352,10 +361,12 @@ def active_design(active, n, kernel: str, lengthscale, arms, lam, capacity: int)
         if not in_batched[0]:  # one active set for all: nothing to gain by running them apart
             out = together(a)
         else:
+
             def apart(a):
                 def one(xs):
                     it = iter(xs)
                     return core(*[next(it) if b else x for b, x in zip(in_batched, a)], next(it))
+
                 return jax.lax.map(one, tuple(x for b, x in zip(in_batched, a) if b) + (counts,))
 
             widths = jnp.asarray(_prefix_widths(K), jnp.int32)
@@ -410,8 +421,9 @@ def _arms(spec: Spec, who: str):
 
 def _horizon_check(spec: Spec, horizon: int, who: str):
     if spec.num_steps != horizon:
-        raise ValueError(f"{who} was built for T = {horizon} steps (its schedule depends on T); the run has "
-                         f"{spec.num_steps}")
+        raise ValueError(
+            f"{who} was built for T = {horizon} steps (its schedule depends on T); the run has {spec.num_steps}"
+        )
 
 
 def _resolve_interval(horizon, variation, interval, rule, kernel, dim, what):
@@ -436,8 +448,14 @@ class RPERPParams(NamedTuple):
     lengthscale: jax.Array | float = 0.5
     rkhs_norm: jax.Array | float = 1.0  # B
     noise_std: jax.Array | float = 0.01  # rho
-    DOMAIN = {"C": "[0, inf)", "lam": "(0, inf)", "delta": "(0, 1)", "lengthscale": "(0, inf)",
-              "rkhs_norm": "[0, inf)", "noise_std": "[0, inf)"}
+    DOMAIN = {
+        "C": "[0, inf)",
+        "lam": "(0, inf)",
+        "delta": "(0, 1)",
+        "lengthscale": "(0, inf)",
+        "rkhs_norm": "[0, inf)",
+        "noise_std": "[0, inf)",
+    }
 
 
 class RPERPState(NamedTuple):
@@ -463,9 +481,17 @@ class RPERP(Algorithm):
     use_side_info: bool = eqx.field(static=True)
     num_initial: int = eqx.field(static=True)
 
-    def __init__(self, horizon: int = 5000, variation: float | None = None, restart_interval: int | None = None,
-                 kernel: str = "se", dim: int = 2, restart: bool = True, permute: bool = True,
-                 use_side_info: bool = True):
+    def __init__(
+        self,
+        horizon: int = 5000,
+        variation: float | None = None,
+        restart_interval: int | None = None,
+        kernel: str = "se",
+        dim: int = 2,
+        restart: bool = True,
+        permute: bool = True,
+        use_side_info: bool = True,
+    ):
         self.kernel = _check_kernel(kernel)
         if not restart:
             if restart_interval is not None:
@@ -473,8 +499,9 @@ class RPERP(Algorithm):
             variation, restart_interval = None, horizon
         elif variation is None and restart_interval is None:
             variation = 1.0  # App. D: unknown V_T
-        self.restart_interval = _resolve_interval(horizon, variation, restart_interval, rperp_interval,
-                                                  kernel, dim, "restart_interval")
+        self.restart_interval = _resolve_interval(
+            horizon, variation, restart_interval, rperp_interval, kernel, dim, "restart_interval"
+        )
         self.horizon, self.permute, self.use_side_info = int(horizon), bool(permute), bool(use_side_info)
         self.num_initial = 0
 
@@ -493,8 +520,15 @@ class RPERP(Algorithm):
         chol = cholesky_empty(self.schedule.max_batch, K)
         cap = chol.picks.shape[0]
         beta = rperp_beta_half(B, params.C, params.lam, rho, params.delta, K, self.horizon, self.restart_interval)
-        return RPERPState(jnp.ones((K,), bool), chol, jnp.arange(K, dtype=jnp.int32), jnp.arange(cap, dtype=jnp.int32),
-                          jnp.zeros((cap,)), arms, beta)
+        return RPERPState(
+            jnp.ones((K,), bool),
+            chol,
+            jnp.arange(K, dtype=jnp.int32),
+            jnp.arange(cap, dtype=jnp.int32),
+            jnp.zeros((cap,)),
+            arms,
+            beta,
+        )
 
     def ask(self, key, state: RPERPState, params: RPERPParams, step: Step):
         s, t = self.schedule, step.t
@@ -533,8 +567,13 @@ class UCBParams(NamedTuple):
     lengthscale: jax.Array | float = 0.5
     rkhs_norm: jax.Array | float = 1.0
     noise_std: jax.Array | float = 0.01
-    DOMAIN = {"lam": "(0, inf)", "delta": "(0, 1)", "lengthscale": "(0, inf)", "rkhs_norm": "[0, inf)",
-              "noise_std": "[0, inf)"}
+    DOMAIN = {
+        "lam": "(0, inf)",
+        "delta": "(0, 1)",
+        "lengthscale": "(0, inf)",
+        "rkhs_norm": "[0, inf)",
+        "noise_std": "[0, inf)",
+    }
 
 
 class RGPUCBState(NamedTuple):
@@ -561,13 +600,21 @@ class RGPUCB(Algorithm):
     use_side_info: bool = eqx.field(static=True)
     num_initial: int = eqx.field(static=True)
 
-    def __init__(self, horizon: int = 5000, variation: float | None = None, restart_interval: int | None = None,
-                 kernel: str = "se", dim: int = 2, use_side_info: bool = True):
+    def __init__(
+        self,
+        horizon: int = 5000,
+        variation: float | None = None,
+        restart_interval: int | None = None,
+        kernel: str = "se",
+        dim: int = 2,
+        use_side_info: bool = True,
+    ):
         self.kernel = _check_kernel(kernel)
         if variation is None and restart_interval is None:
             variation = 1.0
-        self.restart_interval = _resolve_interval(horizon, variation, restart_interval, ucb_interval, kernel, dim,
-                                                  "restart_interval")
+        self.restart_interval = _resolve_interval(
+            horizon, variation, restart_interval, ucb_interval, kernel, dim, "restart_interval"
+        )
         self.horizon, self.use_side_info, self.num_initial = int(horizon), bool(use_side_info), 0
 
     def default_params(self) -> UCBParams:
@@ -579,13 +626,19 @@ class RGPUCB(Algorithm):
         B, rho = _known(spec, params, self.use_side_info)
         gamma = _gamma_hat(arms, self.kernel, params, self.restart_interval)
         K = arms.shape[0]
-        return RGPUCBState(cholesky_empty(self.restart_interval, K), jnp.zeros((K,)), jnp.zeros((), jnp.int32), arms,
-                           ucb_beta_half(B, gamma, params.lam, rho, params.delta))
+        return RGPUCBState(
+            cholesky_empty(self.restart_interval, K),
+            jnp.zeros((K,)),
+            jnp.zeros((), jnp.int32),
+            arms,
+            ucb_beta_half(B, gamma, params.lam, rho, params.delta),
+        )
 
     def ask(self, key, state: RGPUCBState, params, step: Step):
         K = state.arms.shape[0]
-        fresh = state._replace(chol=cholesky_empty(self.restart_interval, K), mean=jnp.zeros((K,)),
-                               count=jnp.zeros((), jnp.int32))
+        fresh = state._replace(
+            chol=cholesky_empty(self.restart_interval, K), mean=jnp.zeros((K,)), count=jnp.zeros((), jnp.int32)
+        )
         state = jax.lax.cond(step.t % self.restart_interval == 0, lambda st: fresh, lambda st: st, state)
         ucb = state.mean + state.beta_half * jnp.sqrt(state.chol.var)
         return jnp.argmax(ucb).astype(jnp.int32), state
@@ -645,8 +698,9 @@ def window_drop_oldest(f: WindowFactor) -> WindowFactor:
         return -sk * rk + ck * x, ck * rk + sk * x
 
     _, R = jax.lax.scan(row, f.rows[0], (c, s, f.rows[1:]))
-    return WindowFactor(jnp.zeros_like(f.rows).at[:W - 1].set(R),
-                        jnp.zeros_like(f.lower).at[:W - 1, :W - 1].set(cols.T), f.count - 1)
+    return WindowFactor(
+        jnp.zeros_like(f.rows).at[: W - 1].set(R), jnp.zeros_like(f.lower).at[: W - 1, : W - 1].set(cols.T), f.count - 1
+    )
 
 
 class SWGPUCBState(NamedTuple):
@@ -670,8 +724,16 @@ class SWGPUCB(Algorithm):
     refactor: bool = eqx.field(static=True)
     num_initial: int = eqx.field(static=True)
 
-    def __init__(self, horizon: int = 5000, variation: float | None = None, window: int | None = None,
-                 kernel: str = "se", dim: int = 2, use_side_info: bool = True, refactor: bool = False):
+    def __init__(
+        self,
+        horizon: int = 5000,
+        variation: float | None = None,
+        window: int | None = None,
+        kernel: str = "se",
+        dim: int = 2,
+        use_side_info: bool = True,
+        refactor: bool = False,
+    ):
         self.kernel = _check_kernel(kernel)
         if variation is None and window is None:
             variation = 1.0
@@ -695,8 +757,12 @@ class SWGPUCB(Algorithm):
 
     def ask(self, key, state: SWGPUCBState, params, step: Step):
         if self.refactor:
-            hyp = gp.GPParams(jnp.full((state.arms.shape[1],), jnp.log(params.lengthscale)), jnp.zeros(()),
-                              jnp.log(params.lam), jnp.zeros(()))
+            hyp = gp.GPParams(
+                jnp.full((state.arms.shape[1],), jnp.log(params.lengthscale)),
+                jnp.zeros(()),
+                jnp.log(params.lam),
+                jnp.zeros(()),
+            )
             mean, var = gp.predict_batch(gp.condition(state.memory, hyp, self._model()), state.arms)
         else:
             R = state.memory.rows
@@ -716,9 +782,38 @@ class SWGPUCB(Algorithm):
         return {"beta_half": state.beta_half}
 
 
-__all__ = ["KERNELS", "PRESETS", "RPERP", "RPERPParams", "RPERPState", "RGPUCB", "SWGPUCB", "UCBParams", "Cholesky",
-           "Schedule", "active_design", "batch_sizes", "cholesky_add", "cholesky_empty", "cholesky_mean",
-           "compact_active", "eliminate", "first_argmax",
-           "greedy_information_gain", "interval_lengths", "kernel_column", "max_variance_design", "query_order",
-           "rperp_interval", "rperp_beta_half", "schedule", "ucb_beta_half", "ucb_interval", "union_count",
-           "WindowFactor", "window_append", "window_drop_oldest", "window_empty"]
+__all__ = [
+    "KERNELS",
+    "PRESETS",
+    "RPERP",
+    "RPERPParams",
+    "RPERPState",
+    "RGPUCB",
+    "SWGPUCB",
+    "UCBParams",
+    "Cholesky",
+    "Schedule",
+    "active_design",
+    "batch_sizes",
+    "cholesky_add",
+    "cholesky_empty",
+    "cholesky_mean",
+    "compact_active",
+    "eliminate",
+    "first_argmax",
+    "greedy_information_gain",
+    "interval_lengths",
+    "kernel_column",
+    "max_variance_design",
+    "query_order",
+    "rperp_interval",
+    "rperp_beta_half",
+    "schedule",
+    "ucb_beta_half",
+    "ucb_interval",
+    "union_count",
+    "WindowFactor",
+    "window_append",
+    "window_drop_oldest",
+    "window_empty",
+]

@@ -26,13 +26,14 @@ Decisions (sbo_kde.md 10): sqrt(beta) = 1.5 for every method (beta = 2.25 in our
 KDE samples clipped to [0, 1]; intended Sobol mapping lb + u (ub - lb) with one random shift per
 step; the gradient through the TV problem's inf-ucb term is kept. Inner optimiser: our engine's
 raw screening + top-k + projected Adam (fixed iterations) instead of BoTorch's Boltzmann start
-selection and L-BFGS-B (stated in the README).
+selection and L-BFGS-B (stated in docs/papers/sbo-kde.md).
 """
+
 from __future__ import annotations
 
 import math
-
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 import equinox as eqx
 import jax
@@ -102,6 +103,7 @@ def largest_eigenvalue(M, iterations: int = 50):
     jnp.linalg.eigvalsh under vmap dispatches a batched LAPACK call onto XLA:CPU's thread pool, which
     deadlocked our 5-seed DRBO-MMD runs on this 2-core machine (every thread waiting in
     ParallelBatchMap); mmd_scale only needs a bound."""
+
     def step(v, _):
         w = M @ v
         return w / jnp.linalg.norm(w), None
@@ -380,8 +382,9 @@ class DRBOMMD(_Contextual):
         return lambda x: mmd_worst_case(at_grid(x, params.beta), w_hat, M, delta, scale=scale)
 
 
-def acquisition(method: str, num_samples: int = 1024, num_inner: int = 1024, mmd_grid: int = 0,
-                oracle: Callable | None = None) -> acquisitions.Acquisition:
+def acquisition(
+    method: str, num_samples: int = 1024, num_inner: int = 1024, mmd_grid: int = 0, oracle: Callable | None = None
+) -> acquisitions.Acquisition:
     """The acquisition piece of one of the paper's methods (METHODS)."""
     if method not in METHODS:
         raise ValueError(f"unknown SBO method {method!r}; choose one of {METHODS}")
@@ -397,9 +400,20 @@ def acquisition(method: str, num_samples: int = 1024, num_inner: int = 1024, mmd
     }[method]()
 
 
-def SBO(method: str = "sbo_kde", num_initial: int = 10, num_samples: int = 1024, num_inner: int = 1024,  # noqa: N802
-        mmd_grid: int = 0, num_raw: int = 1024, num_starts: int = 10, opt_steps: int = 50, fit_steps: int = 60,
-        fit_restarts: int = 2, oracle: Callable | None = None, **options) -> GPBO:
+def SBO(
+    method: str = "sbo_kde",
+    num_initial: int = 10,
+    num_samples: int = 1024,
+    num_inner: int = 1024,  # noqa: N802
+    mmd_grid: int = 0,
+    num_raw: int = 1024,
+    num_starts: int = 10,
+    opt_steps: int = 50,
+    fit_steps: int = 60,
+    fit_restarts: int = 2,
+    oracle: Callable | None = None,
+    **options,
+) -> GPBO:
     """The paper's configuration of `method` as a GPBO: Matern-5/2 ARD with the BoTorch-legacy Gamma
     priors, learned constant mean, MAP refit every step (fit_restarts x fit_steps Adam, warm-started,
     from lengthscale 0.5, outputscale 1, noise 2), a Sobol initial design of x, raw screening of
@@ -408,9 +422,20 @@ def SBO(method: str = "sbo_kde", num_initial: int = 10, num_samples: int = 1024,
     refits every step)."""
     if num_initial < 2:
         raise ValueError("SBO methods need num_initial >= 2 (the KDE needs a spread of contexts)")
-    return GPBO(acquisition(method, num_samples, num_inner, mmd_grid, oracle),
-                model=gp.GPModel(kernel="matern52", prior=gp.HyperPrior()), fit="map",
-                hypers=Hypers(lengthscale=0.5, outputscale=1.0, noise=2.0), num_initial=num_initial, design="sobol",
-                num_restarts=fit_restarts, fit_steps=fit_steps, fit_learning_rate=0.1, num_raw=num_raw,
-                num_starts=num_starts, opt_steps=opt_steps, opt_method="adam", screen_data=False,
-                **{"refit_growth": None, **options})  # the paper refits every step
+    return GPBO(
+        acquisition(method, num_samples, num_inner, mmd_grid, oracle),
+        model=gp.GPModel(kernel="matern52", prior=gp.HyperPrior()),
+        fit="map",
+        hypers=Hypers(lengthscale=0.5, outputscale=1.0, noise=2.0),
+        num_initial=num_initial,
+        design="sobol",
+        num_restarts=fit_restarts,
+        fit_steps=fit_steps,
+        fit_learning_rate=0.1,
+        num_raw=num_raw,
+        num_starts=num_starts,
+        opt_steps=opt_steps,
+        opt_method="adam",
+        screen_data=False,
+        **{"refit_growth": None, **options},
+    )  # the paper refits every step

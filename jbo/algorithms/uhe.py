@@ -58,6 +58,7 @@ Where we differ from the spec, for cost on a 2-core CPU (all static fields, so e
   (data.bucket_sizes): on lunar (236 steps) k = 32 gives 160, 192, 224, 236 instead of one jump
   from 128 to 236 (pseudo fits on 320 ... 472 points instead of always 472).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -67,7 +68,6 @@ from typing import NamedTuple
 import equinox as eqx
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from jbo import acquisitions, bandits, data, designs, gp, kernels, optimize
 from jbo.algorithms.gp_bo import RandomSearch
@@ -89,9 +89,17 @@ def paper_model(prior: str = "paper") -> gp.GPModel:
     if prior not in PRIORS:
         raise ValueError(f"unknown prior {prior!r}; choose one of {PRIORS}")
     g = gp.GammaPrior(1e-3, 10.0 if prior == "paper" else 0.1)
-    return gp.GPModel(kernel="matern52", noise_floor=1e-8, lengthscale_bounds=(0.01, 5.0),
-                      outputscale_bounds=(1e-3, 20.0), noise_bounds=(1e-6, 1.0), prior=gp.HyperPrior(g, g, g),
-                      prior_jacobian=True, standardize=True, mean="zero")
+    return gp.GPModel(
+        kernel="matern52",
+        noise_floor=1e-8,
+        lengthscale_bounds=(0.01, 5.0),
+        outputscale_bounds=(1e-3, 20.0),
+        noise_bounds=(1e-6, 1.0),
+        prior=gp.HyperPrior(g, g, g),
+        prior_jacobian=True,
+        standardize=True,
+        mean="zero",
+    )
 
 
 # ---------------------------------------------------------------- the pseudo-data set (spec 2.3, 8.5)
@@ -101,8 +109,9 @@ def nearest_labels(xp: jax.Array, x: jax.Array, mask: jax.Array) -> jax.Array:
     return jnp.argmin(jnp.where(mask[None, :], d2, jnp.inf), axis=1)
 
 
-def pseudo_data(key, buffer: data.Buffer, factor: int = 2, size: int | None = None,
-                draw_rows: int | None = None) -> data.Buffer:
+def pseudo_data(
+    key, buffer: data.Buffer, factor: int = 2, size: int | None = None, draw_rows: int | None = None
+) -> data.Buffer:
     """The pseudo-data set of Eq. (2): M = factor * |D| uniform points, each labelled with the observed
     y of its nearest observed input. Returned as a buffer of `size` rows (default factor * capacity)
     whose first M rows are valid. The points are the first rows of one draw of factor * capacity
@@ -119,16 +128,25 @@ def pseudo_data(key, buffer: data.Buffer, factor: int = 2, size: int | None = No
     return data.Buffer(xp, jnp.where(valid, buffer.y[idx], 0.0), valid, jnp.minimum(m, size).astype(jnp.int32))
 
 
-def fit_pseudo(key, buffer: data.Buffer, model: gp.GPModel, warm: gp.GPParams, fit_kw: dict, factor: int = 2,
-               size: int | None = None, draw_rows: int | None = None) -> gp.GPParams:
+def fit_pseudo(
+    key,
+    buffer: data.Buffer,
+    model: gp.GPModel,
+    warm: gp.GPParams,
+    fit_kw: dict,
+    factor: int = 2,
+    size: int | None = None,
+    draw_rows: int | None = None,
+) -> gp.GPParams:
     """theta-hat of Eq. (2): the MAP loss of `model` on the pseudo-data set, whose labels get the
     standardisation of the real data (D9); then used with the real data's standardisation."""
     k_data, k_fit = jax.random.split(key)
     return fit_on(k_fit, pseudo_data(k_data, buffer, factor, size, draw_rows), buffer, model, warm, fit_kw)
 
 
-def fit_on(key, pseudo: data.Buffer, buffer: data.Buffer, model: gp.GPModel, warm: gp.GPParams,
-           fit_kw: dict) -> gp.GPParams:
+def fit_on(
+    key, pseudo: data.Buffer, buffer: data.Buffer, model: gp.GPModel, warm: gp.GPParams, fit_kw: dict
+) -> gp.GPParams:
     """The MAP fit of `model` on the rows of `pseudo`, its labels standardised with the mean and std
     of the real data in `buffer` (D9), so theta lives on the scale the real posterior uses."""
     mean, std = model.standardization(buffer.y, buffer.mask)
@@ -162,10 +180,12 @@ def log_posterior(model: gp.GPModel, buffer: data.Buffer):
     mean, std = model.standardization(buffer.y, buffer.mask)
     y = jnp.where(buffer.mask, (buffer.y - mean) / std, 0.0)
     with jax.ensure_compile_time_eval():
-        lo = jnp.log(jnp.array([model.lengthscale_bounds[0]] * dim + [model.outputscale_bounds[0],
-                                                                       model.noise_bounds[0]]))
-        hi = jnp.log(jnp.array([model.lengthscale_bounds[1]] * dim + [model.outputscale_bounds[1],
-                                                                       model.noise_bounds[1]]))
+        lo = jnp.log(
+            jnp.array([model.lengthscale_bounds[0]] * dim + [model.outputscale_bounds[0], model.noise_bounds[0]])
+        )
+        hi = jnp.log(
+            jnp.array([model.lengthscale_bounds[1]] * dim + [model.outputscale_bounds[1], model.noise_bounds[1]])
+        )
 
     def logp(z):
         p = _unflat(z, dim)
@@ -176,14 +196,22 @@ def log_posterior(model: gp.GPModel, buffer: data.Buffer):
     return logp
 
 
-def hmc_samples(key, logp, start: jax.Array, num_warmup: int = 200, num_samples: int = 10, step_size: float = 0.05,
-                num_leapfrog: int = 20) -> jax.Array:
+def hmc_samples(
+    key,
+    logp,
+    start: jax.Array,
+    num_warmup: int = 200,
+    num_samples: int = 10,
+    step_size: float = 0.05,
+    num_leapfrog: int = 20,
+) -> jax.Array:
     """blackjax HMC (identity mass) from `start`: `num_warmup` discarded transitions, then the next
     `num_samples` states (num_samples, D)."""
     import blackjax
 
-    hmc = blackjax.hmc(logp, step_size=step_size, inverse_mass_matrix=jnp.ones(start.shape[0]),
-                       num_integration_steps=num_leapfrog)
+    hmc = blackjax.hmc(
+        logp, step_size=step_size, inverse_mass_matrix=jnp.ones(start.shape[0]), num_integration_steps=num_leapfrog
+    )
 
     def body(state, k):
         state, _ = hmc.step(k, state)
@@ -194,8 +222,9 @@ def hmc_samples(key, logp, start: jax.Array, num_warmup: int = 200, num_samples:
 
 
 # ---------------------------------------------------------------- lengthscale scaling (B3, B4)
-def scaled_ucb_argmax(key, buffer: data.Buffer, model: gp.GPModel, theta: gp.GPParams, log_scales: jax.Array,
-                      beta, num_candidates: int):
+def scaled_ucb_argmax(
+    key, buffer: data.Buffer, model: gp.GPModel, theta: gp.GPParams, log_scales: jax.Array, beta, num_candidates: int
+):
     """For every s in exp(log_scales): lengthscales l / s, the UCB maximiser over one shared screen
     (num_candidates uniform points + the data), its latent posterior std in standardised-y units,
     and (for A-GP-UCB) the posterior used. Returns (points (S, d), stds (S,))."""
@@ -279,8 +308,10 @@ class UHE(Algorithm):
         if self.prior not in PRIORS:
             raise ValueError(f"unknown prior {self.prior!r}; choose one of {PRIORS}")
         if self.num_initial < 2:
-            raise ValueError(f"UHE methods need an initial design of >= 2 points (reward scaling, D23), "
-                             f"got num_initial={self.num_initial}")
+            raise ValueError(
+                f"UHE methods need an initial design of >= 2 points (reward scaling, D23), "
+                f"got num_initial={self.num_initial}"
+            )
         if self.factor < 1:
             raise ValueError(f"the pseudo-data factor must be >= 1 (M_t >= |D_t-1|), got {self.factor}")
         for name in ("num_restarts", "num_raw", "num_starts", "num_samples", "num_leapfrog", "grid_candidates"):
@@ -316,14 +347,27 @@ class UHE(Algorithm):
         if not isinstance(spec.space, Box):
             raise ValueError(f"UHE methods run on a box, got {type(spec.space).__name__}")
         if self.method in PAIRED and spec.num_steps - self.num_initial < 2:
-            raise ValueError(f"{self.method} evaluates in pairs: num_steps={spec.num_steps} leaves "
-                             f"{spec.num_steps - self.num_initial} BO steps after the {self.num_initial}-point design; "
-                             f"need at least 2")
+            raise ValueError(
+                f"{self.method} evaluates in pairs: num_steps={spec.num_steps} leaves "
+                f"{spec.num_steps - self.num_initial} BO steps after the {self.num_initial}-point design; "
+                f"need at least 2"
+            )
         dim = spec.dim
         theta = _start(data.empty(1, dim))
-        return UHEState(data.empty(spec.num_steps, dim), theta, theta, self._bandit().init(2), jnp.int32(1),
-                        jnp.full(2, 0.5), jnp.zeros(()), jnp.zeros(()), jnp.asarray(False), jnp.ones(()),
-                        theta.log_lengthscale, jnp.zeros((self.factor * spec.num_steps, 0)))
+        return UHEState(
+            data.empty(spec.num_steps, dim),
+            theta,
+            theta,
+            self._bandit().init(2),
+            jnp.int32(1),
+            jnp.full(2, 0.5),
+            jnp.zeros(()),
+            jnp.zeros(()),
+            jnp.asarray(False),
+            jnp.ones(()),
+            theta.log_lengthscale,
+            jnp.zeros((self.factor * spec.num_steps, 0)),
+        )
 
     # ---------------------------------------------------------------- ask: choose the arm, then the point
     def ask(self, key, state: UHEState, params: UHEParams, step: Step):
@@ -337,8 +381,11 @@ class UHE(Algorithm):
                 new = (jnp.int32(0), jnp.array([1.0, 0.0]), jnp.zeros(()))
             else:
                 p = bandit.probabilities(state.bandit)
-                new = (jax.random.categorical(k_arm, jnp.log(p)).astype(jnp.int32), p,
-                       bandits.exp3_gammas(state.bandit.count, 2, None, 2)[0])
+                new = (
+                    jax.random.categorical(k_arm, jnp.log(p)).astype(jnp.int32),
+                    p,
+                    bandits.exp3_gammas(state.bandit.count, 2, None, 2)[0],
+                )
             arm, probs, gamma = jax.lax.cond(first, lambda: new, lambda: (arm, probs, gamma))
             random = first & (arm == 0)
         elif self.method == "portfolio":
@@ -350,18 +397,32 @@ class UHE(Algorithm):
             random = jnp.asarray(False)
 
         def random_step():
-            return jax.random.uniform(k_rand, (state.buffer.x.shape[1],)), state.theta, state.theta_fit, \
-                state.scale, state.log_ls0
+            return (
+                jax.random.uniform(k_rand, (state.buffer.x.shape[1],)),
+                state.theta,
+                state.theta_fit,
+                state.scale,
+                state.log_ls0,
+            )
 
         skip = (random, random_step) if self.method in PAIRED + ("portfolio",) else None
         x, theta, theta_fit, scale, log_ls0 = self._bo_step(k_bo, state, params, step, skip)
-        return x, state._replace(theta=theta, theta_fit=theta_fit, arm=arm, probs=probs, gamma=gamma,
-                                 random=random, scale=scale, log_ls0=log_ls0)
+        return x, state._replace(
+            theta=theta,
+            theta_fit=theta_fit,
+            arm=arm,
+            probs=probs,
+            gamma=gamma,
+            random=random,
+            scale=scale,
+            log_ls0=log_ls0,
+        )
 
     def _bo_step(self, key, state: UHEState, params: UHEParams, step: Step, skip=None):
         """The BO step on the segment's buffer (the engine grows it with the data). With
         skip = (random, random_step) it is lax.cond(random, random_step, BO step): a cond whose
         predicate is batched (the arm differs across vmapped seeds) runs both sides."""
+
         def bo():
             return self._bo(key, state, params, step)
 
@@ -380,8 +441,9 @@ class UHE(Algorithm):
         theta_fit = theta
         if self.method == "mcmc":
             logp = log_posterior(model, buf)
-            z = hmc_samples(k_grid, logp, _flat(theta), self.num_warmup, self.num_samples, self.step_size,
-                            self.num_leapfrog)
+            z = hmc_samples(
+                k_grid, logp, _flat(theta), self.num_warmup, self.num_samples, self.step_size, self.num_leapfrog
+            )
             samples = jax.vmap(lambda zi: _unflat(zi, buf.x.shape[1]))(z)
             posts = jax.vmap(lambda p: gp.condition(buf, p, model))(samples)
             acq = lambda x: jnp.mean(jax.vmap(lambda post: acquisitions.ucb(post, x, params.beta))(posts))  # noqa: E731
@@ -393,9 +455,12 @@ class UHE(Algorithm):
             grid = jnp.log(1.1) * jnp.arange(_grid_len(1.1, 100.0))
             base = theta._replace(log_lengthscale=log_ls0)
             pts, _ = scaled_ucb_argmax(k_grid, buf, model, base, grid, params.beta, self.grid_candidates)
-            gains = jax.vmap(lambda ls, x: information_gain(
-                data.append(buf_grow(buf), x, 0.0), model, base._replace(log_lengthscale=log_ls0 - ls)))(grid, pts)
-            ok = jnp.sqrt(t * params.beta * gains) <= t ** params.agp_power
+            gains = jax.vmap(
+                lambda ls, x: information_gain(
+                    data.append(buf_grow(buf), x, 0.0), model, base._replace(log_lengthscale=log_ls0 - ls)
+                )
+            )(grid, pts)
+            ok = jnp.sqrt(t * params.beta * gains) <= t**params.agp_power
             h = jnp.max(jnp.where(ok, jnp.exp(grid), 1.0))
             scale = jnp.maximum(jnp.where(k == 0, 1.0, state.scale), h)  # g(t) = max(g(t-1), h(t)), g(0) = 1
             theta = theta._replace(log_lengthscale=jnp.minimum(theta.log_lengthscale, log_ls0 - jnp.log(scale)))
@@ -411,8 +476,17 @@ class UHE(Algorithm):
         return self._maximise(k_acq, acq, buf), theta, theta_fit, scale, log_ls0
 
     def _maximise(self, key, acq, buf: data.Buffer):
-        x, _ = optimize.maximize(acq, key, buf.x.shape[1], self.num_raw, self.num_starts, self.opt_steps, "adam",
-                                 candidates=buf.x, candidate_mask=buf.mask)
+        x, _ = optimize.maximize(
+            acq,
+            key,
+            buf.x.shape[1],
+            self.num_raw,
+            self.num_starts,
+            self.opt_steps,
+            "adam",
+            candidates=buf.x,
+            candidate_mask=buf.mask,
+        )
         return x
 
     # ---------------------------------------------------------------- tell: record, reward the arm
@@ -421,6 +495,7 @@ class UHE(Algorithm):
         state = state._replace(buffer=buffer)
         k = step.t - self.num_initial
         if self.method in PAIRED:
+
             def reward_pair(s):
                 y = s.buffer.y
                 r = _scaled(jnp.maximum(y[s.buffer.count - 1], y[s.buffer.count - 2]), s.buffer, self.num_initial)
@@ -430,6 +505,7 @@ class UHE(Algorithm):
             second = (~step.initial) & (k % 2 == 1)  # even paper t closes the pair (t unbatched)
             return jax.lax.cond(second, reward_pair, lambda s: s, state)
         if self.method == "portfolio":
+
             def reward_step(s):  # Hoffman et al.: the posterior mean at x_t after adding y_t (D17)
                 post = gp.condition(s.buffer, s.theta, self.model)
                 r = _scaled(gp.predict(post, action)[0], s.buffer, self.num_initial)
@@ -440,16 +516,27 @@ class UHE(Algorithm):
 
     def info(self, state: UHEState, params) -> dict:
         p = state.theta
-        return {"lengthscale": jnp.exp(p.log_lengthscale), "outputscale": jnp.exp(p.log_outputscale),
-                "noise": self.model.noise(p), "arm": state.arm, "p_random": state.probs[0], "gamma": state.gamma,
-                "reward": state.reward, "random": state.random, "scale": state.scale}
+        return {
+            "lengthscale": jnp.exp(p.log_lengthscale),
+            "outputscale": jnp.exp(p.log_outputscale),
+            "noise": self.model.noise(p),
+            "arm": state.arm,
+            "p_random": state.probs[0],
+            "gamma": state.gamma,
+            "reward": state.reward,
+            "random": state.random,
+            "scale": state.scale,
+        }
 
 
 def buf_grow(buf: data.Buffer) -> data.Buffer:
     """The buffer with one more (invalid) row, so a point can be appended whatever its fill."""
-    return data.Buffer(jnp.concatenate([buf.x, buf.x[:1]]), jnp.concatenate([buf.y, jnp.zeros(1)]),
-                       jnp.concatenate([buf.mask, jnp.zeros(1, bool)]),
-                       jnp.minimum(buf.count, data.num_valid(buf)).astype(jnp.int32))
+    return data.Buffer(
+        jnp.concatenate([buf.x, buf.x[:1]]),
+        jnp.concatenate([buf.y, jnp.zeros(1)]),
+        jnp.concatenate([buf.mask, jnp.zeros(1, bool)]),
+        jnp.minimum(buf.count, data.num_valid(buf)).astype(jnp.int32),
+    )
 
 
 def _scaled(r, buffer: data.Buffer, n0: int):
@@ -488,6 +575,22 @@ def make(method: str, **options):
 
 
 NAMES = METHODS + ("random",)
-__all__ = ["METHODS", "NAMES", "UHE", "UHEParams", "UHEState", "UHERandom", "fit_map", "fit_pseudo", "hmc_samples",
-           "fit_on", "information_gain", "log_posterior", "make", "nearest_labels", "paper_model", "pseudo_data",
-           "scaled_ucb_argmax"]
+__all__ = [
+    "METHODS",
+    "NAMES",
+    "UHE",
+    "UHEParams",
+    "UHEState",
+    "UHERandom",
+    "fit_map",
+    "fit_pseudo",
+    "hmc_samples",
+    "fit_on",
+    "information_gain",
+    "log_posterior",
+    "make",
+    "nearest_labels",
+    "paper_model",
+    "pseudo_data",
+    "scaled_ucb_argmax",
+]

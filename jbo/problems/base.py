@@ -1,7 +1,9 @@
 """Problems as Environments: a box, an objective to MAXIMISE, its optimum, optional Gaussian noise."""
+
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 import equinox as eqx
 import jax
@@ -56,7 +58,7 @@ class Problem(Environment):
         self._check(u, "u")
         return self.objective(self.space.from_unit(jnp.asarray(u, jnp.float64)))
 
-    def with_noise(self, noise_std: float) -> "Problem":
+    def with_noise(self, noise_std: float) -> Problem:
         if not (noise_std >= 0 and np.isfinite(noise_std)):
             raise ValueError(f"noise_std must be finite and >= 0, got {noise_std!r}")
         return Problem(self.name, self.box, self.fn, self.optimal_value, self.optimizer, float(noise_std))
@@ -74,14 +76,42 @@ class Problem(Environment):
         return state, y, metrics
 
 
-def from_function(fn: Callable, bounds, name: str = "custom", optimal_value: float | None = None,
-                  optimizer=None, noise_std: float = 0.0) -> Problem:
-    """Wrap a traceable jnp function f(x) (x of shape (d,), original coordinates) as a Problem."""
+def from_function(
+    fn: Callable,
+    bounds,
+    name: str = "custom",
+    optimal_value: float | None = None,
+    optimizer=None,
+    noise_std: float = 0.0,
+    minimize: bool = False,
+) -> Problem:
+    """Wrap a traceable jnp function f(x) (x of shape (d,), original coordinates) as a Problem.
+    minimize=True: f is to be minimised and `optimal_value` is its minimum; the problem maximises -f
+    (values and best values of a run are those of -f; its regrets are f(x) - min f)."""
+    if minimize:
+        fn = _Negated(fn)
+        optimal_value = None if optimal_value is None else -float(optimal_value)
     space = Box(bounds)
     opt = None if optimizer is None else jnp.asarray(optimizer, jnp.float64)
     if opt is not None and opt.shape != (space.dim,):
         raise ValueError(f"optimizer must have shape ({space.dim},), got {opt.shape}")
     return Problem(name, space, fn, None if optimal_value is None else float(optimal_value), opt).with_noise(noise_std)
+
+
+class _Negated:
+    """-f, for a function to minimise (hashable, so the problem stays a static jit argument)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, x):
+        return -self.fn(x)
+
+    def __eq__(self, other):
+        return isinstance(other, _Negated) and other.fn == self.fn
+
+    def __hash__(self):
+        return hash((_Negated, self.fn))
 
 
 class _HostCall:
@@ -93,16 +123,26 @@ class _HostCall:
     def __call__(self, x):
         """One number (NaN and inf pass through: the engine counts them as failed evaluations and
         names them after the run); None, a string, a bool or an array is an error naming the point."""
-        return np.asarray(host_number(self.fn(np.asarray(x)), f"{self.name}: the objective at x={np.asarray(x).tolist()}"))
+        return np.asarray(
+            host_number(self.fn(np.asarray(x)), f"{self.name}: the objective at x={np.asarray(x).tolist()}")
+        )
 
     def traced(self, x):
         return jax.pure_callback(self, jax.ShapeDtypeStruct((), jnp.float64), x, vmap_method="sequential")
 
 
-def from_callback(fn: Callable, bounds, name: str = "host", optimal_value: float | None = None,
-                  noise_std: float = 0.0) -> Problem:
+def from_callback(
+    fn: Callable,
+    bounds,
+    name: str = "host",
+    optimal_value: float | None = None,
+    noise_std: float = 0.0,
+    minimize: bool = False,
+) -> Problem:
     """A Problem whose objective runs on the host through jax.pure_callback (inside the scan).
 
     Prefer jbo.AskTell for expensive objectives: it keeps the scan pure and batches across seeds.
     """
-    return from_function(_HostCall(fn, name).traced, bounds, name, optimal_value, noise_std=noise_std)
+    return from_function(
+        _HostCall(fn, name).traced, bounds, name, optimal_value, noise_std=noise_std, minimize=minimize
+    )

@@ -5,16 +5,18 @@ starred (Picheny-rescaled) forms, the design size n0 and total budget T (spec 6.
 SD_U(g), the standard deviation of g under uniform inputs, which sets the relative noise level
 sigma_eps = 0.1 SD_U(g) of Fig. 7 and the varsigma of beta_t in BOTH settings (spec D3, D4).
 """
+
 from __future__ import annotations
 
 import math
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 import jax.numpy as jnp
 
-from jbo.spaces import Box as Space
 from jbo.problems import synthetic
 from jbo.problems.base import Problem
+from jbo.spaces import Box as Space
 
 TOY_OPTIMUM = (0.2741972, 0.6757609)  # (x*, f*), checked by dense search in the tests
 

@@ -14,11 +14,13 @@ Ackley with four contexts (a Laplace-transform reduction to one-dimensional inte
 left for more than two contexts without a reduction. All problems are defined on x in [0, 1]^dx,
 c in [0, 1]^dc and MAXIMISED (sbo_kde.md 7; the paper's problems).
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 import equinox as eqx
 import jax
@@ -44,23 +46,36 @@ class Dist1D(NamedTuple):
 
 
 def normal(mu: float, sd: float) -> Dist1D:
-    return Dist1D(f"N({mu},{sd}^2)", lambda k, s: mu + sd * jax.random.normal(k, s),
-                  lambda c: ndtr((c - mu) / sd), lambda c: jnp.exp(-0.5 * ((c - mu) / sd) ** 2) / (sd * math.sqrt(2 * math.pi)),
-                  lambda u: mu + sd * ndtri(u))
+    return Dist1D(
+        f"N({mu},{sd}^2)",
+        lambda k, s: mu + sd * jax.random.normal(k, s),
+        lambda c: ndtr((c - mu) / sd),
+        lambda c: jnp.exp(-0.5 * ((c - mu) / sd) ** 2) / (sd * math.sqrt(2 * math.pi)),
+        lambda u: mu + sd * ndtri(u),
+    )
 
 
 def uniform() -> Dist1D:
-    return Dist1D("U(0,1)", lambda k, s: jax.random.uniform(k, s), lambda c: jnp.clip(c, 0.0, 1.0),
-                  lambda c: jnp.where((c >= 0) & (c <= 1), 1.0, 0.0), lambda u: u)
+    return Dist1D(
+        "U(0,1)",
+        lambda k, s: jax.random.uniform(k, s),
+        lambda c: jnp.clip(c, 0.0, 1.0),
+        lambda c: jnp.where((c >= 0) & (c <= 1), 1.0, 0.0),
+        lambda u: u,
+    )
 
 
 def burr12(a: float = 2.0, b: float = 20.0) -> Dist1D:
     """Burr XII: CDF 1 - (1 + c^a)^(-b) on c >= 0."""
     icdf = lambda u: ((1 - u) ** (-1.0 / b) - 1) ** (1.0 / a)  # noqa: E731
     cpos = lambda c: jnp.maximum(c, 0.0)  # noqa: E731
-    return Dist1D(f"BurrXII({a},{b})", lambda k, s: icdf(jax.random.uniform(k, s)),
-                  lambda c: 1 - (1 + cpos(c) ** a) ** (-b),
-                  lambda c: jnp.where(c > 0, a * b * cpos(c) ** (a - 1) * (1 + cpos(c) ** a) ** (-(b + 1)), 0.0), icdf)
+    return Dist1D(
+        f"BurrXII({a},{b})",
+        lambda k, s: icdf(jax.random.uniform(k, s)),
+        lambda c: 1 - (1 + cpos(c) ** a) ** (-b),
+        lambda c: jnp.where(c > 0, a * b * cpos(c) ** (a - 1) * (1 + cpos(c) ** a) ** (-(b + 1)), 0.0),
+        icdf,
+    )
 
 
 def complicated_mixture() -> Dist1D:
@@ -275,26 +290,45 @@ class ContextualProblem(Environment):
         return state, (c, y), metrics
 
 
-def make(name, dx, fn, dists, optimal_value=None, optimizer=None, noise_std=0.0, num_per_dim=None, breaks=None,
-         rule=None, reduction=None, kink=None):
+def make(
+    name,
+    dx,
+    fn,
+    dists,
+    optimal_value=None,
+    optimizer=None,
+    noise_std=0.0,
+    num_per_dim=None,
+    breaks=None,
+    rule=None,
+    reduction=None,
+    kink=None,
+):
     """A ContextualProblem; its expectation rule is expectation_rule(dists, num_per_dim, breaks=breaks)
     unless `rule` = (nodes, weights) is given (for a `reduction`, in the layout it reads)."""
     nodes, weights = expectation_rule(tuple(dists), num_per_dim, breaks=breaks) if rule is None else rule
     opt = None if optimizer is None else jnp.asarray(optimizer, jnp.float64)
-    return ContextualProblem(name, dx, len(dists), fn, tuple(dists), nodes, weights, optimal_value, opt,
-                             float(noise_std), reduction, kink)
+    return ContextualProblem(
+        name, dx, len(dists), fn, tuple(dists), nodes, weights, optimal_value, opt, float(noise_std), reduction, kink
+    )
 
 
 # ---------------------------------------------------------------- the paper's problems (sbo_kde.md 7.3)
 def ackley_fn(x, c):
     z = 65.536 * jnp.concatenate([x, c]) - 32.768
     d = z.shape[0]
-    return (20 * jnp.exp(-0.2 * jnp.sqrt(jnp.sum(z**2) / d + 1e-300)) + jnp.exp(jnp.sum(jnp.cos(2 * math.pi * z)) / d)
-            - 20 - math.e)
+    return (
+        20 * jnp.exp(-0.2 * jnp.sqrt(jnp.sum(z**2) / d + 1e-300))
+        + jnp.exp(jnp.sum(jnp.cos(2 * math.pi * z)) / d)
+        - 20
+        - math.e
+    )
 
 
 def _branin(u, v):
-    return (v - 5.1 / (4 * math.pi**2) * u**2 + 5 / math.pi * u - 6) ** 2 + 10 * (1 - 1 / (8 * math.pi)) * jnp.cos(u) + 10
+    return (
+        (v - 5.1 / (4 * math.pi**2) * u**2 + 5 / math.pi * u - 6) ** 2 + 10 * (1 - 1 / (8 * math.pi)) * jnp.cos(u) + 10
+    )
 
 
 def modified_branin_fn(x, c):
@@ -302,10 +336,17 @@ def modified_branin_fn(x, c):
 
 
 _H6_ALPHA = np.array([1.0, 1.2, 3.0, 3.2])
-_H6_A = np.array([[10.0, 3, 17, 3.5, 1.7, 8], [0.05, 10, 17, 0.1, 8, 14], [3, 3.5, 1.7, 10, 17, 8],
-                   [17, 8, 0.05, 10, 0.1, 14]])
-_H6_P = 1e-4 * np.array([[1312.0, 1696, 5569, 124, 8283, 5886], [2329, 4135, 8307, 3736, 1004, 9991],
-                          [2348, 1451, 3522, 2883, 3047, 6650], [4047, 8828, 8732, 5743, 1091, 381]])
+_H6_A = np.array(
+    [[10.0, 3, 17, 3.5, 1.7, 8], [0.05, 10, 17, 0.1, 8, 14], [3, 3.5, 1.7, 10, 17, 8], [17, 8, 0.05, 10, 0.1, 14]]
+)
+_H6_P = 1e-4 * np.array(
+    [
+        [1312.0, 1696, 5569, 124, 8283, 5886],
+        [2329, 4135, 8307, 3736, 1004, 9991],
+        [2348, 1451, 3522, 2883, 3047, 6650],
+        [4047, 8828, 8732, 5743, 1091, 381],
+    ]
+)
 
 
 def hartmann_fn(x, c):
@@ -338,8 +379,15 @@ class PortfolioSurrogate(NamedTuple):
 def portfolio_surrogate() -> PortfolioSurrogate:
     """The authors' fitted GP surrogate of the CVXPortfolio back-test (data README section 1), float64."""
     d = np.load(Path(__file__).parent / "data" / "portfolio_gp.npz")
-    return PortfolioSurrogate(jnp.asarray(d["train_X"]), jnp.asarray(d["alpha"]), jnp.asarray(d["lengthscale"]),
-                              float(d["outputscale"]), float(d["mean_constant"]), float(d["y_mean"]), float(d["y_std"]))
+    return PortfolioSurrogate(
+        jnp.asarray(d["train_X"]),
+        jnp.asarray(d["alpha"]),
+        jnp.asarray(d["lengthscale"]),
+        float(d["outputscale"]),
+        float(d["mean_constant"]),
+        float(d["y_mean"]),
+        float(d["y_std"]),
+    )
 
 
 ACKLEY_BREAKS = graded_breaks(0.5, 64, 20)  # a panel per period of cos(2 pi z), graded to 1.5e-8 at c = 0.5
@@ -356,36 +404,88 @@ def problem(name: str, noise_std: float = 0.0) -> ContextualProblem:
         # the kink of sqrt(sum z^2) at c = 0.5 (x = (0.5, 0.5); a near-kink for x near it) and 65 periods
         # of cos(2 pi z): a graded composite rule, 14 nodes x 104 panels = 1458 nodes, within 3e-14 of
         # the exact value for every x we tried (one 1024-node panel: 7e-6 at the optimum)
-        return make("ackley", 2, ackley_fn, [normal(0.5, 0.15)], OPTIMA["ackley"], [0.5, 0.5], noise_std,
-                    num_per_dim=14, breaks=[ACKLEY_BREAKS])
+        return make(
+            "ackley",
+            2,
+            ackley_fn,
+            [normal(0.5, 0.15)],
+            OPTIMA["ackley"],
+            [0.5, 0.5],
+            noise_std,
+            num_per_dim=14,
+            breaks=[ACKLEY_BREAKS],
+        )
     if name == "ackley_4c":
         s_w, c_w = _ackley_4c_rule(0.15, 6, 4)
-        return make("ackley_4c", 2, ackley_fn, [normal(0.5, 0.15)] * 4, OPTIMA["ackley_4c"], [0.5, 0.5], noise_std,
-                    rule=((s_w[0], c_w[0]), (s_w[1], c_w[1])), reduction=ackley_normal_expectation)
+        return make(
+            "ackley_4c",
+            2,
+            ackley_fn,
+            [normal(0.5, 0.15)] * 4,
+            OPTIMA["ackley_4c"],
+            [0.5, 0.5],
+            noise_std,
+            rule=((s_w[0], c_w[0]), (s_w[1], c_w[1])),
+            reduction=ackley_normal_expectation,
+        )
     if name == "modified_branin":
-        return make("modified_branin", 2, modified_branin_fn, [normal(0.5, 0.1)] * 2, OPTIMA["modified_branin"],
-                    OPTIMIZERS["modified_branin"], noise_std, rule=_line_rule(normal(0.5, 0.1), 256),
-                    reduction=modified_branin_expectation)
+        return make(
+            "modified_branin",
+            2,
+            modified_branin_fn,
+            [normal(0.5, 0.1)] * 2,
+            OPTIMA["modified_branin"],
+            OPTIMIZERS["modified_branin"],
+            noise_std,
+            rule=_line_rule(normal(0.5, 0.1), 256),
+            reduction=modified_branin_expectation,
+        )
     if name == "hartmann":
-        return make("hartmann", 5, hartmann_fn, [normal(0.5, 0.1)], OPTIMA["hartmann"], OPTIMIZERS["hartmann"],
-                    noise_std)
+        return make(
+            "hartmann", 5, hartmann_fn, [normal(0.5, 0.1)], OPTIMA["hartmann"], OPTIMIZERS["hartmann"], noise_std
+        )
     if name == "complicated_hartmann":
-        return make("complicated_hartmann", 5, hartmann_fn, [complicated_mixture()], OPTIMA["complicated_hartmann"],
-                    OPTIMIZERS["complicated_hartmann"], noise_std)
+        return make(
+            "complicated_hartmann",
+            5,
+            hartmann_fn,
+            [complicated_mixture()],
+            OPTIMA["complicated_hartmann"],
+            OPTIMIZERS["complicated_hartmann"],
+            noise_std,
+        )
     if name == "newsvendor":
-        return make("newsvendor", 1, newsvendor_fn, [burr12(2.0, 20.0)], NEWSVENDOR_OPTIMUM[1],
-                    [NEWSVENDOR_OPTIMUM[0]], noise_std, rule=tuple(map(jnp.asarray, _gauss_legendre(48))),
-                    reduction=split_at_kink, kink=newsvendor_kink)
+        return make(
+            "newsvendor",
+            1,
+            newsvendor_fn,
+            [burr12(2.0, 20.0)],
+            NEWSVENDOR_OPTIMUM[1],
+            [NEWSVENDOR_OPTIMUM[0]],
+            noise_std,
+            rule=tuple(map(jnp.asarray, _gauss_legendre(48))),
+            reduction=split_at_kink,
+            kink=newsvendor_kink,
+        )
     if name in ("portfolio_uniform", "portfolio_normal"):
         sur = portfolio_surrogate()
         dists = [uniform()] * 2 if name == "portfolio_uniform" else [normal(0.5, 0.1)] * 2
-        return make(name, 3, lambda x, c: sur(jnp.concatenate([x, c])), dists, OPTIMA.get(name), None, noise_std,
-                    num_per_dim=32)
+        return make(
+            name, 3, lambda x, c: sur(jnp.concatenate([x, c])), dists, OPTIMA.get(name), None, noise_std, num_per_dim=32
+        )
     raise ValueError(f"unknown contextual problem {name!r}; choose one of {PROBLEMS}")
 
 
-PROBLEMS = ("ackley", "modified_branin", "hartmann", "complicated_hartmann", "newsvendor", "portfolio_uniform",
-            "portfolio_normal", "ackley_4c")
+PROBLEMS = (
+    "ackley",
+    "modified_branin",
+    "hartmann",
+    "complicated_hartmann",
+    "newsvendor",
+    "portfolio_uniform",
+    "portfolio_normal",
+    "ackley_4c",
+)
 # F* (maximise), recomputed in full with the rules above (each within ~1e-14 of an independent
 # adaptive-quadrature / closed-form reference, tests/test_accuracy.py): Ackley at its symmetric
 # maximiser x = (0.5, 0.5); modified Branin by two 1-D minimisations (F = -E1(x1) E2(x2)); Hartmann and
@@ -393,10 +493,21 @@ PROBLEMS = ("ackley", "modified_branin", "hartmann", "complicated_hartmann", "ne
 # polished by Newton steps to |grad F| < 1e-15 at a negative-definite Hessian. The spec's 7.2 values
 # (-10.9523, -16.1987, -9.6036, 2.6136, 1.9452) carried 4-5 digits; ackley_4c's is 8.7e-4 above the
 # true maximum (a 2^16-point QMC estimate).
-OPTIMA = {"ackley": -10.95227124190702, "ackley_4c": -16.199571512849598, "modified_branin": -9.603909837799103,
-          "hartmann": 2.6135648357163674, "complicated_hartmann": 1.9451502521204165}
-OPTIMIZERS = {"modified_branin": [0.1955515609747005, 0.17883870462692833],
-              "hartmann": [0.1970370438043613, 0.14966287637294212, 0.4839130571968702, 0.2725722532895042,
-                           0.31350574169550394],
-              "complicated_hartmann": [0.2001059467446571, 0.15471568419559933, 0.486763264559276, 0.27420541150708144,
-                                       0.3122437042237594]}
+OPTIMA = {
+    "ackley": -10.95227124190702,
+    "ackley_4c": -16.199571512849598,
+    "modified_branin": -9.603909837799103,
+    "hartmann": 2.6135648357163674,
+    "complicated_hartmann": 1.9451502521204165,
+}
+OPTIMIZERS = {
+    "modified_branin": [0.1955515609747005, 0.17883870462692833],
+    "hartmann": [0.1970370438043613, 0.14966287637294212, 0.4839130571968702, 0.2725722532895042, 0.31350574169550394],
+    "complicated_hartmann": [
+        0.2001059467446571,
+        0.15471568419559933,
+        0.486763264559276,
+        0.27420541150708144,
+        0.3122437042237594,
+    ],
+}

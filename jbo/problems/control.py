@@ -9,9 +9,11 @@ sample drawn once per seed at reset (shared by every method: common random numbe
 set i is cost_mean[i] + cost_std * N(0, 1) where cost_mean[i] >= cost_noise_threshold, clipped to
 [0.001, 2] (bocvs.md 7.7). The learner is told the free-variable scale (side information).
 """
+
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 import equinox as eqx
 import jax
@@ -88,9 +90,19 @@ class ControlSetProblem(Environment):
     num_mc: int = eqx.field(static=True)
     optimal_value: float | None = eqx.field(static=True)
 
-    def __init__(self, fn, masks, cost_mean, cost_std: float = 0.0, cost_noise_threshold: float = 0.0,
-                 free_scale: float = float("inf"), noise_std: float = 0.0, num_mc: int = 1024,
-                 optimal_value: float | None = None, name: str = "control_sets"):
+    def __init__(
+        self,
+        fn,
+        masks,
+        cost_mean,
+        cost_std: float = 0.0,
+        cost_noise_threshold: float = 0.0,
+        free_scale: float = float("inf"),
+        noise_std: float = 0.0,
+        num_mc: int = 1024,
+        optimal_value: float | None = None,
+        name: str = "control_sets",
+    ):
         self.sets = masks if isinstance(masks, ControlSets) else ControlSets(masks)
         c = jnp.asarray(cost_mean, jnp.float64)
         if c.shape != (self.sets.num_sets,) or not bool(jnp.all(c > 0)):
@@ -133,5 +145,11 @@ class ControlSetProblem(Environment):
         return state, ControlObservation(x, y, cost), metrics
 
 
-__all__ = ["ControlSetProblem", "ControlState", "free_variables", "scale_for_variance", "truncated_normal_from_uniform",
-           "truncated_normal_variance"]
+__all__ = [
+    "ControlSetProblem",
+    "ControlState",
+    "free_variables",
+    "scale_for_variance",
+    "truncated_normal_from_uniform",
+    "truncated_normal_variance",
+]

@@ -43,12 +43,14 @@ same maximisers on an independent 8192-row sample they move by at most 0.016 (tw
 the 2048-row mean; ``reference_constants_validation.csv``). Tests compare every objective with the
 spec's tables and recompute a subset independently.
 """
+
 from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 import equinox as eqx
 import jax
@@ -64,8 +66,15 @@ from jbo.spaces import ControlObservation, ControlSets
 _DATA = Path(__file__).parent / "data"
 
 # ---------------------------------------------------------------- control sets, costs, variances
-SETS_12D = ((1, 2, 3), (4, 5, 6), (7, 8, 9), (10, 11, 12), (1, 2, 3, 4, 5, 6), (7, 8, 9, 10, 11, 12),
-            tuple(range(1, 13)))
+SETS_12D = (
+    (1, 2, 3),
+    (4, 5, 6),
+    (7, 8, 9),
+    (10, 11, 12),
+    (1, 2, 3, 4, 5, 6),
+    (7, 8, 9, 10, 11, 12),
+    tuple(range(1, 13)),
+)
 SETS_PLANT = ((1, 2), (3, 4), (4, 5), (1, 2, 3), (2, 3, 4), (3, 4, 5), (1, 2, 3, 4, 5))
 SETS_AIRFOIL = ((4, 5), (2, 5), (1, 4), (2, 3), (3, 5), (1, 2), (3, 4))
 
@@ -105,7 +114,7 @@ def levy12(u):
     return -levy_min(-10.0 + 20.0 * u[:6])
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def plant_data() -> dict:
     """The plant simulator's arrays (float64 numpy): inducing inputs Z (464, 5) in box units, the
     whitened weights w = L^{-T} q_mu[:, 0], SE variance and lengthscales of latent 0, box bounds."""
@@ -113,7 +122,7 @@ def plant_data() -> dict:
     return {k: np.asarray(d[k]) for k in d.files}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def airfoil_data() -> dict:
     """The airfoil GP's arrays, plus alpha = (K + s_n^2 I)^{-1} (y - c) computed once (float64)."""
     d = np.load(_DATA / "cvs_airfoil_gp.npz", allow_pickle=False)
@@ -172,7 +181,9 @@ OBJECTIVES = {
     "hartmann12": Objective(hartmann12, 12, SETS_12D, 0.0, 3.3223680114155147),
     "ackley12": Objective(ackley12, 12, SETS_12D, -22.29, 0.0),
     "levy12": Objective(levy12, 12, SETS_12D, -414.41, 0.0),
-    "plant": Objective(plant, 5, SETS_PLANT, -1.133, 2.1941161756530816, plant_batch),  # spec: -1.027; our search: -1.13261
+    "plant": Objective(
+        plant, 5, SETS_PLANT, -1.133, 2.1941161756530816, plant_batch
+    ),  # spec: -1.027; our search: -1.13261
     "airfoil": Objective(airfoil, 5, SETS_AIRFOIL, -2.863, None, airfoil_batch),
 }
 
@@ -200,16 +211,24 @@ def reference(objective: str, variance: float, cost_set="cheap", alpha: float = 
         raise ValueError(f"unknown uCVS objective {objective!r}; choose one of {sorted(OBJECTIVES)}")
     key = (objective, float(variance))
     if key not in F_STAR:
-        raise ValueError(f"no reference F* for {objective} at variance {variance}; known variances: "
-                         f"{sorted(v for o, v in F_STAR if o == objective)} (run experiments/cvs/reference.py)")
+        raise ValueError(
+            f"no reference F* for {objective} at variance {variance}; known variances: "
+            f"{sorted(v for o, v in F_STAR if o == objective)} (run experiments/cvs/reference.py)"
+        )
     costs = np.asarray(COST_SETS[cost_set] if isinstance(cost_set, str) else cost_set, np.float64)
     f_star = np.asarray(F_STAR[key])
     f_lo = OBJECTIVES[objective].f_lo
     f_plus = float(f_star.max())
     acceptable = (f_star - f_lo) >= (1.0 - alpha) * (f_plus - f_lo)
     c_min = float(costs[acceptable].min())
-    return {"f_star": f_star, "f_plus": f_plus, "f_lo": f_lo, "acceptable": acceptable, "c_min": c_min,
-            "cheapest": acceptable & (costs <= c_min + 1e-12)}
+    return {
+        "f_star": f_star,
+        "f_plus": f_plus,
+        "f_lo": f_lo,
+        "acceptable": acceptable,
+        "c_min": c_min,
+        "cheapest": acceptable & (costs <= c_min + 1e-12),
+    }
 
 
 # ---------------------------------------------------------------- the environment
@@ -237,9 +256,17 @@ class CVSProblem(Environment):
     c_min: jax.Array  # mean cost of i_*
     cheapest: jax.Array  # (m,) bool: the cheapest alpha-acceptable sets
 
-    def __init__(self, objective: str = "hartmann12", cost_set="cheap", variance: float = 0.02,
-                 noise_std: float | None = None, cost_std: float | None = None,
-                 cost_noise_threshold: float | None = None, num_mc: int = 1500, preset: str = "paper"):
+    def __init__(
+        self,
+        objective: str = "hartmann12",
+        cost_set="cheap",
+        variance: float = 0.02,
+        noise_std: float | None = None,
+        cost_std: float | None = None,
+        cost_noise_threshold: float | None = None,
+        num_mc: int = 1500,
+        preset: str = "paper",
+    ):
         if objective not in OBJECTIVES:
             raise ValueError(f"unknown uCVS objective {objective!r}; choose one of {sorted(OBJECTIVES)}")
         if preset not in ("paper", "official"):
@@ -309,14 +336,22 @@ class CVSProblem(Environment):
         cost = jnp.clip(mean + std * jax.random.normal(k_c), 0.001, 2.0)
         value = jnp.where(step.initial, fx, self.expected(action.set, action.x, state.free_sample))
         shift = (1.0 - ALPHA_REF) * (self.f_plus - self.f_lo) - (value - self.f_lo)
-        metrics = {"value": value, "optimal_value": self.f_plus, "cost": cost, "set": action.set,
-                   "quality_regret": shift, "cost_regret": jnp.maximum(mean - self.c_min, 0.0),
-                   "on_cheapest": self.cheapest[action.set], "initial": step.initial}
+        metrics = {
+            "value": value,
+            "optimal_value": self.f_plus,
+            "cost": cost,
+            "set": action.set,
+            "quality_regret": shift,
+            "cost_regret": jnp.maximum(mean - self.c_min, 0.0),
+            "on_cheapest": self.cheapest[action.set],
+            "initial": step.initial,
+        }
         return state, ControlObservation(x, y, cost), metrics
 
 
-def problem(objective: str, cost_set="cheap", variance: float = 0.02, noise_std: float | None = None,
-            **options) -> CVSProblem:
+def problem(
+    objective: str, cost_set="cheap", variance: float = 0.02, noise_std: float | None = None, **options
+) -> CVSProblem:
     """The registry's factory (``jbo.problems.get("cvs:hartmann12", cost_set="moderate", variance=0.04)``)."""
     return CVSProblem(objective, cost_set, variance, noise_std, **options)
 
@@ -330,10 +365,29 @@ def expected_values(env: CVSProblem, sets, xs, key, num: int = 8192, chunk: int 
     # 8 plays at a time inside a chunk: a simulator that is itself a GP (airfoil: 1503 points) holds an
     # (8, num, 1503) kernel block instead of a 50 GB (256, num, 1503) one
     one = jax.jit(lambda s, x: jax.lax.map(lambda a: env.expected(a[0], a[1], R), (s, x), batch_size=8))
-    out = [one(flat_s[a:a + chunk], flat_x[a:a + chunk]) for a in range(0, flat_s.shape[0], chunk)]
+    out = [one(flat_s[a : a + chunk], flat_x[a : a + chunk]) for a in range(0, flat_s.shape[0], chunk)]
     return jnp.concatenate(out).reshape(sets.shape)
 
 
-__all__ = ["COST_SETS", "CVSProblem", "CVSState", "OBJECTIVES", "F_STAR", "SETS_12D", "SETS_AIRFOIL", "SETS_PLANT",
-           "VARIANCES", "ackley12", "airfoil", "airfoil_data", "expected_values", "hartmann12", "levy12", "masks",
-           "plant", "plant_data", "problem", "reference"]
+__all__ = [
+    "COST_SETS",
+    "CVSProblem",
+    "CVSState",
+    "OBJECTIVES",
+    "F_STAR",
+    "SETS_12D",
+    "SETS_AIRFOIL",
+    "SETS_PLANT",
+    "VARIANCES",
+    "ackley12",
+    "airfoil",
+    "airfoil_data",
+    "expected_values",
+    "hartmann12",
+    "levy12",
+    "masks",
+    "plant",
+    "plant_data",
+    "problem",
+    "reference",
+]

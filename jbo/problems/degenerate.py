@@ -5,6 +5,7 @@ The cases differ only in array values (box bounds, scale, offset, noise), so a w
 runs in one compiled program per method with :func:`jbo.engine.run_environments`. Used by
 tests/test_robustness.py and experiments/scale/robustness_sweep.py.
 """
+
 from __future__ import annotations
 
 import jax
@@ -43,10 +44,21 @@ class Degenerate(Environment):
 
 def case(lo=0.0, hi=1.0, scale=1.0, offset=0.0, noise=0.0) -> Degenerate:
     """The problem on the box [lo, hi]^2 with output scale, offset and noise std."""
-    return Degenerate(Box(np.array([[lo, lo], [hi, hi]])), jnp.asarray(float(scale)), jnp.asarray(float(offset)),
-                      jnp.asarray(float(noise)))
+    return Degenerate(
+        Box(np.array([[lo, lo], [hi, hi]])),
+        jnp.asarray(float(scale)),
+        jnp.asarray(float(offset)),
+        jnp.asarray(float(noise)),
+    )
 
 
-CASES = {"base": case(), "constant_y": case(scale=0.0, offset=3.0), "x_tiny": case(hi=1e-8),
-         "x_huge": case(lo=-1e8, hi=1e8), "y_tiny": case(scale=1e-8), "y_huge": case(scale=1e8),
-         "y_offset": case(offset=1e6), "very_noisy": case(noise=100.0)}
+CASES = {
+    "base": case(),
+    "constant_y": case(scale=0.0, offset=3.0),
+    "x_tiny": case(hi=1e-8),
+    "x_huge": case(lo=-1e8, hi=1e8),
+    "y_tiny": case(scale=1e-8),
+    "y_huge": case(scale=1e8),
+    "y_offset": case(offset=1e6),
+    "very_noisy": case(noise=100.0),
+}

@@ -5,6 +5,7 @@ The learner picks an arm index k; the observation is values[s(t), k] + noise, wh
 counts the change points at or before step t. Each step reports that step's optimum, so the engine's
 regret is the dynamic regret of non-stationary bandits (r_perp.md 1.3), and its cost (per arm, or 1).
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -39,8 +40,16 @@ class FiniteArmProblem(Environment):
     noise_std: float = eqx.field(static=True)
     info: dict
 
-    def __init__(self, arms, values, change_points=(), costs=None, noise_std: float = 0.0, name: str = "finite_arms",
-                 info: dict | None = None):
+    def __init__(
+        self,
+        arms,
+        values,
+        change_points=(),
+        costs=None,
+        noise_std: float = 0.0,
+        name: str = "finite_arms",
+        info: dict | None = None,
+    ):
         self.arms = arms if isinstance(arms, FiniteArms) else FiniteArms(arms)
         v = jnp.asarray(values, jnp.float64)
         if v.ndim == 1:
@@ -73,8 +82,11 @@ class FiniteArmProblem(Environment):
 
     def segment(self, t):
         """Index of the segment that step t falls in."""
-        return sum((t >= c).astype(jnp.int32) for c in self.change_points) if self.change_points else jnp.zeros(
-            (), jnp.int32)
+        return (
+            sum((t >= c).astype(jnp.int32) for c in self.change_points)
+            if self.change_points
+            else jnp.zeros((), jnp.int32)
+        )
 
     def reset(self, key):
         return ArmState()
@@ -89,8 +101,9 @@ class FiniteArmProblem(Environment):
         return state, y, metrics
 
 
-def from_functions(fns, arms, change_points=(), costs=None, noise_std: float = 0.0, name: str = "finite_arms",
-                   info: dict | None = None) -> FiniteArmProblem:
+def from_functions(
+    fns, arms, change_points=(), costs=None, noise_std: float = 0.0, name: str = "finite_arms", info: dict | None = None
+) -> FiniteArmProblem:
     """A drifting finite-arm problem from one jnp function f_s(x) per segment, evaluated at the arms."""
     arms = arms if isinstance(arms, FiniteArms) else FiniteArms(arms)
     values = jnp.stack([jax.vmap(f)(arms.arms) for f in fns])

@@ -14,19 +14,31 @@ downloaded here and no PyPI package ships them. We use, and label everywhere:
     a small real tabular regression set (442 x 10) like red wine's 1,599 x 11.
 Needs the `hpo` extra (scikit-learn, xgboost-cpu).
 """
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
 SUBSTITUTES = {"friedman1": "California Housing", "diabetes": "Wine Quality (red)"}
 # (name, kind, lo, hi)
-RF_SPACE = (("n_estimators", "int", 10, 200), ("max_depth", "int", 2, 30), ("min_samples_split", "int", 2, 20),
-            ("max_features", "real", 0.1, 1.0), ("min_impurity_decrease", "real", 0.0, 0.01))
-XGB_SPACE = (("n_estimators", "int", 10, 300), ("max_depth", "int", 2, 10), ("learning_rate", "real", 0.01, 0.3),
-             ("subsample", "real", 0.5, 1.0), ("colsample_bytree", "real", 0.5, 1.0), ("gamma", "real", 0.0, 5.0),
-             ("min_child_weight", "real", 1.0, 10.0))
+RF_SPACE = (
+    ("n_estimators", "int", 10, 200),
+    ("max_depth", "int", 2, 30),
+    ("min_samples_split", "int", 2, 20),
+    ("max_features", "real", 0.1, 1.0),
+    ("min_impurity_decrease", "real", 0.0, 0.01),
+)
+XGB_SPACE = (
+    ("n_estimators", "int", 10, 300),
+    ("max_depth", "int", 2, 10),
+    ("learning_rate", "real", 0.01, 0.3),
+    ("subsample", "real", 0.5, 1.0),
+    ("colsample_bytree", "real", 0.5, 1.0),
+    ("gamma", "real", 0.0, 5.0),
+    ("min_child_weight", "real", 1.0, 10.0),
+)
 SPACES = {"rf": RF_SPACE, "xgb": XGB_SPACE}
 
 
@@ -81,7 +93,7 @@ def cv_objective(model: str, dataset: str) -> tuple[np.ndarray, Callable]:
 
 def problem(model: str, dataset: str):
     """The tuning objective as a registered Problem (optimum unknown). It runs on the host through
-    jax.pure_callback inside a scan; for real studies drive it with jbo.AskTell instead (the README
+    jax.pure_callback inside a scan; for real studies drive it with jbo.AskTell instead (the docs
     and experiments/boke/hpo.py do), which keeps the compiled program pure."""
     from jbo.problems.base import from_callback
 

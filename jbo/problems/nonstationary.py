@@ -19,6 +19,7 @@ General drift: :func:`drifting` takes any sequence of value vectors (e.g. a user
 evaluated at the arms) with abrupt changes or a linear interpolation between them
 (:class:`LinearDriftArms`, a slowly varying objective), and computes V_T for either.
 """
+
 from __future__ import annotations
 
 import time
@@ -140,8 +141,15 @@ class LinearDriftArms(Environment):
         return state, y, {"value": value, "optimal_value": jnp.max(vals)}
 
 
-def drifting(arms, values, change_points=None, knots=None, noise_std: float = 0.0, rkhs_norm=None,
-             name: str = "drifting_kernel_arms"):
+def drifting(
+    arms,
+    values,
+    change_points=None,
+    knots=None,
+    noise_std: float = 0.0,
+    rkhs_norm=None,
+    name: str = "drifting_kernel_arms",
+):
     """A drifting finite-arm problem from S value vectors (S, K), told its realised V_T (and B if given).
 
     change_points: abrupt changes (a FiniteArmProblem); knots: linear interpolation (LinearDriftArms).
@@ -159,9 +167,19 @@ def drifting(arms, values, change_points=None, knots=None, noise_std: float = 0.
     return LinearDriftArms(arms, v, knots, noise_std, name, info)
 
 
-def kernel_drift(seed: int = 0, kernel: str = "se", horizon: int = 5000, lengthscale: float = 0.5,
-                 grid_size: int = 30, dim: int = 2, num_functions: int = 3, num_centres: int = 10,
-                 change_points=None, drift: str = "abrupt", noise_std: float = 0.01):
+def kernel_drift(
+    seed: int = 0,
+    kernel: str = "se",
+    horizon: int = 5000,
+    lengthscale: float = 0.5,
+    grid_size: int = 30,
+    dim: int = 2,
+    num_functions: int = 3,
+    num_centres: int = 10,
+    change_points=None,
+    drift: str = "abrupt",
+    noise_std: float = 0.01,
+):
     """The Fig. 2 environment (spec 5.1) for one seed; drift="linear" interpolates between the same
     base functions over [0, T) instead (knots evenly spaced; ours).
 
@@ -211,8 +229,9 @@ def run_instances(algorithms, environments, keys, num_steps: int, params=None, p
     keys = jnp.asarray(keys) if not isinstance(keys, jax.Array) else keys
     S = len(algorithms)
     if len(environments) != S or keys.shape[0] != S:
-        raise ValueError(f"need one algorithm, environment and key per seed; got {S}, {len(environments)}, "
-                         f"{keys.shape[0]}")
+        raise ValueError(
+            f"need one algorithm, environment and key per seed; got {S}, {len(environments)}, {keys.shape[0]}"
+        )
     for a, e in zip(algorithms, environments):
         engine._check_run(a, e, num_steps)
     groups: dict = {}
@@ -224,10 +243,17 @@ def run_instances(algorithms, environments, keys, num_steps: int, params=None, p
         envs, axes = engine.stack_environments([environments[i] for i in idx])  # equal leaves kept once
         ks = keys[jnp.asarray(idx)]
         axes_key = tuple(jax.tree.leaves(axes, is_leaf=lambda x: x is None))
-        cache_key = (alg, num_steps, jax.tree.structure(envs), tuple(x.shape for x in jax.tree.leaves(envs)),
-                     axes_key, jax.tree.structure(p))
+        cache_key = (
+            alg,
+            num_steps,
+            jax.tree.structure(envs),
+            tuple(x.shape for x in jax.tree.leaves(envs)),
+            axes_key,
+            jax.tree.structure(p),
+        )
         compile_s = 0.0
         if cache_key not in _COMPILED:
+
             def program(ks, envs, p, alg=alg, axes=axes):  # seed n: (key n, environment n)
                 return jax.vmap(lambda k, e: engine._run(alg, e, k, num_steps, p), in_axes=(0, axes))(ks, envs)
 
@@ -248,5 +274,18 @@ def run_instances(algorithms, environments, keys, num_steps: int, params=None, p
     return metrics, info, report
 
 
-__all__ = ["Instance", "KERNELS", "LinearDriftArms", "base_values", "drifting", "grid", "kernel_drift",
-           "kernel_matrix", "known", "rkhs_norms", "run_instances", "sample_instance", "sup_variation"]
+__all__ = [
+    "Instance",
+    "KERNELS",
+    "LinearDriftArms",
+    "base_values",
+    "drifting",
+    "grid",
+    "kernel_drift",
+    "kernel_matrix",
+    "known",
+    "rkhs_norms",
+    "run_instances",
+    "sample_instance",
+    "sup_variation",
+]

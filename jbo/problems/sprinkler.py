@@ -13,6 +13,7 @@ Inputs (original units, mapped linearly from the unit cube by the Problem):
 The rotation fixed point and the drop flight are lax.while_loops (vmappable; not meant to be
 differentiated). The objective is jagged at small scales (Euler step, y > 0 stopping rule).
 """
+
 from __future__ import annotations
 
 import math
@@ -21,17 +22,26 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jbo.spaces import Box as Space
 from jbo.problems.base import Problem
+from jbo.spaces import Box as Space
 
-BOUNDS = np.array([[0.0, 0.0, 2e-6, 0.1, 0.01, 0.01, 1.0, 5.0],
-                   [90.0, 90.0, 4e-6, 0.2, 0.02, 0.02, 2.0, 10.0]])
+BOUNDS = np.array([[0.0, 0.0, 2e-6, 0.1, 0.01, 0.01, 1.0, 5.0], [90.0, 90.0, 4e-6, 0.2, 0.02, 0.02, 2.0, 10.0]])
 OUTPUTS = ("consumption", "range", "speed")
 # Best values: range from our differential-evolution search (3 seeds agree to 1e-9; spec: 8.33576, at
 # alpha = 32.07 deg, A = 4e-6, 2 bar, D = 10 mm); speed is the spec's estimate (not used by the experiments).
 OPTIMAL = {"range": 8.3357608421, "speed": 19.8307}
-RANGE_OPTIMIZER = np.array([32.06936810197805, 88.60146086852231, 3.9999999990474105e-06, 0.10693227475628747,
-                            0.014972730681061364, 0.01688375075991655, 1.999999999626346, 9.999999981299723])
+RANGE_OPTIMIZER = np.array(
+    [
+        32.06936810197805,
+        88.60146086852231,
+        3.9999999990474105e-06,
+        0.10693227475628747,
+        0.014972730681061364,
+        0.01688375075991655,
+        1.999999999626346,
+        9.999999981299723,
+    ]
+)
 _RHO, _G, _RHO_AIR, _MU_AIR = 1000.0, 10.0, 1.25, 1.82e-5
 
 
@@ -81,8 +91,19 @@ def sprinkler_outputs(x):
         v = jnp.where(starved, 0.0, v_new)
         pick = lambda new, old: jnp.where(go, new, old)  # noqa: E731
         speed = jnp.where(go & stopped, 0.0, speed)
-        return (it + 1, starved | stalled | (go & stopped), pick(omega_new, omega), speed, v, pick(v_rel_new, v_rel),
-                pick(Q_new, Q), pick(p_fric_new, p_fric), pick(p_loss_new, p_loss), pick(M_new, M), pick(dM_new, dM))
+        return (
+            it + 1,
+            starved | stalled | (go & stopped),
+            pick(omega_new, omega),
+            speed,
+            v,
+            pick(v_rel_new, v_rel),
+            pick(Q_new, Q),
+            pick(p_fric_new, p_fric),
+            pick(p_loss_new, p_loss),
+            pick(M_new, M),
+            pick(dM_new, dM),
+        )
 
     rotates = M > MT
     init = (jnp.int32(0), ~rotates, omega, jnp.zeros_like(omega), v, v, Q, p_fric, p_loss, M, M0)
@@ -108,7 +129,9 @@ def sprinkler_outputs(x):
         cos_t, sin_t = vx / speed_abs, vy / speed_abs
         return (px + vx * dt, py + vy * dt, vx - F / mass * cos_t * dt, vy - (_G + F / mass * sin_t) * dt, n + 1)
 
-    px, *_ = jax.lax.while_loop(fly_cond, fly, (jnp.zeros_like(v), jnp.full_like(v, 1e-3), v * ca, v * sa, jnp.int32(0)))
+    px, *_ = jax.lax.while_loop(
+        fly_cond, fly, (jnp.zeros_like(v), jnp.full_like(v, 1e-3), v * ca, v * sa, jnp.int32(0))
+    )
     return jnp.stack([2 * v_rel * A * 60000.0, px, speed])
 
 

@@ -3,6 +3,7 @@
 Formulas, domains and optima follow the specs (boke.md 6.3, uhe_bo.md 5.2, bocvs.md 4.2) and the
 standard domains BoTorch uses; tests check every optimum by dense search.
 """
+
 from __future__ import annotations
 
 import math
@@ -12,15 +13,22 @@ import jax.numpy as jnp
 import numpy as np
 
 from jbo import kernels
-from jbo.spaces import Box as Space
 from jbo.problems.base import Problem
+from jbo.spaces import Box as Space
 
 _H3_A = np.array([[3.0, 10, 30], [0.1, 10, 35], [3.0, 10, 30], [0.1, 10, 35]])
 _H3_P = 1e-4 * np.array([[3689.0, 1170, 2673], [4699, 4387, 7470], [1091, 8732, 5547], [381, 5743, 8828]])
-_H6_A = np.array([[10.0, 3, 17, 3.5, 1.7, 8], [0.05, 10, 17, 0.1, 8, 14], [3, 3.5, 1.7, 10, 17, 8],
-                   [17, 8, 0.05, 10, 0.1, 14]])
-_H6_P = 1e-4 * np.array([[1312.0, 1696, 5569, 124, 8283, 5886], [2329, 4135, 8307, 3736, 1004, 9991],
-                          [2348, 1451, 3522, 2883, 3047, 6650], [4047, 8828, 8732, 5743, 1091, 381]])
+_H6_A = np.array(
+    [[10.0, 3, 17, 3.5, 1.7, 8], [0.05, 10, 17, 0.1, 8, 14], [3, 3.5, 1.7, 10, 17, 8], [17, 8, 0.05, 10, 0.1, 14]]
+)
+_H6_P = 1e-4 * np.array(
+    [
+        [1312.0, 1696, 5569, 124, 8283, 5886],
+        [2329, 4135, 8307, 3736, 1004, 9991],
+        [2348, 1451, 3522, 2883, 3047, 6650],
+        [4047, 8828, 8732, 5743, 1091, 381],
+    ]
+)
 _H_ALPHA = np.array([1.0, 1.2, 3.0, 3.2])
 
 
@@ -47,8 +55,9 @@ def branin_min(x):
 
 
 def branin() -> Problem:
-    return _make("branin", [[-5.0, 0.0], [10.0, 15.0]], lambda x: -branin_min(x), -0.39788735772973816,
-                 [math.pi, 2.275])
+    return _make(
+        "branin", [[-5.0, 0.0], [10.0, 15.0]], lambda x: -branin_min(x), -0.39788735772973816, [math.pi, 2.275]
+    )
 
 
 def goldstein_price_min(x):
@@ -63,8 +72,9 @@ def goldstein_price(rescaled: bool = False) -> Problem:
     if not rescaled:
         return _make("goldstein_price", _box(-2, 2, 2), lambda x: -goldstein_price_min(x), -3.0, [0.0, -1.0])
     g = lambda u: (jnp.log(goldstein_price_min(4 * u - 2)) - 8.693) / 2.427  # noqa: E731
-    return _make("goldstein_price_rescaled", _box(0, 1, 2), lambda u: -g(u), -(math.log(3.0) - 8.693) / 2.427,
-                 [0.5, 0.25])
+    return _make(
+        "goldstein_price_rescaled", _box(0, 1, 2), lambda u: -g(u), -(math.log(3.0) - 8.693) / 2.427, [0.5, 0.25]
+    )
 
 
 def six_hump_camel_min(x):
@@ -73,8 +83,13 @@ def six_hump_camel_min(x):
 
 
 def six_hump_camel() -> Problem:
-    return _make("six_hump_camel", [[-3.0, -2.0], [3.0, 2.0]], lambda x: -six_hump_camel_min(x), 1.0316284534898774,
-                 [0.0898420131, -0.7126564030])
+    return _make(
+        "six_hump_camel",
+        [[-3.0, -2.0], [3.0, 2.0]],
+        lambda x: -six_hump_camel_min(x),
+        1.0316284534898774,
+        [0.0898420131, -0.7126564030],
+    )
 
 
 def hartmann_min(x, A, P):
@@ -82,13 +97,23 @@ def hartmann_min(x, A, P):
 
 
 def hartmann3() -> Problem:
-    return _make("hartmann3", _box(0, 1, 3), lambda x: -hartmann_min(x, _H3_A, _H3_P), 3.8627797869493365,
-                 [0.114614, 0.555649, 0.852547])
+    return _make(
+        "hartmann3",
+        _box(0, 1, 3),
+        lambda x: -hartmann_min(x, _H3_A, _H3_P),
+        3.8627797869493365,
+        [0.114614, 0.555649, 0.852547],
+    )
 
 
 def hartmann6() -> Problem:
-    return _make("hartmann6", _box(0, 1, 6), lambda x: -hartmann_min(x, _H6_A, _H6_P), 3.3223680114155147,
-                 [0.20168952, 0.15001069, 0.47687398, 0.27533243, 0.31165162, 0.65730054])
+    return _make(
+        "hartmann6",
+        _box(0, 1, 6),
+        lambda x: -hartmann_min(x, _H6_A, _H6_P),
+        3.3223680114155147,
+        [0.20168952, 0.15001069, 0.47687398, 0.27533243, 0.31165162, 0.65730054],
+    )
 
 
 # ---------------------------------------------------------------- any dimension
@@ -99,8 +124,12 @@ def _check_dim(name, dim, lo=1):
 
 def ackley_min(x):
     d = x.shape[0]
-    return (-20 * jnp.exp(-0.2 * jnp.sqrt(jnp.sum(x**2) / d + 1e-300)) - jnp.exp(jnp.sum(jnp.cos(2 * jnp.pi * x)) / d)
-            + 20 + math.e)
+    return (
+        -20 * jnp.exp(-0.2 * jnp.sqrt(jnp.sum(x**2) / d + 1e-300))
+        - jnp.exp(jnp.sum(jnp.cos(2 * jnp.pi * x)) / d)
+        + 20
+        + math.e
+    )
 
 
 def ackley(dim: int = 2) -> Problem:
@@ -139,23 +168,32 @@ def rosenbrock(dim: int = 2, rescaled: bool = False) -> Problem:
 def sphere6_modified() -> Problem:
     """SFU-code modified sphere on [0, 1]^6: g = (sum 2^i u_i^2 - 1745) / 899, min at the corner u = 0."""
     w = 2.0 ** jnp.arange(1, 7)
-    return _make("sphere6_modified", _box(0, 1, 6), lambda u: -(jnp.sum(w * u**2) - 1745.0) / 899.0, 1745.0 / 899.0,
-                 np.zeros(6))
+    return _make(
+        "sphere6_modified", _box(0, 1, 6), lambda u: -(jnp.sum(w * u**2) - 1745.0) / 899.0, 1745.0 / 899.0, np.zeros(6)
+    )
 
 
 def _deceptive_g(x, a):
     return jnp.where(
-        x <= 0.8 * a, -x / a + 0.8,
-        jnp.where(x <= a, 5 * x / a - 4,
-                  jnp.where(x <= (1 + 4 * a) / 5, 5 * (x - a) / (a - 1) + 1, (x - 1) / (1 - a) + 0.8)))
+        x <= 0.8 * a,
+        -x / a + 0.8,
+        jnp.where(
+            x <= a, 5 * x / a - 4, jnp.where(x <= (1 + 4 * a) / 5, 5 * (x - a) / (a - 1) + 1, (x - 1) / (1 - a) + 0.8)
+        ),
+    )
 
 
 def deceptive(n: int = 2, beta: float = 2.0) -> Problem:
     """Canonical continuous deceptive function (uhe_bo.md 5.2, D20): F = (mean_i g_i(x_i))^beta, F* = 1."""
     _check_dim("deceptive", n)
     alpha = jnp.arange(1, n + 1) / (n + 1.0)
-    return _make(f"deceptive{n}", _box(0, 1, n), lambda x: jnp.mean(_deceptive_g(x, alpha)) ** beta, 1.0,
-                 np.arange(1, n + 1) / (n + 1.0))
+    return _make(
+        f"deceptive{n}",
+        _box(0, 1, n),
+        lambda x: jnp.mean(_deceptive_g(x, alpha)) ** beta,
+        1.0,
+        np.arange(1, n + 1) / (n + 1.0),
+    )
 
 
 def h1(plus_inside: bool = False) -> Problem:
@@ -187,15 +225,22 @@ def _dense_argmax(fn_np, grad_np, dim, rng):
     vals = fn_np(pts)
     best_x, best_v = pts[np.argmax(vals)], vals.max()
     for x0 in pts[np.argsort(vals)[-10:]]:
-        r = minimize(lambda x: -fn_np(x[None])[0], x0, jac=lambda x: -grad_np(x), method="L-BFGS-B",
-                     bounds=[(0, 1)] * dim)
+        r = minimize(
+            lambda x: -fn_np(x[None])[0], x0, jac=lambda x: -grad_np(x), method="L-BFGS-B", bounds=[(0, 1)] * dim
+        )
         if -r.fun > best_v:
             best_x, best_v = r.x, -r.fun
     return best_x, best_v
 
 
-def gp_sample(dim: int = 1, kernel: str = "matern52", lengthscale: float = 0.1, outputscale: float = 1.0,
-              seed: int = 0, num_features: int = 1024) -> Problem:
+def gp_sample(
+    dim: int = 1,
+    kernel: str = "matern52",
+    lengthscale: float = 0.1,
+    outputscale: float = 1.0,
+    seed: int = 0,
+    num_features: int = 1024,
+) -> Problem:
     """A GP prior sample path on [0, 1]^d with a known kernel and lengthscale (random Fourier features).
 
     The path is fixed by `seed`; its maximum is found at construction by dense search plus polishing.
@@ -206,6 +251,10 @@ def gp_sample(dim: int = 1, kernel: str = "matern52", lengthscale: float = 0.1, 
     f = lambda x: kernels.feature_map(ff, x) @ w  # noqa: E731
     fj = jax.jit(jax.vmap(f))
     gj = jax.jit(jax.grad(f))
-    x_star, f_star = _dense_argmax(lambda p: np.asarray(fj(jnp.asarray(p))), lambda x: np.asarray(gj(jnp.asarray(x))),
-                                   dim, np.random.default_rng(seed))
+    x_star, f_star = _dense_argmax(
+        lambda p: np.asarray(fj(jnp.asarray(p))),
+        lambda x: np.asarray(gj(jnp.asarray(x))),
+        dim,
+        np.random.default_rng(seed),
+    )
     return _make(f"gp_sample_{kernel}_d{dim}_l{lengthscale:g}_s{seed}", _box(0, 1, dim), f, float(f_star), x_star)

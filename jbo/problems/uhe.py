@@ -23,10 +23,11 @@ The host problems are `jbo.problems.from_callback` objectives (usable in a scan)
 functions `*_objective(x)` for `jbo.AskTell`. Unit-cube integer rounding happens only inside the
 objective (D26): the optimiser sees continuous values.
 """
+
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import jax
@@ -39,7 +40,7 @@ _DATA = Path(__file__).resolve().parent / "data"
 
 
 # ---------------------------------------------------------------- logistic regression in JAX
-@lru_cache(maxsize=None)
+@cache
 def _vehicle_split():
     d = np.load(_DATA / "uhe_vehicle_like.npz")
     x, y = d["x"], d["y"]
@@ -51,8 +52,9 @@ def _vehicle_split():
     return x[:n_tr], y[:n_tr], x[n_tr:], y[n_tr:]
 
 
-def sgd_logistic_regression(x_tr, y_tr, alpha, eta0, num_classes: int, epochs: int = 20, batch: int = 47,
-                            patience: int = 5):
+def sgd_logistic_regression(
+    x_tr, y_tr, alpha, eta0, num_classes: int, epochs: int = 20, batch: int = 47, patience: int = 5
+):
     """Multinomial logistic regression by minibatch SGD (zero start, batches in row order) with L2
     weight `alpha` on the weights and step `eta0`, divided by 5 after `patience` epochs without a
     new best training loss. Returns (W (p, K), b (K,)). Pure jnp: jit / vmap / scan-safe."""
@@ -85,8 +87,12 @@ def sgd_logistic_regression(x_tr, y_tr, alpha, eta0, num_classes: int, epochs: i
         stale = jnp.where(stale >= patience, 0, stale)
         return (params, eta, jnp.minimum(best, cur), stale), None
 
-    init = ((jnp.zeros((p, num_classes)), jnp.zeros(num_classes)), jnp.asarray(eta0, jnp.float64), jnp.inf,
-            jnp.asarray(0))
+    init = (
+        (jnp.zeros((p, num_classes)), jnp.zeros(num_classes)),
+        jnp.asarray(eta0, jnp.float64),
+        jnp.inf,
+        jnp.asarray(0),
+    )
     (params, *_), _ = jax.lax.scan(epoch, init, None, length=epochs)
     return params
 
@@ -108,7 +114,7 @@ def lr_vehicle_like(noise_std: float = 0.0) -> Problem:
 GB_BOUNDS = np.array([[-10.0, 0.0, 0.1, -10.0], [0.0, math.log(50.0), 1.0, 10.0]])
 
 
-@lru_cache(maxsize=None)
+@cache
 def _kc1_split():
     d = np.load(_DATA / "uhe_kc1_like.npz")
     x, y = d["x"], d["y"]
@@ -125,10 +131,15 @@ def gb_objective(x, max_iter: int = 100) -> float:
     if x.shape != (4,):
         raise ValueError(f"uhe:gb_kc1_like takes 4 parameters, got shape {x.shape}")
     depth = int(np.clip(np.round(np.exp(x[1])), 1, 50))
-    clf = HistGradientBoostingClassifier(learning_rate=2.0 ** x[0], max_depth=depth,
-                                         max_features=float(np.clip(x[2], 0.1, 1.0)),
-                                         l2_regularization=2.0 ** x[3], max_iter=max_iter, early_stopping=False,
-                                         random_state=0)
+    clf = HistGradientBoostingClassifier(
+        learning_rate=2.0 ** x[0],
+        max_depth=depth,
+        max_features=float(np.clip(x[2], 0.1, 1.0)),
+        l2_regularization=2.0 ** x[3],
+        max_iter=max_iter,
+        early_stopping=False,
+        random_state=0,
+    )
     x_tr, y_tr, x_te, y_te = _kc1_split()
     clf.fit(x_tr, y_tr)
     return float(np.mean(clf.predict(x_te) == y_te))
