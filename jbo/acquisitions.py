@@ -327,6 +327,49 @@ class FromFunction(Acquisition):
         return lambda x: self.fn(post, x, best)
 
 
+# ---------------------------------------------------------------- Monte-Carlo q-point acquisitions
+def _joint_samples(post: gp.Posterior, X: jax.Array, z: jax.Array):
+    """(mean (q,), samples (M, q)) of f at the q rows of X: mean + z L^T with L the Cholesky factor of
+    the joint covariance (plus 1e-9 times its scale on the diagonal); z (M, q) fixed standard normals
+    (the reparameterisation: the samples are differentiable in X)."""
+    mean, cov = gp.predict_cov(post, X)
+    scale = jnp.maximum(jnp.max(jnp.diag(cov)), 1e-12)
+    L = jnp.linalg.cholesky(cov + 1e-9 * scale * jnp.eye(X.shape[0]))
+    return mean, mean + z @ L.T
+
+
+def q_ucb(post: gp.Posterior, X: jax.Array, beta, z: jax.Array):
+    """Monte-Carlo q-UCB (Wilson, Hutter & Deisenroth 2018): E[max_j mu_j + sqrt(beta pi / 2) |f_j - mu_j|]
+    over the joint posterior at the q rows of X; for q = 1 its expectation is mu + sqrt(beta) sigma."""
+    mean, f = _joint_samples(post, X, z)
+    return jnp.mean(jnp.max(mean + jnp.sqrt(beta * jnp.pi / 2) * jnp.abs(f - mean), axis=1))
+
+
+def q_ei(post: gp.Posterior, X: jax.Array, best, z: jax.Array):
+    """Monte-Carlo q-EI: E[max_j max(f_j - best, 0)] over the joint posterior at the q rows of X."""
+    _, f = _joint_samples(post, X, z)
+    return jnp.mean(jnp.max(jnp.maximum(f - best, 0.0), axis=1))
+
+
+def joint_form(acquisition) -> str:
+    """ "ucb" or "ei": the Monte-Carlo q-point form an acquisition piece has; a named ValueError otherwise."""
+    if isinstance(acquisition, UCB) and acquisition.schedule == "constant":
+        return "ucb"
+    if isinstance(acquisition, EI) and not acquisition.log:
+        return "ei"
+    raise ValueError(f"no Monte-Carlo q-point form of {type(acquisition).__name__}: use UCB (constant beta) or EI")
+
+
+def build_joint(acquisition, key, post, buffer, params, step, q: int, num_samples: int):
+    """The Monte-Carlo q-point form of a UCB (constant beta) or EI piece: a function X (q, d) -> value,
+    with num_samples fixed base samples drawn from `key`."""
+    z = jax.random.normal(key, (num_samples, q))
+    if joint_form(acquisition) == "ucb":
+        return lambda X: q_ucb(post, X, params.beta, z)
+    best = data.best(buffer) + params.xi
+    return lambda X: q_ei(post, X, best, z)
+
+
 BUILT_IN = {
     "ucb": UCB,
     "ei": EI,

@@ -5,11 +5,18 @@ give identical decisions, and a call that raises leaves the optimiser's state un
 
 Parallel evaluations: :meth:`AskTell.optimize` takes any :class:`concurrent.futures.Executor`
 (a process or thread pool here; Ray's or Dask's executor on a cluster: only ``submit`` and
-``Future.result`` are used) and evaluates the step's batch -- one point per seed -- in parallel. No
-registered algorithm proposes a q-batch through ``ask`` (every one asks one point per step and seed;
-R-PERP's batches are queried one point per step), so the batch is the seed axis.
+``Future.result`` are used) and evaluates the step's points -- one per seed -- in parallel, with an
+optional timeout. For one optimiser, :meth:`AskTell.ask_batch` proposes q points that stay pending
+until told, in any order (asynchronous completion); each is chosen with the pending ones carrying
+the algorithm's lie (GP-BO: ``ask_pending``).
 
-Failures: a host objective that raises or returns a non-finite value makes ``optimize`` raise
+Also: ``minimize=True``; starting from data (``data=(x, y)``, :meth:`AskTell.tell_data`);
+``on_nonfinite="fail"`` (a NaN or inf value is a failed evaluation: spent, never told to the model);
+:meth:`AskTell.save` / :meth:`AskTell.load` (an atomic write; the resumed optimiser asks what the
+saved one would have asked); :meth:`AskTell.best` and :meth:`AskTell.best_predicted`.
+
+Failures: a host objective that raises or returns anything but one number (None, a string, a bool,
+an array), or a non-finite value by default, makes ``optimize`` raise
 :class:`HostEvaluationError` naming every failed point (seed index, the point, the exception) and
 carrying the values of the points that succeeded. The optimiser's state, step counter and history
 change only on a complete, valid tell, so a failed step changes nothing. The successes of a failed

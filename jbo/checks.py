@@ -108,17 +108,23 @@ def check_trace(trace, on_nonfinite: str = "raise", axes: tuple = (), label: str
     raise NonFiniteError(message, trace, problems)
 
 
-def host_number(value, what: str = "the objective") -> float:
-    """A host function's result as one float: None, strings, bools and anything but one number are
-    a TypeError or ValueError naming `what` (the value may be NaN or inf: see the failed-evaluation rule)."""
+def _numbers(value, message: str) -> np.ndarray:
+    """value as a NumPy array of numbers; None, strings, bools and other objects: TypeError(message + got ...)."""
     if value is None or isinstance(value, (str, bytes, bool, np.bool_)):
-        raise TypeError(f"{what} must return a number, got {value!r}")
+        raise TypeError(f"{message}, got {value!r}")
     try:
         a = np.asarray(value)
     except Exception:
-        raise TypeError(f"{what} must return a number, got {type(value).__name__}") from None
+        raise TypeError(f"{message}, got {type(value).__name__}") from None
     if a.dtype.kind not in "fiu":
-        raise TypeError(f"{what} must return a number, got {value!r}")
+        raise TypeError(f"{message}, got {value!r}")
+    return a
+
+
+def host_number(value, what: str = "the objective") -> float:
+    """A host function's result as one float: None, strings, bools and anything but one number are
+    a TypeError or ValueError naming `what` (the value may be NaN or inf: see the failed-evaluation rule)."""
+    a = _numbers(value, f"{what} must return a number")
     if a.size != 1:
         raise ValueError(f"{what} must return one number, got shape {a.shape}")
     return float(a.reshape(()))
@@ -190,14 +196,7 @@ def check_params(params, owner: str = "") -> None:
             continue
         if isinstance(value, tuple) and not value or value is None or isinstance(value, jax.core.Tracer):
             continue
-        if isinstance(value, (str, bytes, bool, np.bool_)):
-            raise TypeError(f"{where} must be a number, got {value!r}")
-        try:
-            a = np.asarray(value)
-        except Exception:
-            raise TypeError(f"{where} must be a number, got {type(value).__name__}") from None
-        if a.dtype.kind not in "fiu":
-            raise TypeError(f"{where} must be a number, got {value!r}")
+        a = _numbers(value, f"{where} must be a number")
         lo, hi, lo_open, hi_open = parse_domain(domains.get(field, "real"))
         text = domains.get(field, "a finite real number")
         if np.any(np.isnan(a)):

@@ -32,16 +32,35 @@ from jbo._lazy import pandas as pd
 from jbo.engine import Algorithm, Environment, _budget, _check_keep, _check_run, _keys, _seeds_runner
 
 
-def _as_dict(items, getter, kind):
+def _label(item) -> str:
+    """A table label for a list entry: the registered name, or the object's name or type."""
+    if isinstance(item, str):
+        return item
+    name = getattr(item, "name", None)
+    return name if isinstance(name, str) else type(item).__name__
+
+
+def _as_dict(items, getter, kind, argument: str):
+    """{label: object} from a mapping or a list of registered names and objects (labels of repeated
+    types get #2, #3, ...); a named TypeError for anything else."""
     if isinstance(items, Mapping):
         out = dict(items)
+    elif isinstance(items, str) or not hasattr(items, "__iter__"):
+        raise TypeError(f"run_study's {argument} must be a list or a dict, got {type(items).__name__}")
     else:
-        out = {name: name for name in items}
+        out = {}
+        for item in items:
+            label, n = _label(item), 2
+            while label in out:
+                label, n = f"{_label(item)}#{n}", n + 1
+            out[label] = item
     for name, obj in list(out.items()):
         if isinstance(obj, str):
             out[name] = getter(obj)
         if not isinstance(out[name], kind):
-            raise TypeError(f"{name!r} is not a {kind.__name__}")
+            raise TypeError(f"run_study's {argument}: {name!r} is not a jbo.{kind.__name__} or a registered name")
+    if not out:
+        raise ValueError(f"run_study's {argument} is empty")
     return out
 
 
@@ -148,8 +167,8 @@ def run_study(
     """
     key, num_steps, num_seeds = _study_args(args, key, num_steps, num_seeds)
     checks.check_on_nonfinite(on_nonfinite)
-    methods = _as_dict(methods, _algorithms.get, Algorithm)
-    problems = _as_dict(problems, _problems.get, Environment)
+    methods = _as_dict(methods, _algorithms.get, Algorithm, "methods")
+    problems = _as_dict(problems, _problems.get, Environment, "problems")
     keys = _keys(key, num_seeds)  # an int seed or a key; num_seeds >= 1 (a named error)
     frames, total, i = [], len(methods) * len(problems), 0
     for pname, problem in problems.items():

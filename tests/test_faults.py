@@ -334,3 +334,44 @@ def test_a_problem_to_minimise_runs_as_the_maximisation_of_its_negation():
     np.testing.assert_array_equal(np.asarray(a.metrics["simple_regret"]), np.asarray(b.metrics["simple_regret"]))
     f_of_x = np.asarray(jax.vmap(f)(jnp.asarray(down.space.to_host(a.actions))))  # f at the played points
     np.testing.assert_allclose(np.asarray(a.metrics["regret"]), f_of_x - 1.0, rtol=1e-10, atol=1e-12)
+
+
+def test_run_study_takes_objects_as_well_as_names_and_names_bad_entries():
+    rs = jbo.algorithms.get("random_search", num_initial=2)
+    table = jbo.studies.run_study([rs, "random_search", rs], [BRANIN], 0, 6, 2, progress=False)
+    assert sorted(set(table["method"])) == ["RandomSearch", "RandomSearch#2", "random_search"]
+    assert set(table["problem"]) == {"branin"}
+    with pytest.raises(TypeError, match="run_study's problems: 'x' is not a jbo.Environment"):
+        jbo.studies.run_study([rs], {"x": 3}, 0, 4, 2, progress=False)
+    with pytest.raises(ValueError, match="run_study's methods is empty"):
+        jbo.studies.run_study([], [BRANIN], 0, 4, 2, progress=False)
+
+
+def test_monte_carlo_q_acquisitions_reduce_to_the_closed_forms_at_q_1():
+    """q = 1: E[mu + sqrt(beta pi / 2) |f - mu|] = mu + sqrt(beta) sigma, E[max(f - best, 0)] = EI, within
+    the Monte-Carlo error of 200 000 samples."""
+    from jbo import acquisitions, data
+
+    x = jax.random.uniform(jax.random.key(0), (8, 2))
+    post = gp.condition(data.from_arrays(x, jnp.sin(5 * x[:, 0]), 8), gp.default_params(2), "se")
+    point = jnp.array([[0.35, 0.8]])
+    z = jax.random.normal(jax.random.key(1), (200_000, 1))
+    mean, var = gp.predict(post, point[0])
+    sd = float(np.sqrt(var))
+    assert float(acquisitions.q_ucb(post, point, 2.0, z)) == pytest.approx(
+        float(mean) + np.sqrt(2.0) * sd, abs=0.01 * sd
+    )
+    best = float(mean) + 0.3 * sd
+    assert float(acquisitions.q_ei(post, point, best, z)) == pytest.approx(
+        float(acquisitions.ei(post, point[0], best)), abs=0.01 * sd
+    )
+
+
+def test_a_joint_q_round_plays_the_points_chosen_at_its_start():
+    alg = jbo.algorithms.GPBO(batch_size=3, batch_mode="mc", batch_samples=32, **SMALL)
+    tr = jbo.run_seeds(alg, BRANIN, 0, 10, 2, keep_final_state=True)
+    last = np.asarray(tr.actions[:, 7:10])  # the round of steps 7, 8, 9
+    np.testing.assert_array_equal(last, np.asarray(tr.final_state.batch_points))
+    assert np.min(np.linalg.norm(last[:, 0] - last[:, 1], axis=-1)) > 1e-6
+    with pytest.raises(ValueError, match="no Monte-Carlo q-point form of PI"):
+        jbo.algorithms.GPBO(acquisition="pi", batch_size=2, batch_mode="mc")

@@ -28,7 +28,7 @@ import jax.numpy as jnp
 from jbo import acquisitions, checks, data, designs, gp, optimize
 from jbo.acquisitions import check_scalar, srinivas_beta  # noqa: F401  (re-exported: jbo.algorithms.srinivas_beta)
 from jbo.engine import BUCKET_STEP, Algorithm, Spec, Step, check_bucket
-from jbo.spaces import ControlAction, ControlObservation, ControlSets, FiniteArms
+from jbo.spaces import Box, ControlAction, ControlObservation, ControlSets, FiniteArms
 
 FITS = ("fixed", "mle", "map")
 # Refit every step while t < 128, then each time the data has grown by 1/32 (GPBO.refit_now): regret no
@@ -101,6 +101,7 @@ class GPBOState(NamedTuple):
     post: Any = None  # fixed hyper-parameters or a refit schedule: the buffer's factor, extended rank-1 in tell
     nonfinite: Any = None  # (2,) bool: the last ask's posterior / acquisition value was not finite
     pending_from: Any = None  # int32, batch_size > 1: rows from here on are this round's pending points
+    batch_points: Any = None  # (q, d), batch_mode "mc": the round's points, chosen jointly at its first step
 
 
 LIES = ("kb", "cl_min", "cl_max", "cl_mean")
@@ -164,6 +165,8 @@ class GPBO(Algorithm):
     bucket_step: int | None = eqx.field(static=True)  # segments grow by at most this many rows (None: doubling)
     batch_size: int = eqx.field(static=True)  # q: points per round, chosen before the round's values are seen
     batch_lie: str = eqx.field(static=True)  # what the round's pending points carry: LIES
+    batch_mode: str = eqx.field(static=True)  # "lie" (one point at a time) or "mc" (q-UCB / q-EI, jointly)
+    batch_samples: int = eqx.field(static=True)  # Monte-Carlo samples of the joint posterior ("mc")
 
     def __init__(
         self,
@@ -194,6 +197,8 @@ class GPBO(Algorithm):
         refit_all: int = 128,
         batch_size: int = 1,
         batch_lie: str = BATCH_LIE,
+        batch_mode: str = "lie",
+        batch_samples: int = 128,
     ):
         if isinstance(acquisition, str) and acquisition == "ucb" and beta_schedule is not None:
             acquisition = acquisitions.UCB(schedule=beta_schedule)
@@ -236,6 +241,13 @@ class GPBO(Algorithm):
         if batch_lie not in LIES:
             raise ValueError(f"unknown batch_lie {batch_lie!r}; choose one of {LIES}")
         self.batch_size, self.batch_lie = batch_size, batch_lie
+        if batch_mode not in ("lie", "mc"):
+            raise ValueError(f"batch_mode must be 'lie' or 'mc', got {batch_mode!r}")
+        if isinstance(batch_samples, bool) or not isinstance(batch_samples, int) or batch_samples < 1:
+            raise ValueError(f"batch_samples must be a positive int, got {batch_samples!r}")
+        if batch_mode == "mc":  # a named error now, not at trace time
+            acquisitions.joint_form(self.acquisition)
+        self.batch_mode, self.batch_samples = batch_mode, batch_samples
 
     def __check_init__(self):
         if isinstance(self.acquisition, acquisitions.Thompson) and not isinstance(self.model.kernel, str):
@@ -268,7 +280,12 @@ class GPBO(Algorithm):
         buffer = data.empty(self.capacity or spec.num_steps, self._width(spec))
         hyp = self.hypers(buffer, params.hypers)
         post = gp.condition(buffer, hyp, self.model) if self._keeps_factor(buffer.capacity) else None
-        return GPBOState(buffer, hyp, spec.space, post, jnp.zeros(2, bool), jnp.int32(0))
+        points = None
+        if self.batch_size > 1 and self.batch_mode == "mc":
+            if not isinstance(spec.space, Box):
+                raise ValueError(f"batch_mode='mc' chooses points of a box, got {type(spec.space).__name__}")
+            points = jnp.zeros((self.batch_size, self._width(spec)))
+        return GPBOState(buffer, hyp, spec.space, post, jnp.zeros(2, bool), jnp.int32(0), points)
 
     def _keeps_factor(self, capacity: int) -> bool:
         """Whether the state keeps the buffer's factor up to date by rank-1 appends (tell): with fixed
@@ -355,6 +372,8 @@ class GPBO(Algorithm):
     def ask(self, key, state: GPBOState, params: GPBOParams, step: Step):
         k_fit, k_acq, k_opt = jax.random.split(key, 3)
         pending_from = state.pending_from
+        if self.batch_size > 1 and self.batch_mode == "mc":
+            return self._joint_round(k_fit, k_acq, k_opt, state, params, step)
         if self.batch_size > 1:  # a q-batch round: the round's first step refits; its later points are pending
             start = (step.t - self.num_initial) % self.batch_size == 0  # t is unbatched: a real branch
             pending_from = jnp.where(start, state.buffer.count, state.pending_from)
@@ -375,6 +394,36 @@ class GPBO(Algorithm):
             hyp = self.fitted(k_fit, state, params)
             post = gp.condition(state.buffer, hyp, self.model)
         return self._choose(k_acq, k_opt, state, params, step, hyp, post, pending_from)
+
+    def _joint_round(self, k_fit, k_acq, k_opt, state: GPBOState, params: GPBOParams, step: Step):
+        """batch_mode "mc": the round's first step fits, conditions and maximises the Monte-Carlo q-point
+        acquisition over all q points at once (dimension q d); every step of the round plays its point."""
+        q, dim = self.batch_size, state.space.dim
+        k = (step.t - self.num_initial) % q  # t is unbatched: the cond below is a real branch
+
+        def plan():
+            hyp = self.fitted(k_fit, state, params)
+            post = gp.condition(state.buffer, hyp, self.model)
+            fn = acquisitions.build_joint(
+                self.acquisition, k_acq, post, state.buffer, params.acquisition, step, q, self.batch_samples
+            )
+            num_raw = self.num_raw_per_dim * dim * q if self.num_raw_per_dim > 0 else self.num_raw
+            flat, best = optimize.maximize(
+                lambda v: fn(v.reshape(q, dim)),
+                k_opt,
+                q * dim,
+                num_raw,
+                self.num_starts,
+                self.opt_steps,
+                self.opt_method,
+            )
+            bad = jnp.stack([~(checks.all_finite(hyp) & checks.all_finite(post.alpha)), ~jnp.isfinite(best)])
+            return hyp, flat.reshape(q, dim), bad
+
+        hyp, points, nonfinite = jax.lax.cond(
+            k == 0, plan, lambda: (state.gp_params, state.batch_points, state.nonfinite)
+        )
+        return points[k], state._replace(gp_params=hyp, batch_points=points, nonfinite=nonfinite)
 
     def ask_pending(self, key, state: GPBOState, params: GPBOParams, step: Step, pending_from):
         """ask with the rows from `pending_from` on pending (jbo.AskTell's batches and evaluations still
