@@ -5,6 +5,7 @@ starts from data, and saves and resumes to the same next ask."""
 import os
 import warnings
 
+import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -50,7 +51,7 @@ def test_failed_evaluations_are_left_out_of_the_model_and_the_regrets():
     evaluations, and the regrets equal those recomputed with NumPy from the finite values."""
     prob = jbo.problems.from_function(lambda x: jnp.where(x[0] > 0.5, jnp.nan, _bowl(x)), UNIT, optimal_value=0.0)
     with pytest.raises(jbo.NonFiniteError, match="objective"):
-        jbo.run_seeds(UCB, prob, 1, 14, 3)
+        jbo.run_seeds(UCB, prob, 1, 14, 3, keep_final_state=True)  # the same program as below
     tr = jbo.run_seeds(UCB, prob, 1, 14, 3, on_nonfinite="ignore", keep_final_state=True)
     value = np.asarray(tr.metrics["value"])
     failed = ~np.isfinite(value)
@@ -229,17 +230,19 @@ def test_warnings_are_not_raised_on_a_clean_run():
 
 
 # ---------------------------------------------------------------- q-batches and pending points
-def _state_after(alg, values, t0, spec):
-    """GP-BO state after telling `values` at steps 0..t0-1 (points from a fixed LHS), then the ask at t0."""
+def _state_after(alg, values, spec):
+    """GP-BO state after telling `values` at steps 0, 1, ... (fixed points), each later step asked first
+    (the engine's order), with the algorithm's ask and tell compiled."""
     key = jax.random.key(3)
-    xs = alg.initial_actions(key, spec) if len(values) <= alg.num_initial else jax.random.uniform(key, (len(values), 2))
+    xs = jax.random.uniform(key, (len(values), 2))
+    ask, tell = eqx.filter_jit(alg.ask), eqx.filter_jit(alg.tell)
     state = alg.init(key, alg.default_params(), spec)
     for t, y in enumerate(values):
         step = jbo.Step(jnp.int32(t), jnp.asarray(t < alg.num_initial))
         if t >= alg.num_initial:
-            _, state = alg.ask(jax.random.key(t), state, alg.default_params(), step)
-        state = alg.tell(key, state, alg.default_params(), xs[t], jnp.asarray(y), step)
-    return state
+            _, state = ask(jax.random.key(t), state, alg.default_params(), step)
+        state = tell(key, state, alg.default_params(), xs[t], jnp.asarray(y), step)
+    return state, ask
 
 
 @pytest.mark.parametrize("lie", ["kb", "cl_min"])
@@ -252,8 +255,8 @@ def test_a_rounds_points_do_not_see_the_rounds_values(lie):
     for q in (1, 3):
         alg = jbo.algorithms.GPBO(batch_size=q, batch_lie=lie, **SMALL)
         for last in (0.0, 5.0):
-            state = _state_after(alg, ys + [last], 5, spec)
-            x, _ = alg.ask(jax.random.key(9), state, alg.default_params(), jbo.Step(jnp.int32(5), jnp.asarray(False)))
+            state, ask = _state_after(alg, ys + [last], spec)
+            x, _ = ask(jax.random.key(9), state, alg.default_params(), jbo.Step(jnp.int32(5), jnp.asarray(False)))
             picks[q, last] = np.asarray(x)
     np.testing.assert_array_equal(picks[3, 0.0], picks[3, 5.0])
     assert not np.allclose(picks[1, 0.0], picks[1, 5.0])

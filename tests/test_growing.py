@@ -96,6 +96,8 @@ def test_segmented_runs_equal_whole_buffer_runs(method):
     assert seg.final_state.buffer.capacity == T
 
 
+@pytest.mark.slow  # 35 s: its parts are proven by test_rank1_extend_and_refresh_equal_a_fresh_factorisation and
+# test_segmented_runs_equal_whole_buffer_runs; run with --runslow
 def test_segmented_seeds_equal_looped_seeds_and_fixed_gp_equals_refactorised():
     """vmapped == looped for a segmented run; the rank-1 GP-UCB equals the same GP-UCB refactorised."""
     prob = jbo.problems.get("hartmann3")

@@ -185,6 +185,7 @@ def whole():
 
 
 # ---------------------------------------------------------------- one process, one device
+@pytest.mark.slow  # 41 s: chunk independence is proven by test_bitwise_runs_are_identical_on_any_device_count_and_chunk
 def test_chunked_and_padded_equal_one_program_and_the_plan_predicts_the_result_size(children, whole):
     """Chunks agree with one program to rounding, not always bit for bit: XLA:CPU vectorises the
     batch axis, and a run's elementwise arithmetic (here from_unit's b0 + u (b1 - b0)) can be
