@@ -293,7 +293,7 @@ class AskTell:
 
     def _with_pending(self):
         """The state with every pending point appended after the completed ones (its value a
-        placeholder: ask_pending gives pending rows the algorithm's lie)."""
+        zero: ask_pending gives every pending row the algorithm's lie instead)."""
         state = self.state
         for x, t in self.pending:
             state = _tell_fn(

@@ -58,7 +58,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from jbo import checks, data
-from jbo.checks import NonFiniteError  # noqa: F401  (re-exported)
 from jbo.spaces import Box
 
 PyTree = Any
