@@ -34,6 +34,7 @@ from jbo import (  # noqa: E402
     spaces,
     studies,
     study_config,  # studies from a config file: `jbo study CONFIG.toml`
+    verdict,
 )
 from jbo.asktell import AskTell  # noqa: E402
 from jbo.checks import NonFiniteError  # noqa: E402
@@ -78,6 +79,7 @@ __all__ = [
     "studies",
     "cache",
     "study_config",
+    "verdict",
     "linalg",
 ]
 __version__ = "0.2.0"

@@ -5,6 +5,7 @@ lambda ablation, the ablations of R-PERP (ours), the R_t table against the spec'
     python experiments/nonstationary/fig2.py              # T = 5000, 5 seeds, SE and Matern-5/2, 3 lambdas
     python experiments/nonstationary/fig2.py --lams 0.01  # Fig 2 alone (the reproduction preset's lambda)
     python experiments/nonstationary/fig2.py --quick      # smoke run (T = 300, 2 seeds, 12 x 12 grid)
+    python experiments/nonstationary/fig2.py --lams 0.01 --seeds 12 --no-ablations --tag s12   # Fig 2, 12 seeds
 
 From the paper: the environment (30 x 30 grid, three base functions sum_u alpha_u k(x, xbar_u),
 U = 10, changes at T/5 and 2T/5, T = 5000, SE or Matern-5/2 with l = 0.5), delta = 0.1, 5 seeds,
@@ -122,9 +123,10 @@ def main():
     ap.add_argument("--kernels", nargs="+", default=["se", "matern52"])
     ap.add_argument("--lams", nargs="+", type=float, default=[0.01, 1.0, 0.1])
     ap.add_argument("--no-ablations", action="store_true")
+    ap.add_argument("--tag", default="", help="suffix of the output files (a run next to the main one)")
     args = ap.parse_args()
     T, S, grid = (300, 2, 12) if args.quick else (args.horizon, args.seeds, 30)
-    sfx = "_quick" if args.quick else ""
+    sfx = ("_quick" if args.quick else "") + (f"_{args.tag}" if args.tag else "")
     OUT.mkdir(parents=True, exist_ok=True)
     fh = open(OUT / f"fig2{sfx}.log", "w")
     log(

@@ -1,0 +1,35 @@
+"""Grade every claim of the five papers by the one verdict rule (jbo.verdict; docs/papers/verdicts.md)
+from the committed result files; writes experiments/results/verdicts/<paper>.{csv,md}, the tables the
+paper pages include.
+
+    python experiments/verdicts/run.py            # all five papers
+    python experiments/verdicts/run.py boke       # one
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import write  # noqa: E402
+
+PAPERS = ("boke", "sbo_kde", "ucvs", "uhe_bo", "r_perp")
+
+
+def main(papers=PAPERS):
+    for paper in papers:
+        if paper not in PAPERS:
+            raise SystemExit(f"unknown paper {paper!r}; choose from {PAPERS}")
+        module = importlib.import_module(paper)
+        table = write(paper, module.claims())
+        counts = table.groupby("outcome").size().to_dict() if "outcome" in table else {}
+        print(f"{paper}: {len(table)} comparisons {counts}")
+        if hasattr(module, "sensitivity"):  # a paper's sensitivity tables, where its runs exist
+            module.sensitivity()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:] or PAPERS)

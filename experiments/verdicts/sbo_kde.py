@@ -1,0 +1,258 @@
+"""SBO-KDE / DRBO-KDE (Huang et al., AAAI 2024): every claim of spec sections 7.4, 8 and 9 graded by the one
+verdict rule (jbo.verdict) from the committed result files. Writes experiments/results/verdicts/sbo_kde.{csv,md}.
+
+    python experiments/verdicts/sbo_kde.py
+
+Metric (the paper's Figs 1 and 2), at each seed's last step, lower is better, compared on the log10 scale:
+cumulative regret; for Complicated Hartmann the cumulative observed reward, taken as its shortfall
+t·F* − Σ f(x_t, c_t); for the two portfolio problems the cumulative expected reward, taken as the cumulative
+regret against the numerically maximised F*. Both are the paper's quantity minus a constant common to every
+method of the problem (F* times the step), so each seed's order of two methods is the paper's; the shortfall
+and the regret are positive on every final row, so the factor-of-two margin of "comparable" applies.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+from common import BETTER, COMPARABLE, NOT_WORSE, RESULTS, Claim, Pair, final_per_seed, paired, write
+
+PAPER = "sbo_kde"
+FIG1 = "experiments/results/sbo/fig1_<problem>.csv"
+FIG2 = "experiments/results/sbo/fig2_ackley_4c.csv"
+TABLE1 = "experiments/results/sbo/table1_timing.csv"
+BUDGET = "experiments/results/sbo/budget_cost.json"
+SYNTHETIC = {
+    "ackley": "Ackley",
+    "modified_branin": "Modified Branin",
+    "hartmann": "Hartmann",
+    "complicated_hartmann": "Complicated Hartmann",
+}
+REAL = {
+    "newsvendor": "Newsvendor",
+    "portfolio_uniform": "Portfolio (uniform)",
+    "portfolio_normal": "Portfolio (normal)",
+}
+NAMES = {**SYNTHETIC, **REAL, "ackley_4c": "Ackley-4c"}
+KDE = ("SBO-KDE", "DRBO-KDE")
+MMD, MINIMAX = "DRBO-MMD", "DRBO-MMD-MinimaxApprox"
+BASELINES = ("GP-UCB", "StableOpt", MMD, MINIMAX)
+CONTEXT_AWARE_BASELINES = ("StableOpt", MMD, MINIMAX)
+
+REDUCED = (
+    "reduced budget: T = 60 evaluations (n0 = 10 + 50 steps; paper 350), M = 128 KDE samples and inner Sobol "
+    "points (paper 1024), raw screening 256 (paper 1024; 32 for DRBO-KDE and DRBO-MMD as in the paper), "
+    "10 starts (5 for the DRBO methods) × 30 projected-Adam steps instead of BoTorch's L-BFGS-B restarts; "
+    "5 seeds, the paper's count: below six seeds the sign test cannot reach p < 0.05, so no comparison can "
+    "come out better or worse"
+)
+STABLEOPT = (
+    "StableOpt minimises over the box [μ̂ − ŝ, μ̂ + ŝ] the paper defines, not the released code's reflected "
+    "box [μ̂ − 3ŝ, μ̂ − ŝ]: stronger than the paper's"
+)
+MMD_SOLVER = (
+    "DRBO-MMD's SOCP solved inside JAX by bisection × FISTA (16 × 100 steps, up to 4.5e-2 of the range of the "
+    "UCB values off the optimum), not CVXPY/SCS"
+)
+DRBO_MMD = (
+    f"{MMD_SOLVER}; the Ackley re-run with the SMO solver (within 1e-5 of the optimum, fig1_ackley_smo.csv) "
+    "gives a cumulative regret of 412.6 ± 13.2 against 413.7 ± 10.8"
+)
+MINIMAX_NOTE = (
+    "MinimaxApprox is Tay et al.'s mid-point formula with the released code's sign errors corrected, "
+    "grid 128 (paper 1024)"
+)
+GP_UCB = "GP-UCB multiplies σ by 1.5 as the paper says (the released code: √1.5)"
+
+
+def claims() -> list[Claim]:
+    runs = {p: pd.read_csv(RESULTS / "sbo" / f"fig1_{p}.csv") for p in {**SYNTHETIC, **REAL}}
+    runs["ackley_4c"] = pd.read_csv(RESULTS / "sbo" / "fig2_ackley_4c.csv")
+
+    def pair(problem, a, b, asserted=BETTER):
+        fa, fb = (_final(runs[problem], problem, m) for m in (a, b))
+        return Pair(f"{NAMES[problem]}: {a} vs {b}", *paired(fa, fb), asserted)
+
+    timing = pd.read_csv(RESULTS / "sbo" / "table1_timing.csv")
+    budget = json.loads((RESULTS / "sbo" / "budget_cost.json").read_text())
+    return [
+        Claim(
+            "8.1",
+            "SBO-KDE and DRBO-KDE beat all baselines on the four synthetic functions (Fig 1)",
+            [pair(p, m, b) for p in SYNTHETIC for m in KDE for b in BASELINES],
+            FIG1,
+            f"{REDUCED}; {STABLEOPT}; {DRBO_MMD}; {MINIMAX_NOTE}; {GP_UCB}",
+        ),
+        Claim(
+            "8.1",
+            "Ackley: SBO-KDE slightly ahead of DRBO-KDE (Fig 1)",
+            [pair("ackley", "SBO-KDE", "DRBO-KDE")],
+            FIG1,
+            f"{REDUCED}; DRBO-KDE's inf-ucb Sobol points lie in [0, 1] (the released code's in [−1, 0])",
+        ),
+        Claim(
+            "8.1",
+            "Complicated Hartmann: DRBO-KDE ahead of SBO-KDE (Fig 1)",
+            [pair("complicated_hartmann", "DRBO-KDE", "SBO-KDE")],
+            FIG1,
+            f"{REDUCED}; metric: the cumulative observed reward as its shortfall from t·F*",
+        ),
+        Claim(
+            "8.1",
+            "Modified Branin and Hartmann: SBO-KDE and DRBO-KDE nearly tied (Fig 1)",
+            [pair(p, "SBO-KDE", "DRBO-KDE", COMPARABLE) for p in ("modified_branin", "hartmann")],
+            FIG1,
+            REDUCED,
+        ),
+        Claim(
+            "8.1",
+            "GP-UCB is surprisingly competitive on the synthetic functions (Fig 1)",
+            [pair(p, "GP-UCB", b, NOT_WORSE) for p in SYNTHETIC for b in CONTEXT_AWARE_BASELINES],
+            FIG1,
+            f"read as: GP-UCB, which ignores the context, does at least as well as each context-aware baseline; "
+            f"{REDUCED}; {GP_UCB}; {STABLEOPT}; {DRBO_MMD}",
+        ),
+        Claim(
+            "8.1",
+            "DRBO-MMD is good on Modified Branin (Fig 1)",
+            [pair("modified_branin", MMD, b, NOT_WORSE) for b in ("GP-UCB", "StableOpt", MINIMAX)],
+            FIG1,
+            f"read as: at least as good as every other baseline there; {REDUCED}; {DRBO_MMD}",
+        ),
+        Claim(
+            "8.1",
+            "DRBO-MMD is worse on the other synthetic functions (Fig 1)",
+            [pair(p, "GP-UCB", MMD) for p in ("ackley", "hartmann", "complicated_hartmann")],
+            FIG1,
+            f"read as: beaten by GP-UCB, the baseline that ignores the context; {REDUCED}; {DRBO_MMD}",
+        ),
+        Claim(
+            "8.1",
+            "StableOpt (too pessimistic) and DRBO-MMD-MinimaxApprox (approximation error) are poor (Fig 1)",
+            [pair(p, "GP-UCB", b) for p in SYNTHETIC for b in ("StableOpt", MINIMAX)],
+            FIG1,
+            f"read as: beaten by GP-UCB, the baseline that ignores the context; {REDUCED}; {STABLEOPT}; {MINIMAX_NOTE}",
+        ),
+        Claim(
+            "8.1",
+            "Real-world problems: both KDE methods beat all baselines (Fig 1)",
+            [pair(p, m, b) for p in REAL for m in KDE for b in BASELINES],
+            FIG1,
+            f"portfolio metric: the cumulative expected reward as cumulative regret against the numerical F*; "
+            f"{REDUCED}; {STABLEOPT}; {DRBO_MMD}; {MINIMAX_NOTE}",
+        ),
+        Claim(
+            "8.1",
+            "Real-world problems: SBO-KDE best (Fig 1)",
+            [pair(p, "SBO-KDE", "DRBO-KDE") for p in REAL],
+            FIG1,
+            f"SBO-KDE against DRBO-KDE (the baselines are in the claim above); {REDUCED}",
+        ),
+        Claim(
+            "8.1",
+            "Newsvendor: among the context-aware methods only SBO-KDE and DRBO-KDE beat GP-UCB (Fig 1)",
+            [pair("newsvendor", m, "GP-UCB") for m in KDE]
+            + [pair("newsvendor", "GP-UCB", b, NOT_WORSE) for b in CONTEXT_AWARE_BASELINES],
+            FIG1,
+            f"the other context-aware methods do not beat GP-UCB: GP-UCB at least as good as each; {REDUCED}; "
+            f"{GP_UCB}; {STABLEOPT}; {DRBO_MMD}",
+        ),
+        Claim(
+            "8.1",
+            "Portfolio with normal contexts: DRBO-MMD comparable to DRBO-KDE (Fig 1)",
+            [pair("portfolio_normal", MMD, "DRBO-KDE", COMPARABLE)],
+            FIG1,
+            f"{REDUCED}; {DRBO_MMD}",
+        ),
+        Claim(
+            "7.4",
+            "Ackley with a 4-D context: SBO-KDE and DRBO-KDE still best (Fig 2)",
+            [pair("ackley_4c", m, b) for m in KDE for b in BASELINES],
+            FIG2,
+            f"MMD grids 3⁴ = 81 points for both DRBO-MMD methods (paper 4⁴ = 256 and 6⁴ = 1296); {REDUCED}; "
+            f"{STABLEOPT}; {MMD_SOLVER}",
+        ),
+        Claim(
+            "8.2",
+            "Runtime (Table 1, 100 evaluations on Ackley): SBO-KDE about as cheap as StableOpt and cheaper than "
+            "DRBO-MMD-MinimaxApprox and DRBO-KDE; DRBO-MMD by far the slowest",
+            source=TABLE1,
+            note="the paper's settings (M = 1024, raw 1024, 32 for the DRBO methods), one run per method on a "
+            "2-core CPU, no spread; DRBO-MMD solves its SOCP inside the compiled program (bisection × FISTA), "
+            "not with CVXPY, the cost behind the paper's 5255 s; our inner optimiser (raw screening at all M "
+            "samples, then 10 × 50 Adam steps) makes SBO-KDE heavier than BoTorch's",
+            checks=_table1_checks(timing),
+        ),
+        Claim(
+            "8.2",
+            "Each acquisition evaluation of SBO-KDE costs O((t² + td)M), on top of the O(t³) GP fit",
+            source=BUDGET,
+            note="one SBO-KDE step on Hartmann at the paper's settings (M = 1024, raw 1024, 10 × 50 Adam steps, "
+            "2 × 60 MAP refit), timed at 128, 256 and 350 rows, one seed",
+            checks=_complexity_checks(budget),
+        ),
+        Claim(
+            "8.3",
+            "KDE L1 error on the Hartmann contexts falls with the sample size as in Table 2 (App. E)",
+            untestable_reason="no committed result file: the normal-context column (10 and 100 samples) is "
+            "checked by a unit test (tests/test_sbo.py::test_kde_l1_error_reproduces_appendix_e), the mixture "
+            "column not at all; neither is a comparison of methods over seeds",
+        ),
+        Claim(
+            "9",
+            "Bayesian cumulative regret of SBO-KDE and DRBO-KDE is Õ(T^((2+D_c)/(4+D_c))); the TV-ball DRO equals "
+            "its two-variable dual (Theorems 1, 2; Proposition 2)",
+            untestable_reason="theorems: checked only through the unit tests of their ingredients (the closed "
+            "form of the TV worst case against an LP solve, the KDE bandwidth)",
+        ),
+    ]
+
+
+def _final(df: pd.DataFrame, problem: str, method: str) -> pd.Series:
+    """The paper's metric at each seed's last step, lower is better (see the module docstring)."""
+    rows = df[df.method == method]
+    if problem == "complicated_hartmann":  # cumulative observed reward, as its shortfall from t·F*
+        f_star = (df.regret + df.expected_value).median()
+        rows = rows.assign(shortfall=rows.step * f_star - rows.cumulative_reward)
+        return final_per_seed(rows, "shortfall")
+    return final_per_seed(rows, "cumulative_regret")
+
+
+def _table1_checks(timing: pd.DataFrame) -> list[tuple[str, bool]]:
+    """Table 1's order of the run times (seconds per 100 evaluations, measured against the paper's)."""
+    s = timing.set_index("method").run_s
+    paper = timing.set_index("method").paper_s
+
+    def vs(a, b):
+        return f"{a} {s[a]:.0f} s vs {b} {s[b]:.0f} s (paper {paper[a]:.1f} vs {paper[b]:.1f} s)"
+
+    ratio = s["SBO-KDE"] / s["StableOpt"]
+    others = [m for m in s.index if m != MMD]
+    slower = [m for m in others if s[m] >= s[MMD]]
+    return [
+        (f"{vs('SBO-KDE', 'StableOpt')}: within a factor of two ({ratio:.2f}×)", 0.5 <= ratio <= 2.0),
+        (f"{vs('SBO-KDE', MINIMAX)}: SBO-KDE cheaper", s["SBO-KDE"] < s[MINIMAX]),
+        (f"{vs('SBO-KDE', 'DRBO-KDE')}: SBO-KDE cheaper", s["SBO-KDE"] < s["DRBO-KDE"]),
+        (
+            f"DRBO-MMD {s[MMD]:.0f} s (paper {paper[MMD]:.0f} s) the slowest"
+            + (f": slower are {', '.join(f'{m} {s[m]:.0f} s' for m in slower)}" if slower else ""),
+            not slower,
+        ),
+    ]
+
+
+def _complexity_checks(budget: dict) -> list[tuple[str, bool]]:
+    """Cost slope per step in the rows held (log-log least squares): the O(t²M) acquisition work, not the
+    O(t³) fit, dominates at the paper's M, so the slope is at most about 2 (2.3 allowed)."""
+    rows = np.array([float(r) for r in budget["s_per_step"]])
+    secs = np.array(list(budget["s_per_step"].values()), float)
+    slope = np.polyfit(np.log(rows), np.log(secs), 1)[0]
+    span = f"{rows.min():.0f} → {rows.max():.0f} rows: {secs.min():.2f} → {secs.max():.2f} s"
+    return [(f"SBO-KDE's time per step grows with slope {slope:.2f} in t ({span}; O(t²M): at most 2.3)", slope <= 2.3)]
+
+
+if __name__ == "__main__":
+    table = write(PAPER, claims())
+    print(table[["claim", "comparison", "outcome", "holds"]].to_string())

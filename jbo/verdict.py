@@ -1,0 +1,180 @@
+"""One verdict rule for reproductions: paired per-seed comparisons under common random numbers.
+
+Two methods run on the same seed keys share each seed's initial design, problem draw and noise
+(common random numbers, :mod:`jbo.studies`), so their final results pair by seed. A comparison of
+method A against method B looks only at the per-seed differences
+
+    d_i = s(A, seed i) - s(B, seed i),   s = log10(max(value, floor))   (lower is better)
+
+of a lower-is-better quantity (simple regret by default; ``log=False`` compares raw values, for
+example a negated accuracy). With ``alpha = 0.05``:
+
+* **better**: an exact two-sided sign test on the non-zero d_i gives p < alpha, A is lower on more
+  seeds, and the percentile bootstrap (1 - alpha) interval of the median d lies below zero;
+* **worse**: the mirror image;
+* **comparable**: neither, and that interval lies inside (-margin, margin); with the default margin
+  log10(2), the two medians are within a factor of two of each other;
+* **inconclusive**: none of these: too few seeds or too much spread to say.
+
+A paper's claim is one or more such comparisons, each with the outcomes the claim asserts (``better``
+for "beats"; ``better`` or ``comparable`` for "competitive with"). :func:`grade` turns them into the
+claim's verdict: **reproduced** when every comparison has an asserted outcome, **partly** when some
+do, **not reproduced** when none do, and **not testable** when there is no paired evidence (one
+seed, or no runs). The sign test needs six differing seeds before p can fall below 0.05
+(:func:`min_seeds`), so fewer are never "better" or "worse": a comparison that asserts "better" on
+fewer seeds is **underpowered**, evidence neither way (:func:`holds`
+returns None), and a claim resting only on such comparisons is not testable at that seed count.
+
+Every paper page (docs/papers/) grades its claims by this rule; experiments/verdicts.py applies it
+to the committed result files.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import NamedTuple
+
+import numpy as np
+
+ALPHA = 0.05
+MARGIN = math.log10(2.0)  # "comparable": medians within a factor of two (on the log10 scale)
+FLOOR = 1e-12  # regrets below this count as this (an exact optimum has regret 0: log10 would be -inf)
+RESAMPLES = 4000
+OUTCOMES = ("better", "worse", "comparable", "inconclusive")
+VERDICTS = ("reproduced", "partly", "not reproduced", "not testable")
+
+
+class Comparison(NamedTuple):
+    """Method A against method B over paired seeds (see the module docstring)."""
+
+    n: int  # paired seeds
+    wins: int  # seeds where A is lower
+    losses: int  # seeds where A is higher
+    ties: int
+    p_value: float  # exact two-sided sign test on the non-tied seeds
+    median_diff: float  # median of d_i (log10 units when log=True)
+    ci_low: float  # percentile bootstrap (1 - alpha) interval of the median d
+    ci_high: float
+    outcome: str  # one of OUTCOMES
+
+    def describe(self, log: bool = True) -> str:
+        unit = " decades" if log else ""
+        return (
+            f"{self.outcome}: lower on {self.wins} of {self.n} seeds (ties {self.ties}), sign test "
+            f"p = {self.p_value:.2g}, median difference {self.median_diff:+.2f}{unit} "
+            f"[{self.ci_low:+.2f}, {self.ci_high:+.2f}]"
+        )
+
+
+def sign_test(wins: int, losses: int) -> float:
+    """Exact two-sided sign-test p-value: P(a Binomial(n, 1/2) count at least as far from n/2 as
+    `wins`), n = wins + losses (ties dropped); 1.0 when n = 0."""
+    for name, v in (("wins", wins), ("losses", losses)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+            raise ValueError(f"sign_test: {name} must be a non-negative int, got {v!r}")
+    n = int(wins) + int(losses)
+    if n == 0:
+        return 1.0
+    k = min(int(wins), int(losses))
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2.0**n
+    return min(1.0, 2.0 * tail)
+
+
+def bootstrap_median_interval(d, alpha: float = ALPHA, num_resamples: int = RESAMPLES, seed: int = 0):
+    """Percentile bootstrap (1 - alpha) interval of the median of d (a fixed-seed NumPy generator, so
+    the interval is reproducible)."""
+    d = np.asarray(d, float)
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, d.size, size=(num_resamples, d.size))
+    medians = np.median(d[idx], axis=1)
+    return float(np.quantile(medians, alpha / 2)), float(np.quantile(medians, 1 - alpha / 2))
+
+
+def _scores(values, log: bool, floor: float, name: str) -> np.ndarray:
+    v = np.asarray(values, float).ravel()
+    if not np.all(np.isfinite(v)):
+        raise ValueError(f"compare: {name} holds non-finite values at seeds {np.flatnonzero(~np.isfinite(v)).tolist()}")
+    if log:
+        if np.any(v < 0):
+            raise ValueError(f"compare: {name} holds negative values; log=True needs regrets (>= 0)")
+        return np.log10(np.maximum(v, floor))
+    return v
+
+
+def compare(
+    a,
+    b,
+    *,
+    log: bool = True,
+    alpha: float = ALPHA,
+    margin: float = MARGIN,
+    floor: float = FLOOR,
+    num_resamples: int = RESAMPLES,
+    seed: int = 0,
+) -> Comparison:
+    """Method A (per-seed values `a`) against method B (`b`, the same seeds in the same order), lower
+    is better: the rule of the module docstring."""
+    sa, sb = _scores(a, log, floor, "a"), _scores(b, log, floor, "b")
+    if sa.shape != sb.shape:
+        raise ValueError(f"compare: a and b must pair seed by seed, got {sa.size} and {sb.size} values")
+    if sa.size == 0:
+        raise ValueError("compare: no seeds")
+    if not 0 < alpha < 1 or not margin > 0:
+        raise ValueError(f"compare: alpha must lie in (0, 1) and margin be positive, got {alpha}, {margin}")
+    d = sa - sb
+    wins, losses = int(np.sum(d < 0)), int(np.sum(d > 0))
+    p = sign_test(wins, losses)
+    lo, hi = bootstrap_median_interval(d, alpha, num_resamples, seed)
+    if p < alpha and wins > losses and hi < 0:
+        outcome = "better"
+    elif p < alpha and losses > wins and lo > 0:
+        outcome = "worse"
+    elif -margin < lo and hi < margin:
+        outcome = "comparable"
+    else:
+        outcome = "inconclusive"
+    return Comparison(sa.size, wins, losses, sa.size - wins - losses, p, float(np.median(d)), lo, hi, outcome)
+
+
+def min_seeds(alpha: float = ALPHA) -> int:
+    """The fewest differing seeds at which the two-sided sign test can give p < alpha (6 at 0.05)."""
+    n = 1
+    while 2.0 * 0.5**n >= alpha:
+        n += 1
+    return n
+
+
+def underpowered(comparison: Comparison, alpha: float = ALPHA) -> bool:
+    """Too few differing seeds for the sign test ever to reach p < alpha."""
+    return comparison.wins + comparison.losses < min_seeds(alpha)
+
+
+def holds(comparison: Comparison | None, asserted: Iterable[str], alpha: float = ALPHA) -> bool | None:
+    """Whether a comparison has one of the asserted outcomes; None when there is no paired evidence
+    (no comparison, one seed) or when it asserts only "better" / "worse" and is underpowered (those
+    outcomes were out of reach, so "comparable" or "inconclusive" says nothing against them)."""
+    asserted = tuple(asserted)
+    bad = [o for o in asserted if o not in OUTCOMES]
+    if bad or not asserted:
+        raise ValueError(f"holds: asserted outcomes must be a non-empty subset of {OUTCOMES}, got {asserted}")
+    if comparison is None or comparison.n < 2:
+        return None
+    if comparison.outcome in asserted:
+        return True
+    directional = all(o in ("better", "worse") for o in asserted)
+    if directional and underpowered(comparison, alpha):
+        return None
+    return False
+
+
+def grade(results: Iterable[bool | None]) -> str:
+    """A claim's verdict from its comparisons' :func:`holds`: reproduced (all hold), partly (some),
+    not reproduced (none), not testable (no paired evidence at all). Comparisons without evidence
+    (None) count as neither."""
+    results = [r for r in results if r is not None]
+    if not results:
+        return "not testable"
+    if all(results):
+        return "reproduced"
+    return "partly" if any(results) else "not reproduced"

@@ -1,0 +1,74 @@
+"""The one verdict rule (jbo.verdict) against independent truths: SciPy's exact binomial test and
+bootstrap, and closed-form cases."""
+
+import numpy as np
+import pytest
+import scipy.stats
+
+from jbo import verdict
+
+
+@pytest.mark.parametrize("wins,losses", [(0, 0), (5, 0), (6, 0), (7, 3), (3, 7), (15, 15), (22, 8), (1, 29)])
+def test_sign_test_equals_scipy_binomtest(wins, losses):
+    expected = 1.0 if wins + losses == 0 else scipy.stats.binomtest(wins, wins + losses, 0.5).pvalue
+    assert verdict.sign_test(wins, losses) == pytest.approx(expected, rel=1e-12)
+
+
+def test_bootstrap_interval_matches_scipy():
+    d = np.random.default_rng(3).normal(0.4, 1.0, 30)
+    lo, hi = verdict.bootstrap_median_interval(d, num_resamples=20000)
+    ref = scipy.stats.bootstrap(
+        (d,), np.median, confidence_level=0.95, n_resamples=20000, method="percentile", random_state=1
+    ).confidence_interval
+    assert lo == pytest.approx(ref.low, abs=0.06) and hi == pytest.approx(ref.high, abs=0.06)
+    assert lo < np.median(d) < hi
+
+
+def test_compare_outcomes():
+    b = 10.0 ** np.random.default_rng(0).uniform(-4, -1, 12)
+    better = verdict.compare(b / 10, b)  # ten times lower on every seed
+    assert better.outcome == "better" and better.wins == 12 and better.median_diff == pytest.approx(-1.0)
+    assert better.p_value == pytest.approx(2 / 2**12)
+    assert verdict.compare(b * 10, b).outcome == "worse"
+    jitter = 10.0 ** np.random.default_rng(1).uniform(-0.1, 0.1, 12)
+    assert verdict.compare(b * jitter, b).outcome == "comparable"  # within a factor 10^0.2 < 2
+    five = verdict.compare(b[:5] / 10, b[:5])  # five seeds: p = 1/16 cannot fall below 0.05
+    assert five.p_value == pytest.approx(1 / 16) and five.outcome == "inconclusive"
+    spread = verdict.compare(b * 10.0 ** np.random.default_rng(2).normal(0, 2, 12), b)
+    assert spread.outcome == "inconclusive"
+    # exact zeros (an optimum hit exactly) count as the floor, and tie
+    tie = verdict.compare(np.zeros(8), np.zeros(8))
+    assert tie.ties == 8 and tie.p_value == 1.0 and tie.outcome == "comparable"
+    # raw (not log) values, e.g. a negated accuracy
+    raw = verdict.compare(-np.full(8, 0.9) - np.arange(8) * 1e-3, -np.full(8, 0.8), log=False, margin=0.01)
+    assert raw.outcome == "better"
+
+
+def test_compare_names_bad_input():
+    with pytest.raises(ValueError, match="pair seed by seed"):
+        verdict.compare(np.ones(3), np.ones(4))
+    with pytest.raises(ValueError, match=r"a holds non-finite values at seeds \[1\]"):
+        verdict.compare([1.0, np.nan], [1.0, 1.0])
+    with pytest.raises(ValueError, match="negative"):
+        verdict.compare([-1.0, 1.0], [1.0, 1.0])
+    with pytest.raises(ValueError, match="wins"):
+        verdict.sign_test(-1, 2)
+
+
+def test_grade():
+    assert verdict.grade([True, True]) == "reproduced"
+    assert verdict.grade([True, False]) == "partly"
+    assert verdict.grade([False, False]) == "not reproduced"
+    assert verdict.grade([None]) == "not testable" and verdict.grade([]) == "not testable"
+    assert verdict.grade([None, True]) == "reproduced"
+    c = verdict.compare(np.ones(8) * 0.1, np.ones(8))
+    assert verdict.holds(c, ["better", "comparable"]) is True
+    assert verdict.holds(c, ["worse"]) is False and verdict.holds(None, ["better"]) is None
+    with pytest.raises(ValueError, match="asserted"):
+        verdict.holds(c, ["wins"])
+    # five seeds cannot reach p < 0.05: an inconclusive "better" is no evidence, not a failure
+    assert verdict.min_seeds() == 6 and verdict.min_seeds(0.01) == 8
+    five = verdict.compare(np.full(5, 0.01), np.full(5, 1.0))
+    assert five.outcome == "inconclusive" and verdict.holds(five, ["better"]) is None
+    assert verdict.holds(five, ["better", "comparable"]) is False  # "comparable" was within reach
+    assert verdict.grade([verdict.holds(five, ["better"])]) == "not testable"
