@@ -40,8 +40,8 @@ data: the scan is split into segments, segment k runs steps [s_{k-1}, s_k) with 
 to s_k rows, and between segments they are padded to the next size (:func:`jbo.data.grow`). A GP step
 then factorises and queries the rows the run can hold so far, not the whole run's capacity, and the
 numbers equal the whole-buffer run's to rounding (padding rows are identity rows of the factors). The
-sizes come from :meth:`Algorithm.capacities` (default :func:`bucket_schedule`: 128, 256, then 256 rows
-more each, so runs of at most 128 steps keep the one whole-buffer program); each segment compiles once.
+sizes come from :meth:`Algorithm.capacities` (default :func:`bucket_schedule`: 64, 128, 256, then 256
+rows more each; runs of at most 128 steps keep the one whole-buffer program); each segment compiles once.
 The contract: such a node receives at most one row per step (the engine's one observation per step).
 An algorithm opts out by returning ``(num_steps,)`` from ``capacities`` or with ``bucket=False``.
 """
@@ -132,14 +132,17 @@ class Algorithm(eqx.Module):
         docstring): a static schedule ending at num_steps; (num_steps,) keeps every buffer whole.
         Default: :func:`bucket_schedule`, with the algorithm's `bucket` field where it has one (False:
         the whole buffer; a tuple of sizes: those below num_steps, then num_steps), its
-        `bucket_step` and `bucket_smallest` (see :func:`bucket_schedule`)."""
+        `bucket_step`, `bucket_smallest` and `bucket_whole` (see :func:`bucket_schedule`)."""
         bucket = getattr(self, "bucket", True)
         if isinstance(bucket, tuple):
             return tuple(s for s in bucket if s < num_steps) + (num_steps,)
         if not bucket:
             return (num_steps,)
         return bucket_schedule(
-            num_steps, getattr(self, "bucket_step", BUCKET_STEP), getattr(self, "bucket_smallest", BUCKET_SMALLEST)
+            num_steps,
+            getattr(self, "bucket_step", BUCKET_STEP),
+            getattr(self, "bucket_smallest", BUCKET_SMALLEST),
+            getattr(self, "bucket_whole", BUCKET_WHOLE),
         )
 
 
@@ -239,13 +242,20 @@ def _zeros(shapes):
     return jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
 
 
-BUCKET_SMALLEST = 128  # rows of the first segment (runs of at most this many steps keep one program)
+BUCKET_SMALLEST = 64  # rows of the first segment
 BUCKET_STEP = 256  # later segments grow by at most this many rows (None: doubling)
+BUCKET_WHOLE = 128  # runs of at most this many steps keep the one whole-buffer program
 
 
-def bucket_schedule(num_steps: int, max_step: int | None = BUCKET_STEP, smallest: int = BUCKET_SMALLEST):
-    """The default segment capacities of a run: :func:`jbo.data.bucket_sizes` (doubling from `smallest`,
-    then growing by at most `max_step` rows) up to num_steps."""
+def bucket_schedule(
+    num_steps: int, max_step: int | None = BUCKET_STEP, smallest: int = BUCKET_SMALLEST, whole: int = BUCKET_WHOLE
+):
+    """The default segment capacities of a run: (num_steps,) for runs of at most `whole` steps, else
+    :func:`jbo.data.bucket_sizes` (doubling from `smallest`, then growing by at most `max_step` rows)
+    up to num_steps. Defaults chosen by measurement (docs/benchmarks.md): each segment costs about 3 s
+    of compile here and saves run time in proportion to the seeds; a short run keeps its compile."""
+    if num_steps <= whole:
+        return (num_steps,)
     return tuple(data.bucket_sizes(num_steps, smallest, max_step))
 
 

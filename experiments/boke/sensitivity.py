@@ -24,6 +24,7 @@ import argparse
 import itertools
 import time
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pandas as pd
@@ -75,7 +76,7 @@ def sweeps(bench, dim: int):
         screen_data=True,
         num_initial=n0,
     )
-    mle_params = jbo.replace_params(mle.default_params(), beta=jnp.array([4.0]))
+    mle_params = jax.tree.map(lambda v: jnp.asarray(v)[None], jbo.replace_params(mle.default_params(), beta=4.0))
     return [
         ("BOKE", boke.BOKE(num_initial=n0), boke_params, [{"c_h": c, "varsigma": v} for c, v in grid]),
         ("BOKE+", boke.BOKE(num_initial=n0, plus=True), plus_params, [{"p": p} for p in COIN]),

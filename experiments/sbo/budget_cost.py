@@ -3,7 +3,7 @@ M = 1024 KDE samples and 1024 inner points, the paper's raw screening (1024) wit
 steps and the 2 x 60 MAP refit, 8 problems x 5 seeds.
 
 One SBO-KDE step (fit + acquisition + inner optimiser) is timed at each segment capacity the engine's
-growing state uses for T = 350 (128, 256, 350: jbo.engine.bucket_schedule) on sbo:hartmann, one seed
+growing state uses for T = 350 (64, 128, 256, 350: jbo.engine.bucket_schedule) on sbo:hartmann, one seed
 after a warm-up, and the run's cost is the sum over its steps of the step cost at that step's capacity;
 the whole-buffer cost charges every step at capacity 350. The step's floating-point work is dominated
 by the acquisition: every evaluation queries the posterior at M contexts (about 2 M N^2 flops), for

@@ -333,6 +333,7 @@ class CVS(Algorithm):
     bucket: bool = eqx.field(static=True, default=True)  # grow buffer and posterior with the data (capacities)
     bucket_step: int | None = eqx.field(static=True, default=128)  # prefix sizes grow by at most this
     bucket_smallest = 16  # the engine's segments double from 16 rows up to 256, then grow by bucket_step
+    bucket_whole = 0  # every run grows from 16 rows, short runs too
 
     def __check_init__(self):
         if self.method not in METHODS:
