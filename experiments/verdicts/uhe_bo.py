@@ -12,11 +12,23 @@ mean reward) on the raw scale, with a margin for "comparable" stated in the clai
 
 from __future__ import annotations
 
+import importlib.util
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from common import BETTER, NOT_WORSE, RESULTS, Claim, Pair, final_per_seed, paired, write
+
+
+def _uhe_common():
+    """experiments/uhe/common.py, loaded under its own name (this folder has a common.py too)."""
+    path = Path(__file__).resolve().parents[1] / "uhe" / "common.py"
+    spec = importlib.util.spec_from_file_location("uhe_common", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
 
 PAPER = "uhe_bo"
 UHE = RESULTS / "uhe"
@@ -48,17 +60,7 @@ PROBLEMS = {
     "gp_d1": "GP sample d = 1",
     "gp_d2": "GP sample d = 2",
 }
-METHODS = {
-    "uhe_bo": "UHE-BO",
-    "map": "MAP",
-    "mcmc": "MCMC",
-    "a_gp_ucb": "A-GP-UCB",
-    "wdf": "W&dF",
-    "portfolio": "Portfolio",
-    "random": "Random",
-    "ra_bo": "RA-BO",
-    "random_exp3": "Random+EXP3",
-}
+METHODS = _uhe_common().LABELS  # the method labels of the UHE-BO experiments
 BASELINES = ("map", "mcmc", "a_gp_ucb", "wdf", "portfolio", "random")
 OTHERS = ("uhe_bo", "map", "mcmc", "a_gp_ucb", "wdf", "portfolio")  # every method but Random
 FIG2 = ("deceptive2", "deceptive3", "h1", "hartmann3")
