@@ -127,7 +127,7 @@ def claims() -> list[Claim]:
     )
     linear = _linear_spread(fig2)
     to_random = [np.divide(*paired(final(k, lam, RPERP_THEORY), final(k, lam, "Random"))) for k, lam in grid]
-    lo, hi = float(np.min(to_random)), float(np.max(to_random))
+    lo, hi = min(float(np.min(r)) for r in to_random), max(float(np.max(r)) for r in to_random)
     h_note = "; ".join(
         f"{KERNELS[k]} H = {min(v['H'] for v in instances[k])}–{max(v['H'] for v in instances[k])}" for k in KERNELS
     )
