@@ -20,7 +20,7 @@ A paper's claim is one or more such comparisons, each with the outcomes the clai
 for "beats"; ``better`` or ``comparable`` for "competitive with"). :func:`grade` turns them into the
 claim's verdict: **reproduced** when every comparison has an asserted outcome, **partly** when some
 do, **not reproduced** when none do, and **not testable** when there is no paired evidence (one
-seed, or no runs). The sign test needs six differing seeds before p can fall below 0.05
+seed, or no runs). The sign test needs six paired seeds before p can fall below 0.05
 (:func:`min_seeds`), so fewer are never "better" or "worse": a comparison that asserts "better" on
 fewer seeds is **underpowered**, evidence neither way (:func:`holds`
 returns None), and a claim resting only on such comparisons is not testable at that seed count.
@@ -146,8 +146,9 @@ def min_seeds(alpha: float = ALPHA) -> int:
 
 
 def underpowered(comparison: Comparison, alpha: float = ALPHA) -> bool:
-    """Too few differing seeds for the sign test ever to reach p < alpha."""
-    return comparison.wins + comparison.losses < min_seeds(alpha)
+    """Too few paired seeds for the sign test ever to reach p < alpha. (Ties among enough seeds are
+    evidence of no difference, so they do not make a comparison underpowered.)"""
+    return comparison.n < min_seeds(alpha)
 
 
 def holds(comparison: Comparison | None, asserted: Iterable[str], alpha: float = ALPHA) -> bool | None:

@@ -138,7 +138,7 @@ def write(paper: str, claims: list[Claim]) -> pd.DataFrame:
             parts.append(claim.untestable_reason or "no paired runs")
         if claim.pairs and v == "not testable":
             parts.append(
-                f"*too few seeds: the sign test needs {verdict.min_seeds()} differing seeds to reach p < 0.05*"
+                f"*too few seeds: the sign test needs {verdict.min_seeds()} paired seeds to reach p < 0.05*"
             )
         if claim.note:
             parts.append(f"*{claim.note}*")
