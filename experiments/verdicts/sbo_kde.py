@@ -47,7 +47,9 @@ REDUCED = (
     "10 starts (5 for the DRBO methods) × 30 projected-Adam steps instead of BoTorch's L-BFGS-B restarts; "
     "5 seeds, the paper's count: below six seeds the sign test cannot reach p < 0.05, so no comparison can "
     "come out better or worse; where fig1_<problem>_s10.csv exists, every method but DRBO-MMD ran 10 seeds "
-    "(fig1.py --seeds 10 --tag s10), and pairs with DRBO-MMD use seeds 0-4"
+    "(fig1.py --seeds 10 --tag s10; DRBO-KDE too on Ackley), and pairs with a 5-seed method use seeds 0-4. "
+    "The two runs share every seed's design, contexts and noise, but their trajectories differ (on Ackley "
+    "seeds 0-4 end up to 18% apart in cumulative regret: rounding that BO amplifies)"
 )
 STABLEOPT = (
     "StableOpt minimises over the box [μ̂ − ŝ, μ̂ + ŝ] the paper defines, not the released code's reflected "
@@ -197,9 +199,11 @@ def claims() -> list[Claim]:
         Claim(
             "8.3",
             "KDE L1 error on the Hartmann contexts falls with the sample size as in Table 2 (App. E)",
-            untestable_reason="no committed result file: the normal-context column (10 and 100 samples) is "
-            "checked by a unit test (tests/test_sbo.py::test_kde_l1_error_reproduces_appendix_e), the mixture "
-            "column not at all; neither is a comparison of methods over seeds",
+            source="experiments/results/sbo/table2_kde_l1.csv",
+            note="20 runs per cell as the paper; contexts clipped to [0, 1] before the KDE as the paper's text, "
+            "the spec and jbo do (the released code builds the KDE from unclipped contexts: that variant is in "
+            "the file too); agreement means within two combined standard errors",
+            checks=_table2_checks(pd.read_csv(RESULTS / "sbo" / "table2_kde_l1.csv")),
         ),
         Claim(
             "9",
@@ -234,6 +238,19 @@ def _final(df: pd.DataFrame, problem: str, method: str) -> pd.Series:
         rows = rows.assign(shortfall=rows.step * f_star - rows.cumulative_reward)
         return final_per_seed(rows, "shortfall")
     return final_per_seed(rows, "cumulative_regret")
+
+
+def _table2_checks(table: pd.DataFrame) -> list[tuple[str, bool]]:
+    """Each Table 2 cell (clipped contexts, jbo's convention) against the paper's mean ± standard error."""
+    rows = table[table.contexts == "clipped"]
+    return [
+        (
+            f"{r.distribution}, {r.samples} samples: L1 {r.l1_mean:.3f} ± {r.l1_se:.3f} against the paper's "
+            f"{r.paper_l1:.3f} ± {r.paper_pm:.3f} ({r.diff_in_se:+.1f} combined s.e.)",
+            abs(r.diff_in_se) <= 2.0,
+        )
+        for r in rows.itertuples()
+    ]
 
 
 def _table1_checks(timing: pd.DataFrame) -> list[tuple[str, bool]]:
