@@ -137,9 +137,7 @@ def write(paper: str, claims: list[Claim]) -> pd.DataFrame:
         if not claim.pairs and not claim.checks:
             parts.append(claim.untestable_reason or "no paired runs")
         if claim.pairs and v == "not testable":
-            parts.append(
-                f"*too few seeds: the sign test needs {verdict.min_seeds()} paired seeds to reach p < 0.05*"
-            )
+            parts.append(f"*too few seeds: the sign test needs {verdict.min_seeds()} paired seeds to reach p < 0.05*")
         if claim.note:
             parts.append(f"*{claim.note}*")
         src = f" (`{claim.source}`)" if claim.source else ""
