@@ -183,7 +183,7 @@ def _sprinkler_final(spr: pd.DataFrame, method: str, budget_s: float | None) -> 
 
 
 def _sensitivity_note() -> str:
-    """What the sensitivity runs say about "competitive with GP-UCB" (boke_sensitivity.md)."""
+    """What the sensitivity runs say about "competitive with GP-UCB"; writes boke_sensitivity.md on the way."""
     table = sensitivity()
     if table is None:
         return "No sensitivity runs (experiments/boke/sensitivity.py) in the results"
@@ -247,4 +247,3 @@ def sensitivity() -> pd.DataFrame | None:
 if __name__ == "__main__":
     table = write(PAPER, claims())
     print(table[["claim", "comparison", "outcome", "holds"]].to_string())
-    sensitivity()

@@ -27,8 +27,6 @@ def main(papers=PAPERS):
         table = write(paper, module.claims())
         counts = table.groupby("outcome").size().to_dict() if "outcome" in table else {}
         print(f"{paper}: {len(table)} comparisons {counts}")
-        if hasattr(module, "sensitivity"):  # a paper's sensitivity tables, where its runs exist
-            module.sensitivity()
 
 
 if __name__ == "__main__":
