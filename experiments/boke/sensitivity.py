@@ -1,9 +1,15 @@
-"""BOKE paper, Fig 6 (noise-free): how far the "competitive with GP-UCB" verdict depends on settings
-the paper does not state. 30 seeds, the spec's n0 and T, the same seeds (and so the same designs) as
-experiments/boke/synthetic.py.
+"""BOKE paper, Figs 6 and 7: how far the verdicts on "competitive with GP-UCB" and "BOKE+ beats
+BOKE" depend on settings the paper does not state. 30 seeds, the spec's n0 and T, the same seeds (and
+so the same designs) as experiments/boke/synthetic.py, whose GP-UCB and BOKE runs are the reference.
 
-    python experiments/boke/sensitivity.py                     # the four functions BOKE loses on
-    python experiments/boke/sensitivity.py --problems forrester --seeds 4   # a smoke run
+    python experiments/boke/sensitivity.py                     # Fig 6, the four functions BOKE loses on
+    python experiments/boke/sensitivity.py --methods scott --problems forrester goldstein_price_rescaled \
+        six_hump_camel hartmann3 rosenbrock4_rescaled sphere6_modified --tag scott   # Scott's data rule
+    python experiments/boke/sensitivity.py --setting noisy --methods BOKE+ scott --problems \
+        goldstein_price_rescaled rosenbrock4_rescaled sphere6_modified --tag noisy_plus   # Fig 7
+    python experiments/boke/sensitivity.py --setting noisy --methods BOKE --problems forrester \
+        goldstein_price_rescaled six_hump_camel hartmann3 --tag noisy_boke
+    python experiments/boke/sensitivity.py --problems forrester --seeds 4 --tag smoke   # a smoke run
 
 Grids (each one compiled program per method and function, jbo.run_sweep over the settings):
 * BOKE: bandwidth scale c_h in {0.5, 1, 2} x 1/sqrt(12) and varsigma in {0.25, 1, 4} x sigma_eps
@@ -12,10 +18,13 @@ Grids (each one compiled program per method and function, jbo.run_sweep over the
 * the paper's GP-UCB (SE kernel, fixed hyper-parameters): lengthscale in {0.5, 1, 2} x 0.5 sqrt(d/6)
   and beta in {1, 4}, 6 settings;
 * GP-UCB with the same model and beta = 4 but hyper-parameters fitted by maximum likelihood at every
-  step (GPBO fit="mle": 1 restart x 5 warm-started Adam steps), the usual practice.
+  step (GPBO fit="mle": 1 restart x 5 warm-started Adam steps), the usual practice;
+* "scott": BOKE and BOKE+ (p = 0.5) with Scott's rule on the data, c = the mean per-dimension standard
+  deviation of the points so far (bandwidth_rule="scott_data") instead of the spec's 1/sqrt(12), at
+  varsigma in {0.25, 1, 4} x sigma_eps.
 
-Writes experiments/results/boke/sensitivity.csv (one row per function, method, setting and seed:
-the final simple regret); experiments/verdicts/boke.py reads it.
+Writes experiments/results/boke/sensitivity[_<tag>].csv (one row per setting, function, method,
+setting and seed: the final simple regret); experiments/verdicts/boke.py reads every such file.
 """
 
 from __future__ import annotations
@@ -77,25 +86,49 @@ def sweeps(bench, dim: int):
         num_initial=n0,
     )
     mle_params = jax.tree.map(lambda v: jnp.asarray(v)[None], jbo.replace_params(mle.default_params(), beta=4.0))
+    scott = boke.BOKEParams(
+        bandwidth_scale=jnp.full(len(VARSIGMA), boke.SCOTT_UNIFORM),  # unused by the data rule
+        varsigma=jnp.array([v * sig for v in VARSIGMA]),
+        delta=jnp.full(len(VARSIGMA), 0.1),
+    )
+    scott_plus = boke.BOKEPlusParams(*scott, p=jnp.full(len(VARSIGMA), 0.5))
+    data_rule = [{"varsigma": v, "rule": "scott_data"} for v in VARSIGMA]
     return [
         ("BOKE", boke.BOKE(num_initial=n0), boke_params, [{"c_h": c, "varsigma": v} for c, v in grid]),
         ("BOKE+", boke.BOKE(num_initial=n0, plus=True), plus_params, [{"p": p} for p in COIN]),
         ("GP-UCB", boke.PaperGP(num_initial=n0), gp_params, [{"lengthscale": m, "beta": b} for m, b in gp_grid]),
         ("GP-UCB (MLE refit)", mle, mle_params, [{"beta": 4.0}]),
+        ("BOKE", boke.BOKE(num_initial=n0, bandwidth_rule="scott_data"), scott, data_rule),
+        ("BOKE+", boke.BOKE(num_initial=n0, plus=True, bandwidth_rule="scott_data"), scott_plus, data_rule),
     ]
+
+
+def chosen(method: str, labels: list[dict], methods) -> bool:
+    """Whether a sweep is one of `methods` (method names, and "scott" for the data-rule sweeps)."""
+    if labels[0].get("rule") == "scott_data":
+        return "scott" in methods
+    return method in methods
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--problems", nargs="+", default=list(DEFAULT_PROBLEMS))
     ap.add_argument("--seeds", type=int, default=30)
+    ap.add_argument("--setting", choices=("noise-free", "noisy"), default="noise-free")
+    ap.add_argument(
+        "--methods", nargs="+", default=["BOKE", "BOKE+", "GP-UCB", "GP-UCB (MLE refit)"], help='and "scott"'
+    )
+    ap.add_argument("--tag", default="", help="output suffix: sensitivity_<tag>.csv")
     args = ap.parse_args()
-    header(f"BOKE sensitivity (Fig 6, noise-free): {args.seeds} seeds, {args.problems}")
+    fig = "Fig 6" if args.setting == "noise-free" else "Fig 7"
+    header(f"BOKE sensitivity ({fig}, {args.setting}): {args.seeds} seeds, {args.problems}, {args.methods}")
     rows = []
     for name in args.problems:
         bench = SUITE[name]
-        problem = bench.problem(False)
+        problem = bench.problem(args.setting == "noisy")
         for method, alg, params, labels in sweeps(bench, problem.dim):
+            if not chosen(method, labels, args.methods):
+                continue
             t0 = time.perf_counter()
             trace = jbo.run_sweep(alg, problem, 0, bench.num_steps, args.seeds, params)
             final = np.asarray(trace.metrics["simple_regret"][:, :, -1])
@@ -104,9 +137,16 @@ def main():
             for k, lab in enumerate(labels):
                 for s in range(args.seeds):
                     rows.append(
-                        {"problem": f"{bench.panel}: {name}", "method": method, **lab, "seed": s, "final": final[k, s]}
+                        {
+                            "setting": args.setting,
+                            "problem": f"{bench.panel}: {name}",
+                            "method": method,
+                            **lab,
+                            "seed": s,
+                            "final": final[k, s],
+                        }
                     )
-    pd.DataFrame(rows).to_csv(OUT / "sensitivity.csv", index=False)
+    pd.DataFrame(rows).to_csv(OUT / f"sensitivity{'_' + args.tag if args.tag else ''}.csv", index=False)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 from common import BETTER, COMPARABLE, NOT_WORSE, RESULTS, Claim, Pair, final_per_seed, paired, write
@@ -13,6 +15,7 @@ from common import BETTER, COMPARABLE, NOT_WORSE, RESULTS, Claim, Pair, final_pe
 PAPER = "boke"
 SYNTH = "experiments/results/boke/fig6_fig7_synthetic.csv.gz"
 SPRINKLER = "experiments/results/boke/fig8_sprinkler.csv.gz"
+METHODS = ("BOKE", "BOKE+", "GP-UCB")
 FUNCS = {
     "A: forrester": "Forrester",
     "B: goldstein_price_rescaled": "Goldstein-Price",
@@ -21,6 +24,9 @@ FUNCS = {
     "E: rosenbrock4_rescaled": "Rosenbrock4",
     "F: sphere6_modified": "Sphere6",
 }
+SPHERE = "F: sphere6_modified"
+SPRINKLER_N0 = 40
+PLUS_FUNCS = ("B: goldstein_price_rescaled", "E: rosenbrock4_rescaled", SPHERE)
 
 
 def claims() -> list[Claim]:
@@ -44,17 +50,14 @@ def claims() -> list[Claim]:
             "BOKE and BOKE+ are competitive with GP-UCB on the synthetic functions (Fig 6, noise-free)",
             [pair("noise-free", fn, m, "GP-UCB", NOT_WORSE) for fn in FUNCS for m in ("BOKE", "BOKE+")],
             SYNTH,
-            "GP-UCB as the spec gives it: fixed ℓ = 0.5√(d/6), β = 4. " + _sensitivity_note(),
+            "GP-UCB as the spec gives it: fixed ℓ = 0.5√(d/6), β = 4. " + _sensitivity_note("noise-free", COMPETITIVE),
         ),
         Claim(
             "2",
             "BOKE+ beats BOKE on Goldstein-Price, Rosenbrock4 and Sphere6 (Figs 6, 7)",
-            [
-                pair(s, fn, "BOKE+", "BOKE", BETTER)
-                for s in ("noise-free", "noisy")
-                for fn in ("B: goldstein_price_rescaled", "E: rosenbrock4_rescaled", "F: sphere6_modified")
-            ],
+            [pair(s, fn, "BOKE+", "BOKE", BETTER) for s in ("noise-free", "noisy") for fn in PLUS_FUNCS],
             SYNTH,
+            ". ".join(_sensitivity_note(s, PLUS_BEATS, PLUS_FUNCS) for s in ("noise-free", "noisy")),
         ),
         Claim(
             "2",
@@ -69,19 +72,16 @@ def claims() -> list[Claim]:
         Claim(
             "2",
             "With noise (Fig 7), BOKE and BOKE+ are comparable to GP-UCB",
-            [
-                pair("noisy", fn, m, "GP-UCB", NOT_WORSE)
-                for fn in FUNCS
-                if fn != "F: sphere6_modified"
-                for m in ("BOKE", "BOKE+")
-            ],
+            [pair("noisy", fn, m, "GP-UCB", NOT_WORSE) for fn in FUNCS if fn != SPHERE for m in ("BOKE", "BOKE+")],
             SYNTH,
+            _sensitivity_note("noisy", COMPETITIVE, [fn for fn in FUNCS if fn != SPHERE]),
         ),
         Claim(
             "2",
             "With noise (Fig 7), BOKE and BOKE+ beat GP-UCB on Sphere6",
-            [pair("noisy", "F: sphere6_modified", m, "GP-UCB", BETTER) for m in ("BOKE", "BOKE+")],
+            [pair("noisy", SPHERE, m, "GP-UCB", BETTER) for m in ("BOKE", "BOKE+")],
             SYNTH,
+            _sensitivity_note("noisy", COMPETITIVE, [SPHERE], BETTER),
         ),
         Claim(
             "3",
@@ -99,10 +99,11 @@ def claims() -> list[Claim]:
     ]
     spr = pd.read_csv(RESULTS / "boke" / "fig8_sprinkler.csv.gz")
     spr = spr.assign(regret=spr.simple_regret)
+    axis = _time_axis(spr)
 
     def spair(a, b, asserted, budget_s=None):
-        fa, fb = (_sprinkler_final(spr, m, budget_s) for m in (a, b))
-        at = "" if budget_s is None else f" at {budget_s:g} s of CPU per seed"
+        fa, fb = (_sprinkler_final(spr, m, budget_s, axis) for m in (a, b))
+        at = "" if budget_s is None else f" at {budget_s:.3g} s of CPU per seed"
         return Pair(f"sprinkler{at}: {a} vs {b}", *paired(fa, fb), asserted)
 
     out += [
@@ -112,13 +113,7 @@ def claims() -> list[Claim]:
             [spair(m, "GP-UCB", BETTER) for m in ("BOKE", "BOKE+")],
             SPRINKLER,
         ),
-        Claim(
-            "4",
-            "Sprinkler (Fig 8): BOKE and BOKE+ are better than GP-UCB at a fixed CPU budget",
-            [spair(m, "GP-UCB", BETTER, t) for t in (0.3, 1.0) for m in ("BOKE", "BOKE+")],
-            SPRINKLER,
-            "CPU time per seed = step × the measured cost of one step (a constant per method here)",
-        ),
+        _sprinkler_budget(axis, spair),
         _sprinkler_krucb(spr, spair),
         Claim(
             "5",
@@ -175,68 +170,162 @@ def _sprinkler_krucb(spr: pd.DataFrame, spair) -> Claim:
     )
 
 
-def _sprinkler_final(spr: pd.DataFrame, method: str, budget_s: float | None) -> pd.Series:
-    rows = spr[spr.method == method]
-    if budget_s is not None:  # the last step whose cumulative CPU time fits the budget
-        rows = rows[rows.step * rows.step_s <= budget_s]
-    return final_per_seed(rows, "regret")
+def _time_axis(spr: pd.DataFrame):
+    """method -> cumulative CPU seconds per seed at each step of the Fig 8 run: measured on growing
+    horizons (experiments/boke/sprinkler_time.py, fig8_time_axis.csv; linear between the measured
+    horizons, 0 at the end of the design), or None when that file is absent."""
+    path = RESULTS / "boke" / "fig8_time_axis.csv"
+    if not path.exists():
+        return None
+    axis = pd.read_csv(path)
+    steps = np.sort(spr.step.unique())
+    out = {}
+    for method, g in axis.groupby("method"):
+        g = g.sort_values("horizon")
+        out[method] = pd.Series(np.interp(steps, np.r_[SPRINKLER_N0, g.horizon], np.r_[0.0, g.cpu_s]), index=steps)
+    return out
 
 
-def _sensitivity_note() -> str:
-    """What the sensitivity runs say about "competitive with GP-UCB"; writes boke_sensitivity.md on the way."""
-    table = sensitivity()
-    if table is None:
-        return "No sensitivity runs (experiments/boke/sensitivity.py) in the results"
-    ok = table[table.outcome.isin(NOT_WORSE)]
-    boke_side = table[table.B == "GP-UCB (spec)"]
-    gp_side = table[table.A == "BOKE (spec)"]
-
-    def where(rows):
-        return "; ".join(f"{r.function}: {r.A if r.B == 'GP-UCB (spec)' else r.B}" for r in rows.itertuples()) or "none"
-
-    fns = ", ".join(table.function.unique())
-    return (
-        f"Sensitivity on {fns} (30 seeds, boke_sensitivity.md): competitive with the spec's GP-UCB at "
-        f"{len(ok[ok.B == 'GP-UCB (spec)'])} of {len(boke_side)} (function, BOKE / BOKE+ setting) pairs over c_h × "
-        f"0.5–2, ς × 0.25–4 and p 0.25–0.75 ({where(ok[ok.B == 'GP-UCB (spec)'])}); the spec's BOKE is competitive "
-        f"with {len(ok[ok.A == 'BOKE (spec)'])} of {len(gp_side)} GP-UCB settings over ℓ × 0.5–2, β ∈ {{1, 4}} and an "
-        f"MLE-refit GP-UCB ({where(ok[ok.A == 'BOKE (spec)'])})"
+def _sprinkler_budget(axis, spair) -> Claim:
+    """Fig 8's "better at a fixed CPU budget": at the CPU time BOKE spends on half its run and on
+    all of it, measured with growing horizons where the file exists (else the constant step cost)."""
+    text = "Sprinkler (Fig 8): BOKE and BOKE+ are better than GP-UCB at a fixed CPU budget"
+    if axis is None:
+        return Claim(
+            "4",
+            text,
+            [spair(m, "GP-UCB", BETTER, t) for t in (0.3, 1.0) for m in ("BOKE", "BOKE+")],
+            SPRINKLER,
+            "CPU time per seed = step × the measured cost of one step (a constant per method here)",
+        )
+    boke = axis["BOKE"]
+    budgets = [float(boke.loc[100]), float(boke.iloc[-1])]
+    return Claim(
+        "4",
+        text,
+        [spair(m, "GP-UCB", BETTER, t) for t in budgets for m in ("BOKE", "BOKE+")],
+        SPRINKLER + ", experiments/results/boke/fig8_time_axis.csv",
+        "budgets: the CPU time per seed BOKE spends on steps 1–100 and on its whole run (200 steps); "
+        "each method's cumulative CPU time at step t measured by runs that stop at t = 60, 100, 140, 200 "
+        "(every buffer sized to the run), linear in between",
     )
 
 
-def sensitivity() -> pd.DataFrame | None:
-    """Fig 6 (noise-free) "competitive with GP-UCB" across the settings the paper leaves open
-    (experiments/boke/sensitivity.py): every BOKE / BOKE+ setting against the spec's GP-UCB, and the
-    spec's BOKE against every GP-UCB setting. Writes experiments/results/verdicts/boke_sensitivity.md."""
-    path = RESULTS / "boke" / "sensitivity.csv"
-    if not path.exists():
+def _sprinkler_final(spr: pd.DataFrame, method: str, budget_s: float | None, axis=None) -> pd.Series:
+    rows = spr[spr.method == method]
+    if budget_s is not None:  # the last step whose cumulative CPU time fits the budget
+        if axis is not None:
+            cum = axis[method]
+            rows = rows[rows.step.map(cum) <= budget_s * (1 + 1e-9)]
+        else:
+            rows = rows[rows.step * rows.step_s <= budget_s]
+    return final_per_seed(rows, "regret")
+
+
+COMPETITIVE = "competitive with GP-UCB"
+PLUS_BEATS = "BOKE+ beats BOKE"
+
+
+def _sensitivity_note(setting: str, question: str, functions=None, asserted=None) -> str:
+    """What the sensitivity runs (experiments/boke/sensitivity.py; table boke_sensitivity.md) say
+    about one claim: how many settings give the outcome it asserts, and which."""
+    table = sensitivity()
+    if table is None:
+        return "No sensitivity runs (experiments/boke/sensitivity.py) in the results"
+    rows = table[(table.setting == setting) & (table.question == question)]
+    if functions is not None:
+        rows = rows[rows.function.isin([FUNCS[f] for f in functions])]
+    if rows.empty:
+        return f"No {setting} sensitivity run for this claim"
+    asserted = asserted or (NOT_WORSE if question == COMPETITIVE else BETTER)
+    said = {NOT_WORSE: "competitive", BETTER: "better"}[asserted]
+    fns = ", ".join(rows.function.unique())
+
+    def count(part, varied):
+        ok = part[part.outcome.isin(asserted)]
+        where = "; ".join(f"{r.function}: {r.A} vs {r.B}" for r in ok.itertuples()) or "none"
+        return f"{said} in {len(ok)} of {len(part)} over {varied} ({where})"
+
+    if question == COMPETITIVE:
+        parts = [
+            count(
+                rows[rows.B == "GP-UCB (spec)"],
+                "BOKE's c_h, ς, p and Scott's rule on the data, against the spec's GP-UCB",
+            )
+        ]
+        gp_side = rows[rows.B != "GP-UCB (spec)"]
+        if not gp_side.empty:
+            parts.append(count(gp_side, "GP-UCB's ℓ × 0.5–2, β ∈ {1, 4} and an MLE refit, against the spec's BOKE"))
+    else:
+        parts = [
+            count(rows, "BOKE+'s p against the spec's BOKE, and BOKE+ against BOKE under Scott's rule on the data")
+        ]
+    return f"Sensitivity ({setting}, {fns}; 30 seeds; boke_sensitivity.md): " + "; ".join(parts)
+
+
+def _sensitivity_runs() -> pd.DataFrame | None:
+    """Every sensitivity*.csv of experiments/boke/sensitivity.py, with the columns the earliest lacks."""
+    paths = [p for p in sorted((RESULTS / "boke").glob("sensitivity*.csv")) if "smoke" not in p.name]
+    if not paths:
         return None
-    sens = pd.read_csv(path)
+    sens = pd.concat([pd.read_csv(path) for path in paths], ignore_index=True)
+    for column, default in (("setting", "noise-free"), ("rule", "scott")):
+        sens[column] = sens[column].fillna(default) if column in sens else default
+    return sens
+
+
+def _label(method, c_h, vs, p, ls, beta, rule) -> str:
+    if rule == "scott_data":
+        return f"{method} (Scott's rule on the data, ς × {vs:g})"
+    if method == "BOKE":
+        return f"BOKE (c_h × {c_h:g}, ς × {vs:g})"
+    if method == "BOKE+":
+        return f"BOKE+ (p = {p:g})"
+    return f"{method} (ℓ × {ls:g}, β = {beta:g})" if method == "GP-UCB" else f"{method} (β = {beta:g})"
+
+
+@functools.cache
+def sensitivity() -> pd.DataFrame | None:
+    """Figs 6 and 7 across the settings the paper leaves open (experiments/boke/sensitivity.py), each
+    graded against the spec's runs of experiments/boke/synthetic.py on the same seeds: every BOKE /
+    BOKE+ setting against the spec's GP-UCB and the spec's BOKE against every GP-UCB setting
+    ("competitive with GP-UCB"); BOKE+ at every coin against the spec's BOKE and BOKE+ against BOKE
+    under Scott's data rule at each ς ("BOKE+ beats BOKE"). Writes experiments/results/verdicts/
+    boke_sensitivity.{md,csv}."""
+    sens = _sensitivity_runs()
+    if sens is None:
+        return None
     synth = pd.read_csv(RESULTS / "boke" / "fig6_fig7_synthetic.csv.gz")
     rows = []
 
-    def add(fn, a_label, a, b_label, b):
-        c = Pair("", *paired(a, b), NOT_WORSE).compare()
-        rows.append({"function": FUNCS[fn], "A": a_label, "B": b_label, **c._asdict()})
+    def add(setting, fn, question, a_label, a, b_label, b):
+        c = Pair("", *paired(a, b), NOT_WORSE if question == COMPETITIVE else BETTER).compare()
+        rows.append({"setting": setting, "function": FUNCS[fn], "question": question, "A": a_label, "B": b_label})
+        rows[-1].update(c._asdict())
 
-    for fn in sens.problem.unique():
-        spec_gp = final_per_seed(synth, "simple_regret", setting="noise-free", problem=fn, method="GP-UCB")
-        spec_boke = final_per_seed(synth, "simple_regret", setting="noise-free", problem=fn, method="BOKE")
-        here = sens[sens.problem == fn]
-        for keys, g in here.groupby(["method", "c_h", "varsigma", "p", "lengthscale", "beta"], dropna=False):
-            method, c_h, vs, p, ls, beta = keys
-            vals = g.set_index("seed")["final"].sort_index()
-            if method.startswith("BOKE"):
-                what = f"c_h × {c_h:g}, ς × {vs:g}" if method == "BOKE" else f"p = {p:g}"
-                add(fn, f"{method} ({what})", vals, "GP-UCB (spec)", spec_gp)
+    keys = ["method", "c_h", "varsigma", "p", "lengthscale", "beta", "rule"]
+    for (setting, fn), here in sens.groupby(["setting", "problem"], sort=False):
+        spec = {m: final_per_seed(synth, "simple_regret", setting=setting, problem=fn, method=m) for m in METHODS}
+        runs = {_label(*k): g.set_index("seed")["final"].sort_index() for k, g in here.groupby(keys, dropna=False)}
+        for label, vals in runs.items():
+            if label.startswith("BOKE"):
+                add(setting, fn, COMPETITIVE, label, vals, "GP-UCB (spec)", spec["GP-UCB"])
             else:
-                what = f"ℓ × {ls:g}, β = {beta:g}" if method == "GP-UCB" else f"β = {beta:g}"
-                add(fn, "BOKE (spec)", spec_boke, f"{method} ({what})", vals)
+                add(setting, fn, COMPETITIVE, "BOKE (spec)", spec["BOKE"], label, vals)
+            if label.startswith("BOKE+ (p"):
+                add(setting, fn, PLUS_BEATS, label, vals, "BOKE (spec)", spec["BOKE"])
+            if label.startswith("BOKE+ (Scott"):
+                twin = label.replace("BOKE+", "BOKE", 1)
+                if twin in runs:
+                    add(setting, fn, PLUS_BEATS, label, vals, twin, runs[twin])
     table = pd.DataFrame(rows)
-    lines = ["| function | A | B | outcome (A vs B) | A lower on | median Δ log10 [95%] |", "|---|---|---|---|---|---|"]
+    lines = [
+        "| setting | function | question | A | B | outcome (A vs B) | A lower on | median Δ log10 [95%] |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for r in table.itertuples():
         lines.append(
-            f"| {r.function} | {r.A} | {r.B} | **{r.outcome}** | {r.wins}/{r.n} | "
+            f"| {r.setting} | {r.function} | {r.question} | {r.A} | {r.B} | **{r.outcome}** | {r.wins}/{r.n} | "
             f"{r.median_diff:+.2f} [{r.ci_low:+.2f}, {r.ci_high:+.2f}] |"
         )
     (RESULTS / "verdicts" / "boke_sensitivity.md").write_text("\n".join(lines) + "\n")
