@@ -1,11 +1,17 @@
-"""Compile time of the growing segments against the one whole-buffer program, measured repeatedly.
+"""Compile time of the growing segments against the one whole-buffer program, measured repeatedly, and
+where it goes: tracing and lowering (Python, one core) against XLA's compile (HLO passes and LLVM code
+generation), with how many cores XLA keeps busy.
 
 Each measurement is a fresh Python process with the persistent compilation cache off (JBO_CACHE=0)
-that ahead-of-time compiles default GP-UCB on hartmann6 (10 initial points, 8 seeds, T steps) with
-the current defaults (growing segments) or the previous ones (bucket=False, refit_growth=None,
-screen_data=True: one whole-buffer program), alternating the two, so both see the same machine.
+that ahead-of-time compiles default GP-UCB on hartmann6 (10 initial points, 8 seeds, T steps), the
+variants alternating so that all see the same machine:
+* current: the current defaults (growing segments);
+* no_rank1: the same segments without the refit schedule's rank-1 branch (refit_growth=None);
+* previous: the previous defaults (bucket=False, refit_growth=None, screen_data=True: one
+  whole-buffer program).
 
     python experiments/compile_ratio.py --steps 400 --repeats 5
+    python experiments/compile_ratio.py --steps 400 --repeats 3 --variants current no_rank1 previous
 
 Writes experiments/results/compile_ratio_T<steps>.json.
 """
@@ -22,17 +28,33 @@ from pathlib import Path
 import numpy as np
 
 OUT = Path(__file__).resolve().parent / "results"
+VARIANTS = {
+    "current": {},
+    "no_rank1": {"refit_growth": None},
+    "previous": {"bucket": False, "refit_growth": None, "screen_data": True},
+}
 CHILD = """
-import json, sys
+import json, resource, sys, time
 import jax
+import jax._src.stages as stages
 import jbo
 from jbo.studies import compile_seeds
-previous = sys.argv[2] == "previous"
-extra = dict(bucket=False, refit_growth=None, screen_data=True) if previous else {}
-alg = jbo.algorithms.get("gp_ucb", num_initial=10, **extra)
+xla = {"wall": 0.0, "cpu": 0.0}
+compile_ = stages.Lowered.compile
+def timed(self, *a, **k):
+    r0 = resource.getrusage(resource.RUSAGE_SELF)
+    t0 = time.perf_counter()
+    out = compile_(self, *a, **k)
+    r1 = resource.getrusage(resource.RUSAGE_SELF)
+    xla["wall"] += time.perf_counter() - t0
+    xla["cpu"] += r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime
+    return out
+stages.Lowered.compile = timed
+alg = jbo.algorithms.get("gp_ucb", num_initial=10, **json.loads(sys.argv[2]))
 keys = jax.random.split(jax.random.key(123), 8)
 _, seconds = compile_seeds(alg, jbo.problems.get("hartmann6"), keys, int(sys.argv[1]))
-print(json.dumps({"compile_s": seconds, "segments": list(alg.capacities(int(sys.argv[1])))}))
+print(json.dumps({"compile_s": seconds, "xla_s": xla["wall"], "xla_cpu_s": xla["cpu"],
+                  "segments": list(alg.capacities(int(sys.argv[1])))}))
 """
 
 
@@ -40,44 +62,55 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--steps", type=int, default=400)
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=["current", "previous"])
     args = ap.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from jbo.studies import machine_info
 
     env = {**os.environ, "JBO_CACHE": "0"}
-    runs = {"current": [], "previous": []}
-    segments = {}
+    runs = {name: [] for name in args.variants}
+    start_load = os.getloadavg()
     for r in range(args.repeats):
-        for which in ("current", "previous"):
+        for which in args.variants:
             out = subprocess.run(
-                [sys.executable, "-c", CHILD, str(args.steps), which],
+                [sys.executable, "-c", CHILD, str(args.steps), json.dumps(VARIANTS[which])],
                 capture_output=True,
                 text=True,
                 env=env,
                 check=True,
             )
             row = json.loads(out.stdout.strip().splitlines()[-1])
-            runs[which].append(row["compile_s"])
-            segments[which] = row["segments"]
-            print(f"repeat {r}: {which:8s} {row['compile_s']:6.2f} s  segments {row['segments']}", flush=True)
-    ratios = np.array(runs["current"]) / np.array(runs["previous"])
+            row["trace_and_lower_s"] = row["compile_s"] - row["xla_s"]
+            row["xla_cores_busy"] = row["xla_cpu_s"] / row["xla_s"]
+            runs[which].append(row)
+            print(
+                f"repeat {r}: {which:8s} {row['compile_s']:6.2f} s (trace + lower {row['trace_and_lower_s']:5.2f} s, "
+                f"XLA {row['xla_s']:6.2f} s on {row['xla_cores_busy']:.2f} cores)  segments {row['segments']}",
+                flush=True,
+            )
+    fields = ("compile_s", "trace_and_lower_s", "xla_s", "xla_cores_busy")
+    medians = {k: {f: float(np.median([r[f] for r in rows])) for f in fields} for k, rows in runs.items()}
     record = {
-        "command": f"python experiments/compile_ratio.py --steps {args.steps} --repeats {args.repeats}",
+        "command": f"python experiments/compile_ratio.py --steps {args.steps} --repeats {args.repeats} "
+        f"--variants {' '.join(args.variants)}",
         "machine": machine_info(),
-        "load_average_at_start": os.getloadavg(),
+        "load_average": {"start": start_load, "end": os.getloadavg()},
         "steps": args.steps,
         "seeds": 8,
-        "segments": segments,
-        "compile_s": runs,
-        "median_compile_s": {k: float(np.median(v)) for k, v in runs.items()},
-        "ratio_of_medians": float(np.median(runs["current"]) / np.median(runs["previous"])),
-        "paired_ratios": ratios.tolist(),
+        "variants": {k: VARIANTS[k] for k in args.variants},
+        "segments": {k: rows[0]["segments"] for k, rows in runs.items()},
+        "compile_s": {k: [r["compile_s"] for r in rows] for k, rows in runs.items()},
+        "runs": runs,
+        "medians": medians,
+        "median_compile_s": {k: m["compile_s"] for k, m in medians.items()},
     }
+    if "current" in runs and "previous" in runs:
+        record["ratio_of_medians"] = medians["current"]["compile_s"] / medians["previous"]["compile_s"]
+        record["paired_ratios"] = (
+            np.array(record["compile_s"]["current"]) / np.array(record["compile_s"]["previous"])
+        ).tolist()
     (OUT / f"compile_ratio_T{args.steps}.json").write_text(json.dumps(record, indent=1))
-    print(
-        f"median compile: current {record['median_compile_s']['current']:.2f} s, previous "
-        f"{record['median_compile_s']['previous']:.2f} s, ratio {record['ratio_of_medians']:.2f}"
-    )
+    print({k: round(m["compile_s"], 2) for k, m in medians.items()}, "ratio", record.get("ratio_of_medians"))
 
 
 if __name__ == "__main__":

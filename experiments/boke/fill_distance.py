@@ -1,6 +1,7 @@
 """BOKE paper Fig. 3: fill distance of DE (argmin W_t) vs GP-variance exploration vs uniform vs LHS.
 
     python experiments/boke/fill_distance.py [--quick]
+    python experiments/boke/fill_distance.py --seeds 20 --tag s20   # a shorter run beside the main one
 
 From the paper: the four designs, mean over 100 seeds (our default too; 33 min on 2 CPU cores,
 mostly GP-variance exploration; --seeds 20 for a 16-min run), log-log axes. Ours (spec 6.2): d in
@@ -10,7 +11,9 @@ for each t; every sequential method starts from one uniform point; the sup over 
 over 2^16 scrambled Sobol points plus the 2^d corners. Both sequential methods screen 128 d random
 candidates (+ the data) with 10 starts x 50 Adam steps (the regret experiments use 1024 d; we cut it
 here so that 100 seeds of GP exploration at d = 8 fit the time budget).
-Writes experiments/results/boke/fig3_fill_distance.{png,csv}.
+Writes experiments/results/boke/fig3_fill_distance[_<tag>].{png,csv} (means and standard errors) and
+fig3_fill_distance[_<tag>]_seeds.csv (every seed's fill distance at t = 50, 100 and 200, for the
+paired verdicts of experiments/verdicts/boke.py).
 """
 
 from __future__ import annotations
@@ -56,12 +59,14 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--seeds", type=int, default=100)
     ap.add_argument("--dims", type=int, nargs="+", default=[1, 2, 4, 8])
+    ap.add_argument("--tag", default="", help="output suffix: fig3_fill_distance_<tag>.*")
     args = ap.parse_args()
     seeds, T = (3, 20) if args.quick else (args.seeds, 200)
+    name_out = "fig3_fill_distance" + (f"_{args.tag}" if args.tag else "")
     header(f"BOKE Fig 3: fill distance, {seeds} seeds, t <= {T}, d in {args.dims}")
     ts = np.unique(np.round(np.geomspace(1, T, 16)).astype(int))
     opt = dict(candidates_per_dim=128, num_starts=10, opt_steps=50)
-    rows = []
+    rows, per_seed = [], []
     for d in args.dims:
         prob = jbo.problems.from_function(lambda x: 0.0 * jnp.sum(x), np.stack([np.zeros(d), np.ones(d)]))
         probes = probe_points(d, 2**10 if args.quick else 2**16)
@@ -85,6 +90,8 @@ def main():
             print(f"d={d} {name}: {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
             for t in ts:
                 rows.append((d, name, t, curves[:, t - 1].mean(), curves[:, t - 1].std(ddof=1) / np.sqrt(seeds)))
+            for t in sorted({min(50, T), min(100, T), T}):
+                per_seed += [(d, name, s, t, curves[s, t - 1]) for s in range(seeds)]
         for t in ts:  # an independent LHS of each size t
             keys = jax.random.split(jax.random.fold_in(key, t), seeds)
             vals = [
@@ -97,7 +104,10 @@ def main():
             rows.append((d, "LHS", t, np.mean(vals), np.std(vals, ddof=1) / np.sqrt(seeds)))
         print(f"d={d} LHS done", file=sys.stderr, flush=True)
     table = pd.DataFrame(rows, columns=["dim", "method", "t", "mean_fill_distance", "se"])
-    table.to_csv(out_path("fig3_fill_distance", args.quick, "csv"), index=False)
+    table.to_csv(out_path(name_out, args.quick, "csv"), index=False)
+    pd.DataFrame(per_seed, columns=["dim", "method", "seed", "t", "fill_distance"]).to_csv(
+        out_path(name_out + "_seeds", args.quick, "csv"), index=False
+    )
     fig, axes = plt.subplots(1, len(args.dims), figsize=(4.2 * len(args.dims), 3.6), squeeze=False)
     print("log-log slope of mean fill distance over t in [10, T] (theory for uniform/LHS: -1/d)")
     for ax, d in zip(axes[0], args.dims):
@@ -111,7 +121,7 @@ def main():
         ax.legend(fontsize=7)
     fig.suptitle(f"BOKE Fig. 3: fill distance, mean of {seeds} seeds")
     fig.tight_layout()
-    fig.savefig(out_path("fig3_fill_distance", args.quick, "png"), dpi=110)
+    fig.savefig(out_path(name_out, args.quick, "png"), dpi=110)
 
 
 if __name__ == "__main__":
