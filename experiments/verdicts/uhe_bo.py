@@ -20,6 +20,8 @@ import numpy as np
 import pandas as pd
 from common import BETTER, NOT_WORSE, RESULTS, Claim, Pair, final_per_seed, paired, write
 
+from jbo import verdict
+
 
 def _uhe_common():
     """experiments/uhe/common.py, loaded under its own name (this folder has a common.py too)."""
@@ -96,6 +98,22 @@ REAL = (
     "neither). Values: the best test accuracy found, in percentage points, negated and compared raw "
     f"(log10 = False), 'comparable' within {ACC_MARGIN:g} point"
 )
+# the sensitivity runs (experiments/uhe/sensitivity.py): one row per variant, problem, method and seed
+SENS = "sensitivity.csv"
+VARIANTS = {
+    "default": "default",
+    "kappa_1.96": "κ = 1.96",
+    "gpy_like": "GPy-like model (raw y, softplus-space prior)",
+    "fit_5x300": "fit 5 × 300",
+}
+SENS_SETTINGS = (
+    "default = the settings above (κ = √1.96, standardised y, log-space prior, fit 3 × 40); "
+    "Deceptive (n = 2), Hartmann3 and Branin only; UHE-BO, MAP, A-GP-UCB, W&dF, Portfolio and Random (MCMC not "
+    "run; at the fit budget 5 × 300, and its default run beside it, A-GP-UCB and W&dF not run either); each "
+    "variant applied to every method alike; the seeds' initial designs as above; budgets shorter than the "
+    "T = 100 above"
+)
+NOT_PROBED = "Sensitivity: not run for this claim (the sensitivity runs cover Deceptive (n = 2), Hartmann3 and Branin"
 LUNAR = (
     "Lunar: TuRBO's 12-parameter heuristic controller on gymnasium's LunarLander-v3, value = mean total "
     "reward over the fixed episode seeds 0..49, n0 = 36, T = 200, 10 seeds (the paper states neither); the "
@@ -128,8 +146,65 @@ def load() -> pd.DataFrame:
     return runs
 
 
+SENS_BASE = ("map", "a_gp_ucb", "wdf", "portfolio", "random")  # the baselines of the sensitivity runs
+
+
+def load_sensitivity() -> pd.DataFrame | None:
+    """The sensitivity runs' final values (one row per variant, problem, method and seed), or None
+    before they exist."""
+    path = UHE / SENS
+    if not path.exists():
+        return None
+    df = pd.read_csv(path).drop_duplicates(["variant", "budget", "problem", "method", "seed"], keep="last")
+    return df.rename(columns={"lengthscale_gm": "lengthscale"}).assign(step=0)
+
+
+def sensitivity(sens: pd.DataFrame | None, specs) -> str:
+    """The claim's comparisons under every variant of the sensitivity runs, graded by the same rule
+    (jbo.verdict.compare / holds / grade). specs: (problem, A, B, asserted, value) tuples."""
+    if sens is None:
+        return ""
+    parts, full = [], []
+    runs = sorted(set(zip(sens.variant, sens.budget)), key=lambda vb: (-vb[1], list(VARIANTS).index(vb[0])))
+    for variant, budget in runs:
+        sub = sens[(sens.variant == variant) & (sens.budget == budget)]
+        label = f"{VARIANTS[variant]}, T = {budget}, {sub.seed.nunique()} seeds"
+        results, held, absent = [], [], 0
+        for problem, a, b, asserted, value in specs:
+            have = set(sub[sub.problem == problem].method)
+            if a not in have or b not in have:  # the 5 x 300 runs leave out A-GP-UCB and W&dF
+                absent += 1
+                continue
+            fa, fb = (final_per_seed(sub, value, problem=problem, method=m) for m in (a, b))
+            c = Pair("", *paired(fa, fb), asserted).compare()
+            ok = verdict.holds(c, asserted)
+            results.append(ok)
+            what = " lengthscale" if value == "lengthscale" else ""
+            if ok:
+                held.append(f"{PROBLEMS[problem]}{what} {METHODS[a]} vs {METHODS[b]}")
+        if not results:
+            parts.append(f"{label}: not run")
+            continue
+        grade = verdict.grade(results)
+        if grade == "reproduced":
+            full.append(label)
+        which = f": {', '.join(held)}" if grade == "partly" else ""
+        left = f"; {absent} not run" if absent else ""
+        parts.append(f"{label}: **{grade}** ({len(held)} of {len(results)} hold{which}{left})")
+    return (
+        f" Sensitivity (`{SRC}{SENS}`; {SENS_SETTINGS}; the same comparisons on these problems, "
+        f"graded by the same rule): {'; '.join(parts)}. Holds in full at: {', '.join(full) or 'none of the variants'}."
+    )
+
+
 def claims() -> list[Claim]:
     runs = load()
+    sens = load_sensitivity()
+
+    def probe(problems, a_b, asserted, value="simple_regret"):
+        return [(p, a, b, asserted, value) for p in problems for a, b in a_b]
+
+    vs_base = [("uhe_bo", m) for m in SENS_BASE]
 
     def pair(problem, a, b, asserted, value="simple_regret", log=True, margin=None, what=""):
         fa, fb = (final_per_seed(runs, value, problem=problem, method=m) for m in (a, b))
@@ -157,7 +232,7 @@ def claims() -> list[Claim]:
             "Synthetic (Fig 2): UHE-BO is significantly better than all baselines on Deceptive",
             [pair(p, "uhe_bo", m, BETTER) for p in ("deceptive2", "deceptive3") for m in BASELINES],
             fig2,
-            f"{SETTINGS}; {DECEPTIVE}",
+            f"{SETTINGS}; {DECEPTIVE}." + sensitivity(sens, probe(["deceptive2"], vs_base, BETTER)),
         ),
         Claim(
             "1",
@@ -171,7 +246,7 @@ def claims() -> list[Claim]:
             "Synthetic (Fig 2): UHE-BO is comparable to the baselines on Hartmann3",
             [pair("hartmann3", "uhe_bo", m, NOT_WORSE) for m in BASELINES],
             fig2,
-            SETTINGS,
+            f"{SETTINGS}." + sensitivity(sens, probe(["hartmann3"], vs_base, NOT_WORSE)),
         ),
         Claim(
             "1",
@@ -191,21 +266,27 @@ def claims() -> list[Claim]:
             fig2,
             "lengthscale: geometric mean over the dimensions of the scaled lengthscales at the last step, unit "
             "cube, log10 compared (lower = shorter); the paper shows only regret curves, the lengthscale and "
-            f"the regret cost of over-exploring are our reading of its explanation. {synth}",
+            f"the regret cost of over-exploring are our reading of its explanation. {synth}."
+            + sensitivity(
+                sens,
+                probe(["deceptive2", "hartmann3"], [("a_gp_ucb", "map"), ("wdf", "map")], BETTER, "lengthscale")
+                + probe(["deceptive2", "hartmann3"], [("map", "a_gp_ucb"), ("map", "wdf")], BETTER),
+            ),
         ),
         Claim(
             "1",
             "Synthetic (Fig 2): Portfolio is clearly worse (than UHE-BO)",
             [pair(p, "uhe_bo", "portfolio", BETTER) for p in FIG2],
             fig2,
-            f"Portfolio: EXP3 over {{Random, GP-UCB}} every step, reward μ_t(x_t) scaled by D0. {synth}",
+            f"Portfolio: EXP3 over {{Random, GP-UCB}} every step, reward μ_t(x_t) scaled by D0. {synth}."
+            + sensitivity(sens, probe(["deceptive2", "hartmann3"], [("uhe_bo", "portfolio")], BETTER)),
         ),
         Claim(
             "1",
             "Synthetic (Fig 2): Random is clearly worse (than UHE-BO)",
             [pair(p, "uhe_bo", "random", BETTER) for p in FIG2],
             fig2,
-            synth,
+            f"{synth}." + sensitivity(sens, probe(["deceptive2", "hartmann3"], [("uhe_bo", "random")], BETTER)),
         ),
         Claim(
             "2",
@@ -213,21 +294,23 @@ def claims() -> list[Claim]:
             [acc(p, "uhe_bo", m, BETTER) for p in ("lr", "gb") for m in BASELINES],
             real,
             f"{REAL}. Both replacements saturate: the model-based methods end on the same best test accuracy on "
-            f"most seeds, so 'comparable' is what the data can show, not 'better'. {MODEL}",
+            f"most seeds, so 'comparable' is what the data can show, not 'better'. {MODEL}. {NOT_PROBED})",
         ),
         Claim(
             "2",
             "Real-world (Fig 2 bottom): on Lunar, UHE-BO beats most methods",
             [reward("uhe_bo", m, BETTER) for m in BASELINES if m != "mcmc"],
             real,
-            f"all five non-MCMC baselines are graded: 'most' would be met by three of the five. {LUNAR}. {MODEL}",
+            f"all five non-MCMC baselines are graded: 'most' would be met by three of the five. {LUNAR}. {MODEL}. "
+            f"{NOT_PROBED})",
         ),
         Claim(
             "2",
             "Real-world (Fig 2 bottom): on Lunar, UHE-BO ties MCMC",
             [reward("uhe_bo", "mcmc", NOT_WORSE)],
             real,
-            f"MCMC run seed by seed under the batch's key for each seed (the same initial design). {LUNAR}. {MODEL}",
+            f"MCMC run seed by seed under the batch's key for each seed (the same initial design). {LUNAR}. {MODEL}. "
+            f"{NOT_PROBED}; MCMC is not in them)",
         ),
         Claim(
             "2",
@@ -235,14 +318,14 @@ def claims() -> list[Claim]:
             [acc(p, m, "random", BETTER) for p in ("lr", "gb") for m in OTHERS]
             + [reward(m, "random", BETTER) for m in OTHERS],
             real,
-            f"every other method against Random. {REAL}. {LUNAR}. {MODEL}",
+            f"every other method against Random. {REAL}. {LUNAR}. {MODEL}. {NOT_PROBED})",
         ),
         Claim(
             "3",
             "Fig 5: on the easy problems Branin and Hartmann6 UHE-BO matches the baselines (no loss)",
             [pair(p, "uhe_bo", m, NOT_WORSE) for p in ("branin", "hartmann6") for m in BASELINES],
             fig5,
-            SETTINGS,
+            f"{SETTINGS}." + sensitivity(sens, probe(["branin"], vs_base, NOT_WORSE)) + " Hartmann6 is not in them.",
         ),
         Claim(
             "4",
@@ -251,7 +334,8 @@ def claims() -> list[Claim]:
             [pair(p, "uhe_bo", "random_exp3", BETTER) for p in ("deceptive2", "hartmann3")],
             fig4,
             "the paper does not name Fig 4's problems: Deceptive (n = 2) and Hartmann3 are the spec's choice "
-            f"(D22); UHE-BO's runs are Fig 2's (same seeds and initial designs). {SETTINGS}; {DECEPTIVE}",
+            f"(D22); UHE-BO's runs are Fig 2's (same seeds and initial designs). {SETTINGS}; {DECEPTIVE}. "
+            f"{NOT_PROBED}; RA-BO and Random+EXP3 are not in them)",
         ),
         Claim(
             "4",
@@ -260,7 +344,8 @@ def claims() -> list[Claim]:
             [pair(p, "uhe_bo", "ra_bo", BETTER) for p in ("deceptive2", "hartmann3")],
             fig4,
             "the paper does not name Fig 4's problems: Deceptive (n = 2) and Hartmann3 are the spec's choice "
-            f"(D22); UHE-BO's runs are Fig 2's (same seeds and initial designs). {SETTINGS}; {DECEPTIVE}",
+            f"(D22); UHE-BO's runs are Fig 2's (same seeds and initial designs). {SETTINGS}; {DECEPTIVE}. "
+            f"{NOT_PROBED}; RA-BO and Random+EXP3 are not in them)",
         ),
     ]
     runtime = pd.read_csv(UHE / "fig4_runtime.csv")
@@ -281,7 +366,7 @@ def claims() -> list[Claim]:
             "5",
             "Running time (Fig 4 right): UHE-BO costs about as much as MAP",
             source=f"{SRC}fig4_runtime.csv",
-            note=timing,
+            note=f"{timing}. Sensitivity: not run for this claim (the sensitivity runs compare regret, not time)",
             checks=_runtime_checks(runtime, "uhe_bo", "map", MAP_RATIO, at_most=True),
         ),
         Claim(
@@ -312,7 +397,7 @@ def claims() -> list[Claim]:
             f"5.4), Matérn-5/2 GP sample paths with ℓ₀ = {LS_TRUE:g} drawn by random Fourier features on [0, 1]^d, "
             f"d = 1 and 2, 10 seeds, n0 = 3d, T = 100; lengthscale error = abs(ln ℓ̂ − ln ℓ₀) at the last step, "
             "averaged over the d lengthscales, compared on the "
-            f"log10 scale (a factor of two is 'comparable'). {MODEL}",
+            f"log10 scale (a factor of two is 'comparable'). {MODEL}. {NOT_PROBED}, not the GP sample paths)",
         ),
         Claim(
             "7",
