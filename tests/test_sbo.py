@@ -269,3 +269,63 @@ def test_largest_eigenvalue_bound():
     proj = np.eye(len(M)) - 1.0 / len(M)
     top = np.linalg.eigvalsh(proj @ M @ proj)[-1]
     assert top <= float(sbo.mmd_scale(jnp.asarray(M))) <= 1.03 * top
+
+
+# ---------------------------------------------------------------- code_compat: the released code's baselines
+def test_code_compat_reflected_inner_boxes():
+    key, rng = jax.random.key(4), np.random.default_rng(4)
+    ctx_np = rng.uniform(0.2, 0.7, size=(9, 2))
+    ctx, mask = jnp.asarray(np.vstack([ctx_np, np.zeros((3, 2))])), jnp.arange(12) < 9
+    lb = ctx_np.mean(0) - ctx_np.std(0, ddof=1)  # the box [lb, ub] = mean -+ unbiased std, width ub - lb
+    width = 2 * ctx_np.std(0, ddof=1)
+    inside = np.asarray(sbo.StableOpt(64).box(key, ctx, mask, 9.0))
+    reflected = np.asarray(sbo.StableOpt(64, code_compat=True).box(key, ctx, mask, 9.0))
+    assert np.all((inside >= lb - 1e-12) & (inside <= lb + width + 1e-12))
+    assert np.all((reflected >= lb - width - 1e-12) & (reflected <= lb + 1e-12))  # [mean - 3 sd, mean - sd]
+    np.testing.assert_allclose(reflected, 2 * lb - inside, atol=1e-12)  # the same points mirrored at lb
+    unit = np.asarray(sbo.DRBOKDE(8, 64).inner_points(key, 2))
+    neg = np.asarray(sbo.DRBOKDE(8, 64, code_compat=True).inner_points(key, 2))
+    assert unit.min() >= 0 and unit.max() <= 1 and neg.min() >= -1 and neg.max() <= 0
+    np.testing.assert_allclose(neg, -unit, atol=0)
+
+
+class _Linear:
+    """ucb values linear in a scalar x: v_m = a_m x + b_m at the samples, u_low = c x + d at the inner points."""
+
+    def __init__(self, a, b):
+        self.a, self.b = jnp.asarray(a), jnp.asarray(b)
+
+    def __call__(self, x, beta):
+        return self.a * x[0] + self.b
+
+    def min(self, x, beta):
+        return jnp.min(self(x, beta))
+
+
+def test_code_compat_detaches_u_low():
+    a, b = np.random.default_rng(5).normal(size=8), np.arange(8.0)  # x near 0: the order of v is that of b
+    samples, inner = _Linear(a, b), _Linear([0.7], [-5.0])
+    x, delta = jnp.asarray([0.01]), 0.6  # delta/2 = 0.3 of the mass = 2.4 of the 8 samples moves to u_low
+    # closed form (spec 4.3): u* = v_(6), a = (v_1 + .. + v_5 + 3 v_6)/8 - 0.3 (v_6 - u_low)
+    grad_v = (a[:5].sum() + 3 * a[5]) / 8 - 0.3 * a[5]
+    value = (np.sum(a[:5] * 0.01 + b[:5]) + 3 * (a[5] * 0.01 + b[5])) / 8 - 0.3 * (a[5] * 0.01 + b[5] - (0.007 - 5))
+    for compat, expected in ((False, grad_v + 0.3 * 0.7), (True, grad_v)):  # d u_low / dx = 0.7
+        f = lambda x, c=compat: sbo.DRBOKDE(code_compat=c).worst_case(samples, inner, x, 2.25, delta)  # noqa: E731
+        got, grad = jax.jit(jax.value_and_grad(f))(x)
+        assert np.isclose(float(got), value, rtol=1e-12)
+        np.testing.assert_allclose(grad, [expected], rtol=1e-10)
+
+
+def test_code_compat_diagonal_mmd_grid_and_gp_ucb_multiplier():
+    axis = np.linspace(0, 1, 10)
+    full = np.asarray(sbo.context_grid(100, 2))
+    diag = np.asarray(sbo.context_grid(100, 2, diagonal=True))
+    assert full.shape == (100, 2) and {tuple(r) for r in full.round(12)} == {
+        (p, q) for p in axis.round(12) for q in axis.round(12)
+    }
+    np.testing.assert_allclose(diag, np.column_stack([axis, axis]), atol=1e-15)  # k = 10 points, all on the diagonal
+    np.testing.assert_allclose(sbo.context_grid(64, 1, diagonal=True), sbo.context_grid(64, 1))  # dc = 1: unchanged
+    assert sbo.acquisition("drbo_mmd", code_compat=True).code_compat and not sbo.acquisition("drbo_mmd").code_compat
+    mult = lambda m, cc: math.sqrt(sbo.acquisition(m, code_compat=cc).default_params().beta)  # noqa: E731
+    assert np.isclose(mult("gp_ucb", False), 1.5) and np.isclose(mult("gp_ucb", True), math.sqrt(1.5))
+    assert all(np.isclose(mult(m, True), 1.5) for m in ("sbo_kde", "drbo_kde", "stableopt", "drbo_mmd"))

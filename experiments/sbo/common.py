@@ -37,9 +37,11 @@ def method(
     opt_steps: int,
     num_initial: int = 10,
     max_grid: int | None = None,
+    code_compat: bool = False,
 ):
     """The paper's configuration of `name`; num_raw / max_grid cap the raw screening points and the MMD
-    grid sizes (reduced runs: the caps are stated wherever they are used)."""
+    grid sizes (reduced runs: the caps are stated wherever they are used); code_compat: the released
+    code's baselines (jbo.algorithms.sbo.acquisition)."""
     raw = min(RAW.get(name, 1024), num_raw or 1024)
     starts = 5 if name in RAW else 10
     grid = min(GRID.get(name, 0), max_grid or 10**9)
@@ -53,6 +55,7 @@ def method(
         num_starts=min(starts, raw),
         opt_steps=opt_steps,
         oracle=contextual.context_sampler(problem.dists) if name == "sbo_oracle" else None,
+        code_compat=code_compat,
     )
 
 
@@ -66,10 +69,12 @@ def add_method_args(ap) -> None:
 
 
 def method_from_args(name: str, problem, args):
-    """method() configured by add_method_args' options (--quick: M = 32, 32 raw points, 5 Adam steps, grids <= 32)."""
+    """method() configured by add_method_args' options (--quick: M = 32, 32 raw points, 5 Adam steps, grids <= 32;
+    --code-compat where the script has it)."""
+    compat = getattr(args, "code_compat", False)
     if args.quick:
-        return method(name, problem, 32, 32, 5, max_grid=32)
-    return method(name, problem, args.samples, args.raw, args.opt_steps, max_grid=args.max_grid)
+        return method(name, problem, 32, 32, 5, max_grid=32, code_compat=compat)
+    return method(name, problem, args.samples, args.raw, args.opt_steps, max_grid=args.max_grid, code_compat=compat)
 
 
 def out_path(name: str, quick: bool, ext: str) -> Path:

@@ -24,7 +24,13 @@ GP-UCB is the library's UCB piece with beta = 1.5^2 on a GP of x alone.
 
 Decisions (sbo_kde.md 10): sqrt(beta) = 1.5 for every method (beta = 2.25 in our convention); n = observations held; contexts and
 KDE samples clipped to [0, 1]; intended Sobol mapping lb + u (ub - lb) with one random shift per
-step; the gradient through the TV problem's inf-ucb term is kept. Inner optimiser: our engine's
+step; the gradient through the TV problem's inf-ucb term is kept; a full tensor grid for DRBO-MMD.
+code_compat=True (a static option of :func:`acquisition` / :func:`SBO`) follows the authors' released
+code instead where the spec chose otherwise (sbo_kde.md 10, rows 8, 14, 15, 17; the defaults follow the
+paper's text, or the true gradient where it is silent): GP-UCB's multiplier sqrt(1.5), the inf-ucb Sobol points of DRBO-KDE and StableOpt mapped
+u -> lb - u (ub - lb) (the box reflected below lb), u_low detached in DRBO-KDE, and DRBO-MMD's grid for
+dc > 1 the k diagonal points of stacked per-dimension linspaces. The released code also re-scrambles
+the Sobol points on every call; code_compat keeps one fixed point set per step. Inner optimiser: our engine's
 raw screening + top-k + projected Adam (fixed iterations) instead of BoTorch's Boltzmann start
 selection and L-BFGS-B (stated in docs/papers/sbo-kde.md).
 """
@@ -46,6 +52,7 @@ METHODS = ("sbo_kde", "drbo_kde", "gp_ucb", "stableopt", "drbo_mmd", "minimax_ap
 
 
 BETA = 2.25  # sqrt(beta) = 1.5, the paper's weight for every method (spec D8)
+BETA_GP_UCB_CODE = 1.5  # sqrt(beta) = sqrt(1.5): GP-UCB's multiplier in the released code (code_compat)
 
 
 class SBOParams(NamedTuple):
@@ -224,10 +231,21 @@ def mmd_radius(n, gamma):
     return (2.0 + jnp.sqrt(2.0 * jnp.log(1.0 / gamma))) / jnp.sqrt(jnp.maximum(n, 1.0))
 
 
-def context_grid(size: int, dc: int):
-    """Full tensor grid with ceil(size^(1/dc)) points per axis (spec D17)."""
+def context_grid(size: int, dc: int, diagonal: bool = False):
+    """Full tensor grid with k = ceil(size^(1/dc)) points per axis (spec D17); diagonal=True: the
+    released code's grid, the per-dimension linspace(0, 1, k) stacked as columns, i.e. only the k
+    diagonal points (t, ..., t) (the same as the full grid for dc = 1)."""
     k = math.ceil(size ** (1.0 / dc) - 1e-9)
+    if diagonal:
+        return jnp.repeat(jnp.linspace(0.0, 1.0, k)[:, None], dc, axis=1)
     return designs.grid(k, dc)
+
+
+def box_points(u, lb, width, reflected: bool = False):
+    """Unit points u (n, d) mapped into the box [lb, lb + width]: lb + u width (spec D14); reflected=True:
+    lb - u width, the released code's mapping, which puts them in the box reflected below lb,
+    [lb - width, lb]."""
+    return lb - u * width if reflected else lb + u * width
 
 
 def snapped_weights(grid, contexts, mask):
@@ -323,10 +341,27 @@ class SBOOracle(SBOKDE):
 
 
 class DRBOKDE(_Contextual):
-    """DRBO-KDE (Alg. 2): the TV-ball worst case of E_q ucb(x, c) around the KDE, in closed form."""
+    """DRBO-KDE (Alg. 2): the TV-ball worst case of E_q ucb(x, c) around the KDE, in closed form.
+
+    code_compat=True follows the released code, not the paper's text (spec D14, D15): the Sobol points for
+    u_low = inf_c ucb(x, c) lie in [-1, 0]^dc (u -> lb - u (ub - lb) on C = [0, 1]^dc) instead of C,
+    and u_low is detached (stop_gradient: the gradient lacks the delta/2 du_low/dx term)."""
 
     num_samples: int = eqx.field(static=True, default=1024)
     num_inner: int = eqx.field(static=True, default=1024)  # Sobol points for inf_c ucb
+    code_compat: bool = eqx.field(static=True, default=False)
+
+    def inner_points(self, key, dc: int):
+        """The num_inner points of the step for inf_c ucb: C = [0, 1]^dc, or [-1, 0]^dc under code_compat."""
+        return box_points(designs.sobol(key, self.num_inner, dc), 0.0, 1.0, self.code_compat)
+
+    def worst_case(self, at_samples, at_inner, x, beta, delta):
+        """The TV-ball worst case at x: tv_worst_case of the ucb values at the KDE samples with u_low the
+        minimum over the inner points (detached under code_compat)."""
+        u_low = at_inner.min(x, beta)
+        if self.code_compat:
+            u_low = jax.lax.stop_gradient(u_low)
+        return tv_worst_case(at_samples(x, beta), u_low, delta)
 
     def default_params(self):
         return DRBOKDEParams()
@@ -337,40 +372,53 @@ class DRBOKDE(_Contextual):
         dc = ctx.shape[1]
         cs = kde_samples(k_s, ctx, mask, self.num_samples, silverman_bandwidth(ctx, mask))
         at_samples = PairedUCB.build(post, cs, dim)
-        at_sobol = PairedUCB.build(post, designs.sobol(k_shift, self.num_inner, dc), dim)
+        at_sobol = PairedUCB.build(post, self.inner_points(k_shift, dc), dim)
         delta = tv_radius(n, dc, params.radius_scale)
-        return lambda x: tv_worst_case(at_samples(x, params.beta), at_sobol.min(x, params.beta), delta)
+        return lambda x: self.worst_case(at_samples, at_sobol, x, params.beta, delta)
 
 
 class StableOpt(_Contextual):
     """StableOpt: min of ucb(x, c) over the box mean +- unbiased std of the observed contexts (not
-    clipped, spec D16), on num_inner shifted Sobol points."""
+    clipped, spec D16), on num_inner shifted Sobol points.
+
+    code_compat=True follows the released code, not the paper's text (spec D14): the points are mapped
+    u -> lb - u (ub - lb), i.e. into [mean - 3 std, mean - std], the box reflected below its lower end."""
 
     num_inner: int = eqx.field(static=True, default=1024)
+    code_compat: bool = eqx.field(static=True, default=False)
+
+    def box(self, key, ctx, mask, n):
+        """The step's num_inner context points (see the class docstring)."""
+        sobol = designs.sobol(key, self.num_inner, ctx.shape[1])
+        mean = jnp.sum(jnp.where(mask[:, None], ctx, 0.0), 0) / n
+        sd = kde.masked_count_std(ctx, mask, ddof=1)[1]
+        return box_points(sobol, mean - sd, 2 * sd, self.code_compat)
 
     def build(self, key, post, buf, params, step, dim):
         ctx, mask, n = self.contexts(buf, dim)
         _, k_shift = jax.random.split(key)
-        sobol = designs.sobol(k_shift, self.num_inner, ctx.shape[1])
-        mean = jnp.sum(jnp.where(mask[:, None], ctx, 0.0), 0) / n
-        sd = kde.masked_count_std(ctx, mask, ddof=1)[1]
-        at_box = PairedUCB.build(post, (mean - sd) + sobol * (2 * sd), dim)
+        at_box = PairedUCB.build(post, self.box(k_shift, ctx, mask, n), dim)
         return lambda x: at_box.min(x, params.beta)
 
 
 class DRBOMMD(_Contextual):
     """DRBO-MMD (Kirschner et al. 2020): the MMD-ball worst case over a context grid (bisection x SMO);
-    approximate=True is Tay et al. (2022)'s MinimaxApprox mid-point formula instead of the solve."""
+    approximate=True is Tay et al. (2022)'s MinimaxApprox mid-point formula instead of the solve.
+
+    code_compat=True follows the released code, not the paper's text (spec D17): for dc > 1 the grid is
+    the k = ceil(grid_size^(1/dc)) diagonal points (stacked per-dimension linspaces), not the full
+    k^dc tensor grid (no change for dc = 1)."""
 
     grid_size: int = eqx.field(static=True, default=100)
     approximate: bool = eqx.field(static=True, default=False)
+    code_compat: bool = eqx.field(static=True, default=False)
 
     def default_params(self):
         return MMDParams()
 
     def build(self, key, post, buf, params, step, dim):
         ctx, mask, n = self.contexts(buf, dim)
-        grid = context_grid(self.grid_size, ctx.shape[1])
+        grid = context_grid(self.grid_size, ctx.shape[1], diagonal=self.code_compat)
         kp = post.params.kernel_params()
         M = kernels.gram(post.kernel, kp._replace(lengthscale=kp.lengthscale[dim:]), grid, grid)
         w_hat = snapped_weights(grid, ctx, mask)
@@ -383,20 +431,30 @@ class DRBOMMD(_Contextual):
 
 
 def acquisition(
-    method: str, num_samples: int = 1024, num_inner: int = 1024, mmd_grid: int = 0, oracle: Callable | None = None
+    method: str,
+    num_samples: int = 1024,
+    num_inner: int = 1024,
+    mmd_grid: int = 0,
+    oracle: Callable | None = None,
+    code_compat: bool = False,
 ) -> acquisitions.Acquisition:
-    """The acquisition piece of one of the paper's methods (METHODS)."""
+    """The acquisition piece of one of the paper's methods (METHODS).
+
+    code_compat=True: the released code's behaviour where the spec (and the paper's text) differ:
+    GP-UCB with sqrt(beta) = sqrt(1.5), reflected inf-ucb boxes (StableOpt, DRBO-KDE), u_low detached
+    (DRBO-KDE), the diagonal MMD grid (DRBO-MMD, MinimaxApprox); SBO-KDE and the additions are unchanged."""
     if method not in METHODS:
         raise ValueError(f"unknown SBO method {method!r}; choose one of {METHODS}")
+    cc = code_compat
     return {
         "sbo_kde": lambda: SBOKDE(num_samples),
         "sbo_empirical": lambda: SBOEmpirical(num_samples),
         "sbo_oracle": lambda: SBOOracle(num_samples, oracle),
-        "drbo_kde": lambda: DRBOKDE(num_samples, num_inner),
-        "stableopt": lambda: StableOpt(num_inner),
-        "drbo_mmd": lambda: DRBOMMD(mmd_grid or 100),
-        "minimax_approx": lambda: DRBOMMD(mmd_grid or 1024, approximate=True),
-        "gp_ucb": lambda: acquisitions.UCB(beta=BETA),
+        "drbo_kde": lambda: DRBOKDE(num_samples, num_inner, code_compat=cc),
+        "stableopt": lambda: StableOpt(num_inner, code_compat=cc),
+        "drbo_mmd": lambda: DRBOMMD(mmd_grid or 100, code_compat=cc),
+        "minimax_approx": lambda: DRBOMMD(mmd_grid or 1024, approximate=True, code_compat=cc),
+        "gp_ucb": lambda: acquisitions.UCB(beta=BETA_GP_UCB_CODE if cc else BETA),
     }[method]()
 
 
@@ -412,6 +470,7 @@ def SBO(
     fit_steps: int = 60,
     fit_restarts: int = 2,
     oracle: Callable | None = None,
+    code_compat: bool = False,
     **options,
 ) -> GPBO:
     """The paper's configuration of `method` as a GPBO: Matern-5/2 ARD with the BoTorch-legacy Gamma
@@ -419,11 +478,11 @@ def SBO(
     from lengthscale 0.5, outputscale 1, noise 2), a Sobol initial design of x, raw screening of
     num_raw uniform points (not the data: the GP's rows are (x, c)) and num_starts x opt_steps Adam.
     options: further GPBO settings (bucket, bucket_step, capacity; refit_growth, None here: the paper
-    refits every step)."""
+    refits every step). code_compat=True: the released code's baselines (see :func:`acquisition`)."""
     if num_initial < 2:
         raise ValueError("SBO methods need num_initial >= 2 (the KDE needs a spread of contexts)")
     return GPBO(
-        acquisition(method, num_samples, num_inner, mmd_grid, oracle),
+        acquisition(method, num_samples, num_inner, mmd_grid, oracle, code_compat),
         model=gp.GPModel(kernel="matern52", prior=gp.HyperPrior()),
         fit="map",
         hypers=Hypers(lengthscale=0.5, outputscale=1.0, noise=2.0),
