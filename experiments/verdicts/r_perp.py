@@ -313,7 +313,7 @@ def _sensitivity_note(question: str) -> str:
     """Where in the C × λ sweep a question holds by the rule: per kernel, the settings, grouped by λ, and
     the outcomes elsewhere."""
     if _sensitivity() is None:
-        return "No sensitivity run (experiments/nonstationary/sensitivity.py) in the results"
+        return NO_SWEEP
     cs, lams, _ = _grid()
     parts = []
     for k in KERNELS:
@@ -340,16 +340,25 @@ def _sensitivity_note(question: str) -> str:
     return f"{_sweep_header()}: '{question}' holds at {'. '.join(parts)}"
 
 
-def _at_c_note(question: str, C: float) -> str:
-    """The outcomes of one question at one C, per kernel and λ, in the sweep."""
-    if _sensitivity() is None:
-        return "No sensitivity run (experiments/nonstationary/sensitivity.py) in the results"
+NO_SWEEP = "No sensitivity run (experiments/nonstationary/sensitivity.py) in the results"
+
+
+def _each_cell(pair_at, detail) -> tuple[list[str], int]:
+    """pair_at(kernel, λ) graded at every kernel and λ of the sweep: ("<kernel> λ = <λ> <detail>", ...)
+    and the sweep's seed count."""
     _, lams, n = _grid()
     cells = []
     for k in KERNELS:
         for lam in lams:
-            c = QUESTIONS[question](k, C, lam)[0].compare()
-            cells.append(f"{KERNELS[k]} λ = {lam:g} {c.outcome} ({c.wins}/{c.n})")
+            cells.append(f"{KERNELS[k]} λ = {lam:g} {detail(pair_at(k, lam).compare())}")
+    return cells, n
+
+
+def _at_c_note(question: str, C: float) -> str:
+    """The outcomes of one question at one C, per kernel and λ, in the sweep."""
+    if _sensitivity() is None:
+        return NO_SWEEP
+    cells, n = _each_cell(lambda k, lam: QUESTIONS[question](k, C, lam)[0], lambda c: f"{c.outcome} ({c.wins}/{c.n})")
     return f"In the sweep ({SENSITIVITY.rsplit('/', 1)[-1]}, {n} seeds), '{question}' at C = {C:g}: {'; '.join(cells)}"
 
 
@@ -396,13 +405,11 @@ def _first_batch() -> str:
 def _ucb_note() -> str:
     """R-GP-UCB against SW-GP-UCB per kernel and λ in the sweep (12 seeds each)."""
     if _sensitivity() is None:
-        return "No sensitivity run (experiments/nonstationary/sensitivity.py) in the results"
-    _, lams, n = _grid()
-    cells = []
-    for k in KERNELS:
-        for lam in lams:
-            c = Pair("", *paired(_sens(k, "R-GP-UCB", lam=lam).R_T, _sens(k, "SW-GP-UCB", lam=lam).R_T)).compare()
-            cells.append(f"{KERNELS[k]} λ = {lam:g} {c.outcome} ({c.wins}/{c.n} lower, Δ {c.median_diff:+.2f})")
+        return NO_SWEEP
+    cells, n = _each_cell(
+        lambda k, lam: Pair("", *paired(_sens(k, "R-GP-UCB", lam=lam).R_T, _sens(k, "SW-GP-UCB", lam=lam).R_T)),
+        lambda c: f"{c.outcome} ({c.wins}/{c.n} lower, Δ {c.median_diff:+.2f})",
+    )
     return f"Sensitivity over λ ({SENSITIVITY.rsplit('/', 1)[-1]}, {n} paired seeds, other noise draws): {'; '.join(cells)}"
 
 
