@@ -334,6 +334,7 @@ class CVS(Algorithm):
     bucket_step: int | None = eqx.field(static=True, default=128)  # prefix sizes grow by at most this
     bucket_smallest = 16  # the engine's segments double from 16 rows up to 256, then grow by bucket_step
     bucket_whole = 0  # every run grows from 16 rows, short runs too
+    bucket_share = 0.0  # long runs too
 
     def __check_init__(self):
         if self.method not in METHODS:

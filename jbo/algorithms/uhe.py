@@ -302,6 +302,7 @@ class UHE(Algorithm):
     bucket_step: int | None = eqx.field(static=True, default=None)
     bucket_smallest = 16  # the engine's segments double from 16 rows (capped by bucket_step)
     bucket_whole = 0  # every run grows from 16 rows, short runs too
+    bucket_share = 0.0  # long runs too
 
     def __check_init__(self):
         if self.method not in METHODS:
