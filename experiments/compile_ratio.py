@@ -5,13 +5,14 @@ generation), with how many cores XLA keeps busy.
 Each measurement is a fresh Python process with the persistent compilation cache off (JBO_CACHE=0)
 that ahead-of-time compiles default GP-UCB on hartmann6 (10 initial points, 8 seeds, T steps), the
 variants alternating so that all see the same machine:
-* current: the current defaults (growing segments);
-* no_rank1: the same segments without the refit schedule's rank-1 branch (refit_growth=None);
+* current: the current defaults (growing segments, compiled with jbo.parallel.CPU_COMPILER_OPTIONS);
+* current_xla_default: the same program compiled with XLA's default options;
+* no_rank1: the segments without the refit schedule's rank-1 branch (refit_growth=None);
 * previous: the previous defaults (bucket=False, refit_growth=None, screen_data=True: one
-  whole-buffer program).
+  whole-buffer program), compiled with XLA's default options, as it was.
 
     python experiments/compile_ratio.py --steps 400 --repeats 5
-    python experiments/compile_ratio.py --steps 400 --repeats 3 --variants current no_rank1 previous
+    python experiments/compile_ratio.py --steps 400 --repeats 3 --variants current current_xla_default previous
 
 Writes experiments/results/compile_ratio_T<steps>.json.
 """
@@ -28,17 +29,22 @@ from pathlib import Path
 import numpy as np
 
 OUT = Path(__file__).resolve().parent / "results"
+# name: (algorithm settings, compile options: None = jbo's, {} = XLA's defaults)
 VARIANTS = {
-    "current": {},
-    "no_rank1": {"refit_growth": None},
-    "previous": {"bucket": False, "refit_growth": None, "screen_data": True},
+    "current": ({}, None),
+    "current_xla_default": ({}, {}),
+    "no_rank1": ({"refit_growth": None}, None),
+    "previous": ({"bucket": False, "refit_growth": None, "screen_data": True}, {}),
 }
 CHILD = """
 import json, resource, sys, time
 import jax
 import jax._src.stages as stages
-import jbo
+import jbo, jbo.parallel
 from jbo.studies import compile_seeds
+options = json.loads(sys.argv[3])
+if options is not None:
+    jbo.parallel.CPU_COMPILER_OPTIONS = options
 xla = {"wall": 0.0, "cpu": 0.0}
 compile_ = stages.Lowered.compile
 def timed(self, *a, **k):
@@ -65,6 +71,7 @@ def main():
     ap.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=["current", "previous"])
     args = ap.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from jbo.parallel import CPU_COMPILER_OPTIONS as jbo_options
     from jbo.studies import machine_info
 
     env = {**os.environ, "JBO_CACHE": "0"}
@@ -73,7 +80,7 @@ def main():
     for r in range(args.repeats):
         for which in args.variants:
             out = subprocess.run(
-                [sys.executable, "-c", CHILD, str(args.steps), json.dumps(VARIANTS[which])],
+                [sys.executable, "-c", CHILD, str(args.steps), *map(json.dumps, VARIANTS[which])],
                 capture_output=True,
                 text=True,
                 env=env,
@@ -84,7 +91,7 @@ def main():
             row["xla_cores_busy"] = row["xla_cpu_s"] / row["xla_s"]
             runs[which].append(row)
             print(
-                f"repeat {r}: {which:8s} {row['compile_s']:6.2f} s (trace + lower {row['trace_and_lower_s']:5.2f} s, "
+                f"repeat {r}: {which:19s} {row['compile_s']:6.2f} s (trace + lower {row['trace_and_lower_s']:5.2f} s, "
                 f"XLA {row['xla_s']:6.2f} s on {row['xla_cores_busy']:.2f} cores)  segments {row['segments']}",
                 flush=True,
             )
@@ -97,7 +104,8 @@ def main():
         "load_average": {"start": start_load, "end": os.getloadavg()},
         "steps": args.steps,
         "seeds": 8,
-        "variants": {k: VARIANTS[k] for k in args.variants},
+        "variants": {k: {"settings": VARIANTS[k][0], "compile_options": VARIANTS[k][1]} for k in args.variants},
+        "jbo_compile_options": jbo_options,
         "segments": {k: rows[0]["segments"] for k, rows in runs.items()},
         "compile_s": {k: [r["compile_s"] for r in rows] for k, rows in runs.items()},
         "runs": runs,
