@@ -66,6 +66,13 @@ def add_args(ap):
     ap.add_argument("--costs", nargs="*", default=["cheap", "moderate"])
     ap.add_argument("--variances", nargs="*", type=float, default=[0.02, 0.04])
     ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument(
+        "--seed-start",
+        type=int,
+        default=0,
+        help="run seeds seed_start .. seed_start + seeds - 1 (a run's seed is the same whatever the others: "
+        "more seeds can be added to a grid later)",
+    )
     ap.add_argument("--methods", nargs="*", default=list(METHODS))
     ap.add_argument("--extras", action="store_true", help="also the additions UCB-naive, TS-naive, EI-naive")
     ap.add_argument("--num-mc", type=int, default=GRID_ACQ["num_mc"], help="free-variable rows of the acquisitions")
@@ -106,12 +113,13 @@ def build(name, opts, args):
     return A.CVS(**kw)
 
 
-def run_program(alg, envs, seeds, tmax, params=None):
-    """(trace with axes (E, S, T), compile s, run s)."""
+def run_program(alg, envs, seeds, tmax, params=None, seed_start=0):
+    """(trace with axes (E, S, T), compile s, run s) of seeds seed_start .. seed_start + seeds - 1: seed s
+    has the key split(key(2025), n)[s] for any n > s (a prefix of a longer split is the shorter split)."""
     stacked, axes = engine.stack_environments(envs)
     params = alg.default_params() if params is None else params
     prog = jax.jit(engine.environments_program(alg, tmax, axes, len(envs), BUDGET, True, True))
-    keys = jax.random.split(jax.random.key(2025), seeds)
+    keys = jax.random.split(jax.random.key(2025), seed_start + seeds)[seed_start:]
     t0 = time.perf_counter()
     compiled = prog.lower(stacked, keys, params).compile()
     t_compile = time.perf_counter() - t0
@@ -120,8 +128,8 @@ def run_program(alg, envs, seeds, tmax, params=None):
     return trace, t_compile, time.perf_counter() - t0
 
 
-def post_process(trace, envs, method, objective, eval_rows):
-    """Per-run curves on the cost grid and run summaries."""
+def post_process(trace, envs, method, objective, eval_rows, seed_start=0):
+    """Per-run curves on the cost grid and run summaries (run s of the trace is seed seed_start + s)."""
     curves, runs = [], []
     m = trace.metrics
     for e, env in enumerate(envs):
@@ -132,7 +140,8 @@ def post_process(trace, envs, method, objective, eval_rows):
             xs = np.asarray(trace.actions.x[e, s])[active]
             cost = np.asarray(m["cost"][e, s])[active]
             f_acq = np.asarray(m["value"][e, s])[active]
-            f_eval = np.asarray(P.expected_values(env, sets, xs, jax.random.key(7 + s), eval_rows))
+            seed = seed_start + s
+            f_eval = np.asarray(P.expected_values(env, sets, xs, jax.random.key(7 + seed), eval_rows))
             f_plus = float(env.f_plus)
             cum = np.cumsum(cost)
             idx = np.searchsorted(cum, GRID, side="right") - 1
@@ -146,7 +155,7 @@ def post_process(trace, envs, method, objective, eval_rows):
                         "cost_set": cost_name(env),
                         "variance": float(env.variance),
                         "method": method,
-                        "seed": s,
+                        "seed": seed,
                         "cost": GRID,
                         "simple_regret": first(simple),
                         "simple_regret_own_sample": first(simple_acq),
@@ -161,7 +170,7 @@ def post_process(trace, envs, method, objective, eval_rows):
                     "cost_set": cost_name(env),
                     "variance": float(env.variance),
                     "method": method,
-                    "seed": s,
+                    "seed": seed,
                     "steps": int(active.sum()),
                     "spent": float(cum[-1]),
                     "truncated": bool(cum[-1] < BUDGET),
@@ -225,9 +234,11 @@ def main():
         envs = [P.CVSProblem(objective, c, v) for c in args.costs for v in args.variances]
         for name, opts in methods.items():
             alg = build(name, opts, args)
-            trace, tc, tr = run_program(alg, envs, seeds, tmax)
+            trace, tc, tr = run_program(alg, envs, seeds, tmax, seed_start=args.seed_start)
             load = os.getloadavg()
-            c, r = post_process(trace, envs, name, objective, 1024 if args.quick else args.eval_rows)
+            c, r = post_process(
+                trace, envs, name, objective, 1024 if args.quick else args.eval_rows, seed_start=args.seed_start
+            )
             curves += c
             runs += r
             timing.append(
