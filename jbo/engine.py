@@ -40,9 +40,9 @@ data: the scan is split into segments, segment k runs steps [s_{k-1}, s_k) with 
 to s_k rows, and between segments they are padded to the next size (:func:`jbo.data.grow`). A GP step
 then factorises and queries the rows the run can hold so far, not the whole run's capacity, and the
 numbers equal the whole-buffer run's to rounding (padding rows are identity rows of the factors). The
-sizes come from :meth:`Algorithm.capacities` (default :func:`bucket_schedule`: from 64, 128 or 256 rows,
-the largest within a third of the run, doubling, then 256 rows more each; runs of at most 128 steps keep
-the one whole-buffer program); each segment compiles once.
+sizes come from :meth:`Algorithm.capacities` (default :func:`bucket_schedule`: from 64 rows, or 128 in
+runs of at least 384 steps, doubling, then 256 rows more each; runs of at most 128 steps keep the one
+whole-buffer program); each segment compiles once.
 The contract: such a node receives at most one row per step (the engine's one observation per step).
 An algorithm opts out by returning ``(num_steps,)`` from ``capacities`` or with ``bucket=False``.
 """
@@ -133,7 +133,8 @@ class Algorithm(eqx.Module):
         docstring): a static schedule ending at num_steps; (num_steps,) keeps every buffer whole.
         Default: :func:`bucket_schedule`, with the algorithm's `bucket` field where it has one (False:
         the whole buffer; a tuple of sizes: those below num_steps, then num_steps), its
-        `bucket_step`, `bucket_smallest`, `bucket_whole` and `bucket_share` (see :func:`bucket_schedule`)."""
+        `bucket_step`, `bucket_smallest`, `bucket_whole`, `bucket_share` and `bucket_first` (see
+        :func:`bucket_schedule`)."""
         bucket = getattr(self, "bucket", True)
         if isinstance(bucket, tuple):
             return tuple(s for s in bucket if s < num_steps) + (num_steps,)
@@ -145,6 +146,7 @@ class Algorithm(eqx.Module):
             getattr(self, "bucket_smallest", BUCKET_SMALLEST),
             getattr(self, "bucket_whole", BUCKET_WHOLE),
             getattr(self, "bucket_share", BUCKET_SHARE),
+            getattr(self, "bucket_first", BUCKET_FIRST),
         )
 
 
@@ -245,7 +247,8 @@ def _zeros(shapes):
 
 
 BUCKET_SMALLEST = 64  # rows of the first segment, at least
-BUCKET_SHARE = 1 / 3  # the first segment is the largest smallest * 2^k rows within this share of the run
+BUCKET_FIRST = 128  # rows of the first segment, at most
+BUCKET_SHARE = 1 / 3  # the first segment is the largest smallest * 2^k rows (to BUCKET_FIRST) within this share
 BUCKET_STEP = 256  # later segments grow by at most this many rows (None: doubling)
 BUCKET_WHOLE = 128  # runs of at most this many steps keep the one whole-buffer program
 
@@ -256,20 +259,23 @@ def bucket_schedule(
     smallest: int = BUCKET_SMALLEST,
     whole: int = BUCKET_WHOLE,
     share: float = BUCKET_SHARE,
+    first: int = BUCKET_FIRST,
 ):
     """The default segment capacities of a run: (num_steps,) for runs of at most `whole` steps, else
     :func:`jbo.data.bucket_sizes` up to num_steps, starting from the largest smallest * 2^k that is
-    at most share * num_steps (at least `smallest`; share = 0: `smallest`), doubling, then growing by
-    at most `max_step` rows: T = 200: 64, 128, 200; T = 400: 128, 256, 400; T = 1000: 256, 512, 768,
-    1000. Defaults chosen by measurement (experiments/segment_schedule.py; docs/benchmarks.md): each
-    segment costs about 2-3 s of compile here and saves run time in proportion to the seeds, and
-    the early steps of a long run are a small part of its cost; a short run keeps its one program."""
+    at most share * num_steps and at most `first` (at least `smallest`; share = 0: `smallest`),
+    doubling, then growing by at most `max_step` rows: T = 200: 64, 128, 200; T = 400: 128, 256,
+    400; T = 1000: 128, 256, 512, 768, 1000. Defaults chosen by measurement
+    (experiments/segment_schedule.py; docs/benchmarks.md): each segment costs about 2-3 s of compile
+    here and saves run time in proportion to the seeds; in a long run a 64-row segment saves little,
+    while the early steps (GPBO refits at every step while t < 128) on more than 128 rows cost a
+    few seconds per seed; a short run keeps its one program."""
     if num_steps <= whole:
         return (num_steps,)
-    first = smallest
-    while 2 * first <= share * num_steps:
-        first *= 2
-    return tuple(data.bucket_sizes(num_steps, first, max_step))
+    size = smallest
+    while 2 * size <= min(share * num_steps, first):
+        size *= 2
+    return tuple(data.bucket_sizes(num_steps, size, max_step))
 
 
 def check_bucket(bucket) -> None:

@@ -28,8 +28,9 @@ def test_bucket_schedule_and_segments():
     assert engine.bucket_schedule(200) == (64, 128, 200)
     assert engine.bucket_schedule(383) == (64, 128, 256, 383)  # the first segment: within a third of the run
     assert engine.bucket_schedule(400) == (128, 256, 400)
-    assert engine.bucket_schedule(1000) == (256, 512, 768, 1000)
+    assert engine.bucket_schedule(1000) == (128, 256, 512, 768, 1000)  # and at most 128 rows
     assert engine.bucket_schedule(1000, share=0) == (64, 128, 256, 512, 768, 1000)
+    assert engine.bucket_schedule(1000, first=256) == (256, 512, 768, 1000)
     alg = GPBO(bucket=(8, 16, 99))
     assert alg.capacities(24) == (8, 16, 24) and GPBO(bucket=False).capacities(400) == (400,)
     for bad in ((16, 8), (0, 4), "yes", (4.0,)):
