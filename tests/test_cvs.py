@@ -90,11 +90,12 @@ def test_expected_bounds_equal_direct_monte_carlo_and_full_set_is_pointwise():
         assert abs(float(g[j]) - float(fd)) < 1e-6
 
 
-def test_full_set_dominates_every_subset():
+@pytest.mark.parametrize("opt_method", ["adam", "lbfgs"])
+def test_full_set_dominates_every_subset(opt_method):
     post, X, y = _post(n=12, d=4, seed=3)
     masks = jnp.asarray([[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0], [1, 1, 1, 1]], bool)
-    R = jnp.asarray(RNG.uniform(size=(64, 4)))
-    alg = A.CVS(method="ucb_psq", num_mc=64, num_raw=256, num_starts=4, opt_steps=40)
+    R = jnp.asarray(np.random.default_rng(5).uniform(size=(64, 4)))
+    alg = A.CVS(method="ucb_psq", num_mc=64, num_raw=256, num_starts=4, opt_steps=40, opt_method=opt_method)
     state = A.CVSState(*[None] * len(A.CVSState._fields))._replace(masks=masks, R=R, best_x=jnp.full((4, 4), 0.5))
     score = lambda m, r: lambda x: A.expected_ucb(post, x, m, r, 4.0)  # noqa: E731
     xs, g = jax.jit(lambda k: alg._maximize_sets(k, score, state, jnp.ones(4, bool)))(jax.random.key(0))
@@ -375,6 +376,8 @@ def test_algorithm_errors_are_clear():
         A.CVS(alpha_schedule="nope")
     with pytest.raises(ValueError, match="num_mc"):
         A.CVS(num_mc=0)
+    with pytest.raises(ValueError, match="opt_method"):
+        A.CVS(opt_method="sgd")
     spec = jbo.engine.box_spec(3, 10)
     with pytest.raises(ValueError, match="control-set space"):
         A.CVS().init(jax.random.key(0), A.CVS().default_params(), spec)

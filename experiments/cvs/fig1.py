@@ -79,6 +79,7 @@ def add_args(ap):
     ap.add_argument("--num-raw", type=int, default=GRID_ACQ["num_raw"])
     ap.add_argument("--starts", type=int, default=GRID_ACQ["num_starts"])
     ap.add_argument("--opt-steps", type=int, default=GRID_ACQ["opt_steps"])
+    ap.add_argument("--opt-method", choices=["adam", "lbfgs"], default="adam", help="the inner optimiser")
     ap.add_argument(
         "--refit",
         choices=["spec", "never"],
@@ -106,6 +107,7 @@ def build(name, opts, args):
             num_raw=args.num_raw,
             num_starts=args.starts,
             opt_steps=args.opt_steps,
+            opt_method=args.opt_method,
             bucket_step=None if args.bucket_step == "none" else int(args.bucket_step),
         )
     if kw["method"] == "ucvs" and args.refit == "never":

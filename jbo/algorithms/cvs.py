@@ -74,8 +74,9 @@ on airfoil, with the same plays (chosen values within 2.3e-11) and 5-6 s more co
 (experiments/results/cvs/bucket_step_check.json, measured with the earlier in-step buckets). Under
 ``vmap`` the per-set branches become selects (everything is computed); run seeds with
 ``jbo.engine.run_environments(..., sequential=True)`` to keep them real branches.
-The inner optimiser is jbo's raw screening + top-k projected Adam (D19), warm-started at each set's
-previous maximiser. Defaults are smaller than the spec's GPU-sized suggestions (num_mc 64 rows for the
+The inner optimiser is jbo's raw screening + top-k projected Adam (D19; ``opt_method="lbfgs"``: jbo's
+bounded projected L-BFGS, closer to the authors' L-BFGS-B), warm-started at each set's previous
+maximiser. Defaults are smaller than the spec's GPU-sized suggestions (num_mc 64 rows for the
 acquisitions instead of 256-1500, 64 raw candidates, 2 starts x 15 Adam steps): a 2-core CPU budget.
 """
 
@@ -325,6 +326,7 @@ class CVS(Algorithm):
     num_raw: int = eqx.field(static=True, default=64)
     num_starts: int = eqx.field(static=True, default=2)
     opt_steps: int = eqx.field(static=True, default=15)
+    opt_method: str = eqx.field(static=True, default="adam")  # the inner optimiser: "adam" or "lbfgs" (bounded)
     fit_steps: int = eqx.field(static=True, default=10)
     fit_learning_rate: float = eqx.field(static=True, default=0.1)
     refit: bool | None = eqx.field(static=True, default=None)  # None: uCVS refits in exploitation, baselines never
@@ -351,6 +353,8 @@ class CVS(Algorithm):
         data.check_bucket_step(self.bucket_step)
         if self.opt_steps < 0 or self.fit_steps < 0 or self.num_initial < 1:
             raise ValueError("need opt_steps >= 0, fit_steps >= 0 and num_initial >= 1")
+        if self.opt_method not in ("adam", "lbfgs"):
+            raise ValueError(f"opt_method must be 'adam' or 'lbfgs', got {self.opt_method!r}")
 
     # -------------------------------------------------------------- protocol
     def default_params(self) -> CVSParams:
@@ -459,7 +463,14 @@ class CVS(Algorithm):
 
             def run(R):
                 return optimize.maximize(
-                    score(mask, R), k, d, self.num_raw, self.num_starts, self.opt_steps, "adam", candidates=warm[None]
+                    score(mask, R),
+                    k,
+                    d,
+                    self.num_raw,
+                    self.num_starts,
+                    self.opt_steps,
+                    self.opt_method,
+                    candidates=warm[None],
                 )
 
             branch = jnp.where(need, jnp.where(full, 1, 2), 0)
