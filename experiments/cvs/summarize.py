@@ -1,6 +1,6 @@
 """Plots and tables from the CSVs that fig1.py / ablation.py wrote (also from a partial run).
 
-  python experiments/cvs/summarize.py [--tags fig1 fig1b] [--out fig1]
+  python experiments/cvs/summarize.py [--tags fig1 fig1b] [--add-seeds fig1_more] [--out fig1]
 
 Writes <out>_regret.png (Fig 1: simple regret vs cost, mean +- s.e.), <out>_evaluations.png (Fig 2:
 evaluations vs cost), <out>_table.csv and <out>_table.md (per cell and method: final simple regret,
@@ -8,6 +8,8 @@ R^f, R^c, fraction of plays on i_*, steps; mean +- s.e. over seeds; regret at co
 <out>_pivot.md (cells x methods: final regret, R^c, plays on i_*, steps).
 Where several tags hold the same (objective, method) program, the last tag's run replaces the earlier
 ones (a re-run of a few programs after a change), and <out>_timing.md lists which run each came from.
+The runs of --add-seeds tags are added to them instead: more seeds of the same programs (fig1.py
+--seed-start), or programs of their own (a named error if a seed would be counted twice).
 """
 
 from __future__ import annotations
@@ -140,10 +142,22 @@ def provenance(tm: pd.DataFrame) -> str:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tags", nargs="*", default=["fig1"])
+    ap.add_argument("--add-seeds", nargs="*", default=[], help="tags whose runs add seeds (not replace programs)")
     ap.add_argument("--out", default="fig1")
     args = ap.parse_args()
-    curves = latest([pd.read_csv(F.OUT / f"{t}_curves.csv") for t in args.tags], args.tags)
-    runs = latest([pd.read_csv(F.OUT / f"{t}_runs.csv") for t in args.tags], args.tags)
+
+    def load(kind):
+        frame = latest([pd.read_csv(F.OUT / f"{t}_{kind}.csv") for t in args.tags], args.tags)
+        frame = pd.concat(
+            [frame, *(pd.read_csv(F.OUT / f"{t}_{kind}.csv").assign(tag=t) for t in args.add_seeds)],
+            ignore_index=True,
+        )
+        keys = ["objective", "cost_set", "variance", "method", "seed"] + (["cost"] if kind == "curves" else [])
+        if frame.duplicated(keys).any():
+            raise ValueError(f"summarize: --add-seeds {args.add_seeds} repeat seeds already in the {kind}")
+        return frame
+
+    curves, runs = load("curves"), load("runs")
     F.plot(curves, "simple_regret", F.OUT / f"{args.out}_regret.png", "simple regret")
     F.plot(
         curves, "evaluations", F.OUT / f"{args.out.replace('fig1', 'fig2')}_evaluations.png", "evaluations", log=False
@@ -164,6 +178,8 @@ def main():
     tags = [tag for tag in args.tags if (F.OUT / f"{tag}_timing.csv").exists()]
     if tags:
         tm = latest([pd.read_csv(F.OUT / f"{tag}_timing.csv") for tag in tags], tags)
+        added = [pd.read_csv(F.OUT / f"{t}_timing.csv").assign(tag=t) for t in args.add_seeds]
+        tm = pd.concat([tm, *added], ignore_index=True)
         (F.OUT / f"{args.out}_timing.md").write_text(timing_markdown(tm) + provenance(tm))
     print(markdown(t))
 
