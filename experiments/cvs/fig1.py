@@ -73,7 +73,7 @@ def add_args(ap):
         help="run seeds seed_start .. seed_start + seeds - 1 (a run's seed is the same whatever the others: "
         "more seeds can be added to a grid later)",
     )
-    ap.add_argument("--methods", nargs="*", default=list(METHODS))
+    ap.add_argument("--methods", nargs="*", default=list(METHODS), help="names of METHODS or EXTRAS")
     ap.add_argument("--extras", action="store_true", help="also the additions UCB-naive, TS-naive, EI-naive")
     ap.add_argument("--num-mc", type=int, default=GRID_ACQ["num_mc"], help="free-variable rows of the acquisitions")
     ap.add_argument("--num-raw", type=int, default=GRID_ACQ["num_raw"])
@@ -227,7 +227,7 @@ def main():
     seeds = 1 if args.quick else args.seeds
     tmax = 60 if args.quick else args.tmax
     suffix = "_quick" if args.quick else ""
-    methods = {k: METHODS[k] for k in args.methods}
+    methods = {k: {**METHODS, **EXTRAS}[k] for k in args.methods}
     if args.extras:
         methods.update(EXTRAS)
     curves, runs, timing = [], [], []
