@@ -6,13 +6,13 @@ Each measurement is a fresh Python process with the persistent compilation cache
 that ahead-of-time compiles default GP-UCB on hartmann6 (10 initial points, 8 seeds, T steps), the
 variants alternating so that all see the same machine:
 * current: the current defaults (growing segments, compiled with jbo.parallel.CPU_COMPILER_OPTIONS);
-* current_xla_default: the same program compiled with XLA's default options;
+* current_o1: the same program compiled with LLVM -O1 (xla_backend_optimization_level = 1);
 * no_rank1: the segments without the refit schedule's rank-1 branch (refit_growth=None);
 * previous: the previous defaults (bucket=False, refit_growth=None, screen_data=True: one
   whole-buffer program), compiled with XLA's default options, as it was.
 
     python experiments/compile_ratio.py --steps 400 --repeats 5
-    python experiments/compile_ratio.py --steps 400 --repeats 3 --variants current current_xla_default previous
+    python experiments/compile_ratio.py --steps 400 --repeats 3 --variants current current_o1 previous
 
 Writes experiments/results/compile_ratio_T<steps>.json.
 """
@@ -32,7 +32,7 @@ OUT = Path(__file__).resolve().parent / "results"
 # name: (algorithm settings, compile options: None = jbo's, {} = XLA's defaults)
 VARIANTS = {
     "current": ({}, None),
-    "current_xla_default": ({}, {}),
+    "current_o1": ({}, {"xla_backend_optimization_level": 1}),
     "no_rank1": ({"refit_growth": None}, None),
     "previous": ({"bucket": False, "refit_growth": None, "screen_data": True}, {}),
 }

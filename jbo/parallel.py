@@ -72,13 +72,12 @@ from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 AXIS = "seeds"
-# XLA options for the run programs compiled on CPU: LLVM's -O1 instead of XLA's default -O3 for the
-# generated kernels. The heavy parts of a GP step (Cholesky, triangular solves, matmuls) are library
-# calls that this does not touch. Measured (experiments/compile_options.py, medians of 3 fresh
-# processes): compile 6.1 -> 4.2 s (GP-UCB, T = 50), 16.1 -> 14.5 s (T = 400), 3.3 -> 2.3 s (BOKE,
-# T = 200); run time the same within noise; results equal to rounding. {}: XLA's defaults.
-# Accelerators keep XLA's defaults.
-CPU_COMPILER_OPTIONS = {"xla_backend_optimization_level": 1}
+# XLA options for the run programs compiled on CPU ({}: XLA's defaults; accelerators always keep them).
+# {"xla_backend_optimization_level": 1} (LLVM -O1 for the generated kernels) shortens compiles by
+# 10-30% at the same run time (experiments/compile_options.py), but LLVM aborts the process on one of
+# jbo's programs at that level ("Cannot select: X86ISD::SUBV_BROADCAST_LOAD" compiling TS-PSQ's step on
+# this x86_64 CPU), so it is not the default. Set it before the first run; the program cache keys on it.
+CPU_COMPILER_OPTIONS: dict = {}
 log = logging.getLogger("jbo.parallel")
 
 
