@@ -492,7 +492,7 @@ def compile_runs(
             jax.tree.map(lambda s: jax.ShapeDtypeStruct(s.shape, s.dtype, weak_type=s.weak_type, sharding=sh), rshape),
         )
 
-    options = None if accel else dict(CPU_COMPILER_OPTIONS)
+    options = dict(CPU_COMPILER_OPTIONS) if CPU_COMPILER_OPTIONS and not accel else None  # None: XLA decides
 
     def compile_other_devices(compiled, c):
         """bitwise on several devices: compile the settled chunk program for the other local devices
