@@ -153,8 +153,10 @@ def underpowered(comparison: Comparison, alpha: float = ALPHA) -> bool:
 
 def holds(comparison: Comparison | None, asserted: Iterable[str], alpha: float = ALPHA) -> bool | None:
     """Whether a comparison has one of the asserted outcomes; None when there is no paired evidence
-    (no comparison, one seed) or when it asserts only "better" / "worse" and is underpowered (those
-    outcomes were out of reach, so "comparable" or "inconclusive" says nothing against them)."""
+    (no comparison, one seed), or when it is underpowered and either asserts only "better" / "worse"
+    or asserts one of them and its interval lies wholly on that side of zero (those outcomes were out of
+    reach, so "comparable" or "inconclusive" says nothing against them; a method lower on every seed is
+    not evidence against "better or comparable")."""
     asserted = tuple(asserted)
     bad = [o for o in asserted if o not in OUTCOMES]
     if bad or not asserted:
@@ -163,9 +165,11 @@ def holds(comparison: Comparison | None, asserted: Iterable[str], alpha: float =
         return None
     if comparison.outcome in asserted:
         return True
-    directional = all(o in ("better", "worse") for o in asserted)
-    if directional and underpowered(comparison, alpha):
-        return None
+    if underpowered(comparison, alpha):
+        directional = all(o in ("better", "worse") for o in asserted)
+        leaning = "better" if comparison.ci_high < 0 else "worse" if comparison.ci_low > 0 else None
+        if directional or leaning in asserted:
+            return None
     return False
 
 

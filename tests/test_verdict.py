@@ -70,5 +70,11 @@ def test_grade():
     assert verdict.min_seeds() == 6 and verdict.min_seeds(0.01) == 8
     five = verdict.compare(np.full(5, 0.01), np.full(5, 1.0))
     assert five.outcome == "inconclusive" and verdict.holds(five, ["better"]) is None
-    assert verdict.holds(five, ["better", "comparable"]) is False  # "comparable" was within reach
+    # "better or comparable" with every seed lower: "better" was out of reach, so no evidence either way;
+    # with every seed higher, "comparable" was within reach and missed, so it fails
+    assert verdict.holds(five, ["better", "comparable"]) is None
+    five_worse = verdict.compare(np.full(5, 1.0), np.full(5, 0.01))
+    assert five_worse.outcome == "inconclusive" and verdict.holds(five_worse, ["better", "comparable"]) is False
+    spread = verdict.compare(np.array([0.01, 1.0, 0.01, 1.0, 0.01]), np.full(5, 0.1))
+    assert spread.ci_low < 0 < spread.ci_high and verdict.holds(spread, ["better", "comparable"]) is False
     assert verdict.grade([verdict.holds(five, ["better"])]) == "not testable"
