@@ -11,8 +11,9 @@ growing segments), and BOKE on hartmann3 at T = 200 (KDE and kernel-regression w
 code, which LLVM's optimisation level can change).
 
     python experiments/compile_options.py --repeats 3
+    python experiments/compile_options.py --repeats 3 --levels xla_default O2 cheap_llvm --out compile_options_o2.json
 
-Writes experiments/results/compile_options.json.
+Writes experiments/results/compile_options.json (or --out).
 """
 
 from __future__ import annotations
@@ -27,7 +28,12 @@ from pathlib import Path
 import numpy as np
 
 OUT = Path(__file__).resolve().parent / "results"
-LEVELS = {"xla_default": {}, "O1": {"xla_backend_optimization_level": 1}}
+LEVELS = {
+    "xla_default": {},
+    "O1": {"xla_backend_optimization_level": 1},
+    "O2": {"xla_backend_optimization_level": 2},
+    "cheap_llvm": {"xla_llvm_disable_expensive_passes": True},
+}
 TASKS = {
     "gp_ucb/hartmann6/T50": ("gp_ucb", {"num_initial": 10}, "hartmann6", 50),
     "gp_ucb/hartmann6/T400": ("gp_ucb", {"num_initial": 10}, "hartmann6", 400),
@@ -66,16 +72,19 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--tasks", nargs="+", choices=list(TASKS), default=list(TASKS))
+    ap.add_argument("--levels", nargs="+", choices=list(LEVELS), default=list(LEVELS))
+    ap.add_argument("--out", default="compile_options.json", help="file name under experiments/results/")
     args = ap.parse_args()
+    levels = {name: LEVELS[name] for name in args.levels}
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from jbo.studies import machine_info
 
     env = {**os.environ, "JBO_CACHE": "0"}
-    runs = {task: {level: [] for level in LEVELS} for task in args.tasks}
+    runs = {task: {level: [] for level in levels} for task in args.tasks}
     start_load = os.getloadavg()
     for r in range(args.repeats):
         for task in args.tasks:
-            for level, options in LEVELS.items():
+            for level, options in levels.items():
                 out = subprocess.run(
                     [sys.executable, "-c", CHILD, json.dumps(options), json.dumps(TASKS[task])],
                     capture_output=True,
@@ -108,12 +117,12 @@ def main():
         "load_average_at_start": start_load,
         "load_average_at_end": os.getloadavg(),
         "command": "python experiments/compile_options.py " + " ".join(sys.argv[1:]),
-        "levels": LEVELS,
+        "levels": levels,
         "summary": summary,
         "runs": runs,
     }
     OUT.mkdir(exist_ok=True)
-    path = OUT / "compile_options.json"
+    path = OUT / args.out
     path.write_text(json.dumps(result, indent=1) + "\n")
     print(json.dumps(summary, indent=1))
     print("wrote", path)

@@ -33,6 +33,8 @@ OUT = Path(__file__).resolve().parent / "results"
 VARIANTS = {
     "current": ({}, None),
     "current_o1": ({}, {"xla_backend_optimization_level": 1}),
+    "current_o2": ({}, {"xla_backend_optimization_level": 2}),
+    "current_cheap_llvm": ({}, {"xla_llvm_disable_expensive_passes": True}),
     "no_rank1": ({"refit_growth": None}, None),
     "previous": ({"bucket": False, "refit_growth": None, "screen_data": True}, {}),
 }

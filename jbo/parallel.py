@@ -72,12 +72,14 @@ from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 AXIS = "seeds"
-# XLA options for the run programs compiled on CPU ({}: XLA's defaults; accelerators always keep them).
-# {"xla_backend_optimization_level": 1} (LLVM -O1 for the generated kernels) shortens compiles by
-# 10-30% at the same run time (experiments/compile_options.py), but LLVM aborts the process on one of
-# jbo's programs at that level ("Cannot select: X86ISD::SUBV_BROADCAST_LOAD" compiling TS-PSQ's step on
-# this x86_64 CPU), so it is not the default. Set it before the first run; the program cache keys on it.
-CPU_COMPILER_OPTIONS: dict = {}
+# XLA options for the run programs compiled on CPU ({}: XLA's defaults; accelerators always keep them,
+# and so does a process with jax_disable_most_optimizations set). The default, LLVM -O2 for the
+# generated kernels instead of XLA's -O3, compiles the T = 400 GP-UCB program about 20% faster at the
+# same run time and the same results to rounding (experiments/compile_options.py, compile_ratio.py).
+# -O1 is no faster than -O2 there and aborts the process on one of jbo's programs ("Cannot select:
+# X86ISD::SUBV_BROADCAST_LOAD" compiling TS-PSQ's step on x86_64). Set it before the first run; the
+# program cache keys on it.
+CPU_COMPILER_OPTIONS: dict = {"xla_backend_optimization_level": 2}
 log = logging.getLogger("jbo.parallel")
 
 
@@ -492,7 +494,8 @@ def compile_runs(
             jax.tree.map(lambda s: jax.ShapeDtypeStruct(s.shape, s.dtype, weak_type=s.weak_type, sharding=sh), rshape),
         )
 
-    options = dict(CPU_COMPILER_OPTIONS) if CPU_COMPILER_OPTIONS and not accel else None  # None: XLA decides
+    use = CPU_COMPILER_OPTIONS and not accel and not jax.config.read("jax_disable_most_optimizations")
+    options = dict(CPU_COMPILER_OPTIONS) if use else None  # None: XLA decides
 
     def compile_other_devices(compiled, c):
         """bitwise on several devices: compile the settled chunk program for the other local devices

@@ -329,13 +329,14 @@ def test_gp_sharded_agrees_to_rounding():
     assert r["bitwise_identical"] and r["bitwise_vs_vmapped"] < 1e-10, r
 
 
-def test_cpu_compile_options_change_rounding_only(monkeypatch):
-    """The run programs' CPU compile options (parallel.CPU_COMPILER_OPTIONS): LLVM -O1 gives the same
-    GP-UCB runs as XLA's default options, to rounding."""
+def test_cpu_compile_options_change_rounding_only(monkeypatch, xla_optimized):
+    """The run programs' CPU compile options (parallel.CPU_COMPILER_OPTIONS, LLVM -O2 by default) give
+    the same GP-UCB runs as XLA's default options, to rounding."""
+    assert parallel.CPU_COMPILER_OPTIONS == {"xla_backend_optimization_level": 2}
     alg = jbo.algorithms.get("gp_ucb", num_initial=4)
     keys = jax.random.split(KEY, 2)
-    xla = jbo.studies.compile_seeds(alg, BRANIN, keys, 10)[0](keys)
-    monkeypatch.setattr(parallel, "CPU_COMPILER_OPTIONS", {"xla_backend_optimization_level": 1})
     ours = jbo.studies.compile_seeds(alg, BRANIN, keys, 10)[0](keys)
+    monkeypatch.setattr(parallel, "CPU_COMPILER_OPTIONS", {})
+    xla = jbo.studies.compile_seeds(alg, BRANIN, keys, 10)[0](keys)
     np.testing.assert_allclose(ours.actions, xla.actions, rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(ours.observations, xla.observations, rtol=1e-6, atol=1e-9)
