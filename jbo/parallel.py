@@ -74,7 +74,7 @@ from jax.sharding import PartitionSpec as P
 AXIS = "seeds"
 # XLA options for the run programs compiled on CPU ({}: XLA's defaults; accelerators always keep them,
 # and so does a process with jax_disable_most_optimizations set). The default, LLVM -O2 for the
-# generated kernels instead of XLA's -O3, compiles the T = 400 GP-UCB program about 20% faster at the
+# generated kernels instead of XLA's -O3, compiles jbo's run programs 10-30% faster at the
 # same run time and the same results to rounding (experiments/compile_options.py, compile_ratio.py).
 # -O1 is no faster than -O2 there and aborts the process on one of jbo's programs ("Cannot select:
 # X86ISD::SUBV_BROADCAST_LOAD" compiling TS-PSQ's step on x86_64). Set it before the first run; the
