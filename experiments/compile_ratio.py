@@ -6,13 +6,15 @@ Each measurement is a fresh Python process with the persistent compilation cache
 that ahead-of-time compiles default GP-UCB on hartmann6 (10 initial points, 8 seeds, T steps), the
 variants alternating so that all see the same machine:
 * current: the current defaults (growing segments, compiled with jbo.parallel.CPU_COMPILER_OPTIONS);
-* current_o1: the same program compiled with LLVM -O1 (xla_backend_optimization_level = 1);
+* current_xla_default: the same program compiled with XLA's default options (LLVM -O3);
+* current_o1, current_o2: the same program at LLVM -O1 / -O2 (xla_backend_optimization_level);
+* current_cheap_llvm: the same program with LLVM's expensive passes off (xla_llvm_disable_expensive_passes);
 * no_rank1: the segments without the refit schedule's rank-1 branch (refit_growth=None);
 * previous: the previous defaults (bucket=False, refit_growth=None, screen_data=True: one
   whole-buffer program), compiled with XLA's default options, as it was.
 
     python experiments/compile_ratio.py --steps 400 --repeats 5
-    python experiments/compile_ratio.py --steps 400 --repeats 3 --variants current current_o1 previous
+    python experiments/compile_ratio.py --steps 400 --repeats 3 --variants current current_xla_default previous
 
 Writes experiments/results/compile_ratio_T<steps>.json.
 """
@@ -32,6 +34,7 @@ OUT = Path(__file__).resolve().parent / "results"
 # name: (algorithm settings, compile options: None = jbo's, {} = XLA's defaults)
 VARIANTS = {
     "current": ({}, None),
+    "current_xla_default": ({}, {}),
     "current_o1": ({}, {"xla_backend_optimization_level": 1}),
     "current_o2": ({}, {"xla_backend_optimization_level": 2}),
     "current_cheap_llvm": ({}, {"xla_llvm_disable_expensive_passes": True}),

@@ -88,8 +88,7 @@ def claims() -> list[Claim]:
     runs["ackley_4c"] = pd.read_csv(RESULTS / "sbo" / "fig2_ackley_4c.csv")
 
     def pair(problem, a, b, asserted=BETTER):
-        fa, fb = (_final(runs[problem], problem, m) for m in (a, b))
-        return Pair(f"{NAMES[problem]}: {a} vs {b}", *paired(fa, fb), asserted)
+        return _pair(runs[problem], problem, a, b, asserted)
 
     compat = {p: _fig1_compat(p, runs[p]) for p in {**SYNTHETIC, **REAL}}
 
@@ -98,8 +97,7 @@ def claims() -> list[Claim]:
         table, missing = compat[problem]
         if table is None or {a, b} & missing:
             return None
-        fa, fb = (_final(table, problem, m) for m in (a, b))
-        return Pair(f"{NAMES[problem]}: {a} vs {b} [code_compat]", *paired(fa, fb), asserted)
+        return _pair(table, problem, a, b, asserted, " [code_compat]")
 
     fig1 = []
     for default, released in zip(_fig1_claims(pair), _fig1_claims(compat_pair)):
@@ -359,8 +357,7 @@ def _paper_budget_claims() -> list[Claim]:
         table = runs.get(problem)
         if table is None or not {a, b} <= set(table.method):
             return None
-        fa, fb = (_final(table, problem, m) for m in (a, b))
-        return Pair(f"{NAMES[problem]}: {a} vs {b} [paper budget]", *paired(fa, fb), asserted)
+        return _pair(table, problem, a, b, asserted, " [paper budget]")
 
     out = []
     for claim in _fig1_claims(pair):
@@ -377,6 +374,12 @@ def _paper_budget_claims() -> list[Claim]:
                 )
             )
     return out
+
+
+def _pair(table: pd.DataFrame, problem: str, a: str, b: str, asserted, mode: str = "") -> Pair:
+    """A against B on a problem's runs, by the paper's metric at each seed's last step; `mode` tags the label."""
+    fa, fb = (_final(table, problem, m) for m in (a, b))
+    return Pair(f"{NAMES[problem]}: {a} vs {b}{mode}", *paired(fa, fb), asserted)
 
 
 def _final(df: pd.DataFrame, problem: str, method: str) -> pd.Series:
