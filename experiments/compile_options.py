@@ -6,12 +6,14 @@ choice: each measurement is a fresh Python process with the persistent compilati
 it once and records the compile seconds (and XLA's share), the run seconds per seed and the median
 final simple regret. The levels alternate within each repeat so that all see the same machine.
 
-Tasks: default GP-UCB on hartmann6 (10 initial points) at T = 50 (one segment) and T = 400 (the
-growing segments), and BOKE on hartmann3 at T = 200 (KDE and kernel-regression work: elementwise
+Tasks: default GP-UCB on hartmann6 (10 initial points) at T = 50 (one segment) and T = 100, 200 and
+400 (the growing segments), and BOKE on hartmann3 at T = 200 (KDE and kernel-regression work: elementwise
 code, which LLVM's optimisation level can change).
 
     python experiments/compile_options.py --repeats 3
     python experiments/compile_options.py --repeats 3 --levels xla_default O2 cheap_llvm --out compile_options_o2.json
+    python experiments/compile_options.py --repeats 3 --levels xla_default O2 --out compile_options_t100_t200.json \
+        --tasks gp_ucb/hartmann6/T100 gp_ucb/hartmann6/T200
 
 Writes experiments/results/compile_options.json (or --out).
 """
@@ -36,6 +38,8 @@ LEVELS = {
 }
 TASKS = {
     "gp_ucb/hartmann6/T50": ("gp_ucb", {"num_initial": 10}, "hartmann6", 50),
+    "gp_ucb/hartmann6/T100": ("gp_ucb", {"num_initial": 10}, "hartmann6", 100),
+    "gp_ucb/hartmann6/T200": ("gp_ucb", {"num_initial": 10}, "hartmann6", 200),
     "gp_ucb/hartmann6/T400": ("gp_ucb", {"num_initial": 10}, "hartmann6", 400),
     "boke/hartmann3/T200": ("boke", {}, "hartmann3", 200),
 }
@@ -71,7 +75,12 @@ print(json.dumps({"compile_s": seconds, "xla_s": xla["wall"], "run_s_per_seed": 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--tasks", nargs="+", choices=list(TASKS), default=list(TASKS))
+    ap.add_argument(
+        "--tasks",
+        nargs="+",
+        choices=list(TASKS),
+        default=["gp_ucb/hartmann6/T50", "gp_ucb/hartmann6/T400", "boke/hartmann3/T200"],
+    )
     ap.add_argument("--levels", nargs="+", choices=list(LEVELS), default=list(LEVELS))
     ap.add_argument("--out", default="compile_options.json", help="file name under experiments/results/")
     args = ap.parse_args()

@@ -10,8 +10,9 @@ schedule up to rounding: a schedule changes shapes, not the algorithm).
 
     python experiments/segment_schedule.py
     python experiments/segment_schedule.py --steps 400 --again
+    python experiments/segment_schedule.py --steps 100 128 --out segment_schedule_o2.json
 
-Writes experiments/results/segment_schedule.json, keeping the rows of schedules already measured there
+Writes experiments/results/segment_schedule.json (or --out), keeping the rows of schedules already measured there
 (with the same seed count) unless --again.
 """
 
@@ -28,6 +29,7 @@ OUT = Path(__file__).resolve().parent / "results"
 # T: the segment capacities tried (the last is T itself); "default" marks jbo.engine.bucket_schedule(T)
 SCHEDULES = {
     100: [(100,), (64, 100)],
+    128: [(128,), (64, 128)],
     200: [(100, 200), (128, 200), (64, 128, 200)],
     400: [(200, 400), (128, 256, 400), (100, 200, 400), (64, 128, 256, 400)],
     1000: [(250, 500, 756, 1000), (128, 256, 512, 768, 1000), (64, 128, 256, 512, 768, 1000)],
@@ -56,6 +58,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--steps", type=int, nargs="+", default=list(SCHEDULES), choices=list(SCHEDULES))
     ap.add_argument("--seeds", type=int, default=8)
+    ap.add_argument("--out", default="segment_schedule.json", help="result file name under experiments/results")
     ap.add_argument("--again", action="store_true", help="measure schedules already in the result file again")
     args = ap.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -64,7 +67,7 @@ def main():
     from jbo.studies import machine_info
 
     env = {**os.environ, "JBO_CACHE": "0"}
-    path = OUT / "segment_schedule.json"
+    path = OUT / args.out
     old = json.loads(path.read_text()) if path.exists() else {}
     rows = [r for r in old.get("rows", []) if old.get("seeds") == args.seeds]
     start_load = os.getloadavg()

@@ -41,7 +41,7 @@ to s_k rows, and between segments they are padded to the next size (:func:`jbo.d
 then factorises and queries the rows the run can hold so far, not the whole run's capacity, and the
 numbers equal the whole-buffer run's to rounding (padding rows are identity rows of the factors). The
 sizes come from :meth:`Algorithm.capacities` (default :func:`bucket_schedule`: from 64 rows, or 128 in
-runs of at least 384 steps, doubling, then 256 rows more each; runs of at most 128 steps keep the one
+runs of at least 384 steps, doubling, then 256 rows more each; runs of at most 96 steps keep the one
 whole-buffer program); each segment compiles once.
 The contract: such a node receives at most one row per step (the engine's one observation per step).
 An algorithm opts out by returning ``(num_steps,)`` from ``capacities`` or with ``bucket=False``.
@@ -250,7 +250,7 @@ BUCKET_SMALLEST = 64  # rows of the first segment, at least
 BUCKET_FIRST = 128  # rows of the first segment, at most
 BUCKET_SHARE = 1 / 3  # the first segment is the largest smallest * 2^k rows (to BUCKET_FIRST) within this share
 BUCKET_STEP = 256  # later segments grow by at most this many rows (None: doubling)
-BUCKET_WHOLE = 128  # runs of at most this many steps keep the one whole-buffer program
+BUCKET_WHOLE = 96  # runs of at most this many steps keep the one whole-buffer program
 
 
 def bucket_schedule(
@@ -264,12 +264,14 @@ def bucket_schedule(
     """The default segment capacities of a run: (num_steps,) for runs of at most `whole` steps, else
     :func:`jbo.data.bucket_sizes` up to num_steps, starting from the largest smallest * 2^k that is
     at most share * num_steps and at most `first` (at least `smallest`; share = 0: `smallest`),
-    doubling, then growing by at most `max_step` rows: T = 200: 64, 128, 200; T = 400: 128, 256,
-    400; T = 1000: 128, 256, 512, 768, 1000. Defaults chosen by measurement
-    (experiments/segment_schedule.py; docs/benchmarks.md): each segment costs about 2-3 s of compile
-    here and saves run time in proportion to the seeds; in a long run a 64-row segment saves little,
-    while the early steps (GPBO refits at every step while t < 128) on more than 128 rows cost a
-    few seconds per seed; a short run keeps its one program."""
+    doubling, then growing by at most `max_step` rows: T = 100: 64, 100; T = 200: 64, 128, 200;
+    T = 400: 128, 256, 400; T = 1000: 128, 256, 512, 768, 1000. Defaults chosen by measurement
+    (experiments/segment_schedule.py; docs/benchmarks.md): each segment costs about 2-4 s of compile
+    here and saves run time in proportion to the seeds (at T = 100 and 128 a 64-row segment saves
+    about 40% of the run, which pays for its compile from about 11 seeds); in a long run a 64-row
+    segment saves little, while the early steps (measured with GPBO refitting at every step while
+    t < 128) on more than 128 rows cost a few seconds per seed; a run of at most 96 steps (the demo, the quick start)
+    keeps its one program."""
     if num_steps <= whole:
         return (num_steps,)
     size = smallest

@@ -23,8 +23,9 @@ def _close(a: jbo.Trace, b: jbo.Trace, tol):
 
 
 def test_bucket_schedule_and_segments():
-    assert engine.bucket_schedule(100) == (100,)  # short runs keep the whole-buffer program
-    assert engine.bucket_schedule(128) == (128,)
+    assert engine.bucket_schedule(96) == (96,)  # short runs keep the whole-buffer program
+    assert engine.bucket_schedule(100) == (64, 100)
+    assert engine.bucket_schedule(128) == (64, 128)
     assert engine.bucket_schedule(200) == (64, 128, 200)
     assert engine.bucket_schedule(383) == (64, 128, 256, 383)  # the first segment: within a third of the run
     assert engine.bucket_schedule(400) == (128, 256, 400)
