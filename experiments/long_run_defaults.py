@@ -9,15 +9,19 @@ Adam steps per refit, 10 LHS points) on branin, hartmann3, hartmann6 and levy (d
                     (GPBO(refit_growth=g); between refits the factor grows by rank-1 appends);
   --compare screen  the inner optimiser screening every observed point with its 512 raw points,
                     against screening only the k observed points with the largest values
-                    (GPBO(screen_data=k)), both with the refit schedule.
+                    (GPBO(screen_data=k)), both with the refit schedule;
+  --compare refit_all  the refit schedule from t = 128 (refit every step before), against from t = r
+                    (GPBO(refit_all=r), --refit-all, default 64).
 
-The runs are identical until the settings differ (step 128), so each seed's pair is compared: the mean
-and standard error over seeds of log10(final simple regret of the new setting / the old one), and
-seconds per seed (compile apart). The rule: the new setting becomes the default if on no problem its
+The runs are identical until the settings differ, so each seed's pair is compared: the mean
+and standard error over seeds of log10(simple regret of the new setting / the old one) at the
+final step (and with --checkpoints at those steps too: a run of T steps is, to rounding, the first T
+steps of a longer one), and seconds per seed (compile apart). The rule: the new setting becomes the default if on no problem its
 paired mean log10 ratio is above 0 by more than two standard errors (regret no worse), and it is cheaper.
 
     python experiments/long_run_defaults.py --compare refit     # ~15 min on 2 CPU cores
     python experiments/long_run_defaults.py --compare screen    # ~8 min
+    python experiments/long_run_defaults.py --compare refit_all --checkpoints 100 200   # ~10 min
     python experiments/long_run_defaults.py --quick             # 4 seeds, T = 160: a smoke run
 
 Writes experiments/results/long_run_<compare>.csv (one row per setting, problem and seed) and .json.
@@ -50,28 +54,40 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", type=int, default=16)
     ap.add_argument("--steps", type=int, default=256)
-    ap.add_argument("--compare", choices=("refit", "screen"), default="refit")
+    ap.add_argument("--compare", choices=("refit", "screen", "refit_all"), default="refit")
+    ap.add_argument("--refit-all", type=int, default=64)
+    ap.add_argument("--checkpoints", type=int, nargs="*", default=[], help="steps to compare besides the last")
     ap.add_argument("--growth", type=float, default=1 / 32)
     ap.add_argument("--screen", type=int, default=128)
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
+    # refit and screen: from t = 128, the setting of their committed results (jbo's default is 64, chosen by refit_all)
     if args.compare == "refit":
-        settings = (("every step", dict(refit_growth=None)), (f"g = {args.growth:g}", dict(refit_growth=args.growth)))
+        settings = (
+            ("every step", dict(refit_growth=None)),
+            (f"g = {args.growth:g}", dict(refit_growth=args.growth, refit_all=128)),
+        )
+    elif args.compare == "screen":
+        settings = (
+            ("all observed", dict(screen_data=True, refit_all=128)),
+            (f"best {args.screen}", dict(screen_data=args.screen, refit_all=128)),
+        )
     else:
-        settings = (("all observed", dict(screen_data=True)), (f"best {args.screen}", dict(screen_data=args.screen)))
+        settings = (("from 128", dict(refit_all=128)), (f"from {args.refit_all}", dict(refit_all=args.refit_all)))
     seeds, steps = (4, 160) if args.quick else (args.seeds, args.steps)
     keys = jax.random.split(jax.random.key(2024), seeds)
     rows, summary = [], []
     for label, (name, options) in PROBLEMS.items():
         problem = jbo.problems.get(name, **options)
-        finals = {}
+        finals, curves = {}, {}
         for setting, options in settings:
             alg = jbo.algorithms.get("gp_ucb", num_initial=10, **options)
             fn, compile_s = compile_seeds(alg, problem, keys, steps)
             t0 = time.perf_counter()
             trace = jax.block_until_ready(fn(keys))
             run_s = time.perf_counter() - t0
-            final = np.asarray(trace.metrics["simple_regret"][:, -1])
+            curves[setting] = np.asarray(trace.metrics["simple_regret"])
+            final = curves[setting][:, -1]
             finals[setting] = final
             rows += [
                 {
@@ -89,26 +105,28 @@ def main():
                 f"median final regret {np.median(final):.3g}",
                 flush=True,
             )
-        old_, new_ = finals.values()
-        ratio = np.log10(np.maximum(new_, 1e-12) / np.maximum(old_, 1e-12))
-        summary.append(
-            {
-                "problem": label,
-                "median_old": float(np.median(old_)),
-                "median_new": float(np.median(new_)),
-                "mean_log10_ratio": float(ratio.mean()),
-                "se_log10_ratio": float(ratio.std(ddof=1) / np.sqrt(seeds)),
-                "better_tie_worse": [int((ratio < 0).sum()), int((ratio == 0).sum()), int((ratio > 0).sum())],
-            }
-        )
-        print(
-            f"  paired log10 ratio {ratio.mean():+.3f} +- {ratio.std(ddof=1) / np.sqrt(seeds):.3f}; "
-            f"new setting better/tie/worse {summary[-1]['better_tie_worse']}",
-            flush=True,
-        )
+        for step in sorted({*(c for c in args.checkpoints if c < steps), steps}):
+            old_, new_ = (c[:, step - 1] for c in curves.values())
+            ratio = np.log10(np.maximum(new_, 1e-12) / np.maximum(old_, 1e-12))
+            summary.append(
+                {
+                    "problem": label,
+                    "step": step,
+                    "median_old": float(np.median(old_)),
+                    "median_new": float(np.median(new_)),
+                    "mean_log10_ratio": float(ratio.mean()),
+                    "se_log10_ratio": float(ratio.std(ddof=1) / np.sqrt(seeds)),
+                    "better_tie_worse": [int((ratio < 0).sum()), int((ratio == 0).sum()), int((ratio > 0).sum())],
+                }
+            )
+            print(
+                f"  step {step}: paired log10 ratio {ratio.mean():+.3f} +- {ratio.std(ddof=1) / np.sqrt(seeds):.3f}; "
+                f"new setting better/tie/worse {summary[-1]['better_tie_worse']}",
+                flush=True,
+            )
     df = pd.DataFrame(rows)
     cost = df.groupby("setting")["run_s_per_seed"].mean().to_dict()
-    worse = [s["problem"] for s in summary if s["mean_log10_ratio"] > 2 * s["se_log10_ratio"]]
+    worse = [f"{s['problem']} at {s['step']}" for s in summary if s["mean_log10_ratio"] > 2 * s["se_log10_ratio"]]
     (old_name, old_opts), (new_name, new_opts) = settings
     adopt = not worse and cost[new_name] < cost[old_name]
     record = {
@@ -117,8 +135,8 @@ def main():
         "steps": steps,
         "compare": args.compare,
         "settings": {old_name: old_opts, new_name: new_opts},
-        "rule": "adopt the new setting if on no problem the paired mean log10 ratio exceeds 0 by > 2 s.e., "
-        "and it is cheaper",
+        "rule": "adopt the new setting if on no problem (at no step compared) the paired mean log10 ratio "
+        "exceeds 0 by > 2 s.e., and it is cheaper",
         "summary": summary,
         "s_per_seed": cost,
         "worse_on": worse,

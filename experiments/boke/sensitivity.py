@@ -84,6 +84,7 @@ def sweeps(bench, dim: int):
         opt_steps=50,
         screen_data=True,
         num_initial=n0,
+        refit_all=128,  # every step while t < 128, as the committed results were computed (default: 64)
     )
     mle_params = jax.tree.map(lambda v: jnp.asarray(v)[None], jbo.replace_params(mle.default_params(), beta=4.0))
     scott = boke.BOKEParams(
