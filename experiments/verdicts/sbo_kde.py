@@ -67,10 +67,6 @@ STABLEOPT = (
     "StableOpt minimises over the box [μ̂ − ŝ, μ̂ + ŝ] the paper defines, not the released code's reflected "
     "box [μ̂ − 3ŝ, μ̂ − ŝ]: stronger than the paper's"
 )
-MMD_SOLVER = (
-    "DRBO-MMD's SOCP solved inside JAX by bisection × FISTA (16 × 100 steps, up to 4.5e-2 of the range of the "
-    "UCB values off the optimum), not CVXPY/SCS"
-)
 DRBO_MMD = (
     "DRBO-MMD's SOCP solved inside JAX by bisection × SMO pair steps (12 × 150, within 1e-5 of the range of "
     "the UCB values of CVXPY's optimum), not CVXPY/SCS; on every problem the SMO runs end within about one "
@@ -85,7 +81,7 @@ GP_UCB = "GP-UCB multiplies σ by 1.5 as the paper says (the released code: √1
 
 def claims() -> list[Claim]:
     runs = {p: _fig1(p) for p in {**SYNTHETIC, **REAL}}
-    runs["ackley_4c"] = pd.read_csv(RESULTS / "sbo" / "fig2_ackley_4c.csv")
+    runs["ackley_4c"] = _fig1("ackley_4c")
 
     def pair(problem, a, b, asserted=BETTER):
         return _pair(runs[problem], problem, a, b, asserted)
@@ -116,7 +112,7 @@ def claims() -> list[Claim]:
             [pair("ackley_4c", m, b) for m in KDE for b in BASELINES],
             FIG2,
             f"MMD grids 3⁴ = 81 points for both DRBO-MMD methods (paper 4⁴ = 256 and 6⁴ = 1296); {REDUCED}; "
-            f"{STABLEOPT}; {MMD_SOLVER}",
+            f"{STABLEOPT}; {DRBO_MMD} (fig2_ackley_4c_smo.csv)",
         ),
         Claim(
             "8.2",
@@ -257,12 +253,13 @@ MORE_SEEDS = ("s10", "smo", "s10_smo")
 
 
 def _fig1(problem: str) -> pd.DataFrame:
-    """Fig 1's runs of a problem; where a re-run exists (fig1_<problem>_<tag>.csv, tags MORE_SEEDS), its
-    methods' rows replace the earlier runs'. Seeds share their keys across the runs (jax.random.split is
-    prefix-stable), so a pair with a 5-seed method uses seeds 0-4 of both."""
-    runs = pd.read_csv(RESULTS / "sbo" / f"fig1_{problem}.csv")
+    """Fig 1's (Fig 2's for ackley_4c) runs of a problem; where a re-run exists (fig1_<problem>_<tag>.csv,
+    tags MORE_SEEDS), its methods' rows replace the earlier runs'. Seeds share their keys across the runs
+    (jax.random.split is prefix-stable), so a pair with a 5-seed method uses seeds 0-4 of both."""
+    stem = "fig2" if problem == "ackley_4c" else "fig1"
+    runs = pd.read_csv(RESULTS / "sbo" / f"{stem}_{problem}.csv")
     for tag in MORE_SEEDS:
-        path = RESULTS / "sbo" / f"fig1_{problem}_{tag}.csv"
+        path = RESULTS / "sbo" / f"{stem}_{problem}_{tag}.csv"
         if path.exists():
             more = pd.read_csv(path)
             runs = pd.concat([runs[~runs.method.isin(set(more.method))], more], ignore_index=True)
