@@ -270,8 +270,8 @@ def bucket_schedule(
     here and saves run time in proportion to the seeds (at T = 100 and 128 a 64-row segment saves
     about 40% of the run, which pays for its compile from about 11 seeds); in a long run a 64-row
     segment saves little, while the early steps (measured with GPBO refitting at every step while
-    t < 128) on more than 128 rows cost a few seconds per seed; a run of at most 96 steps (the demo, the quick start)
-    keeps its one program."""
+    t < 128) on more than 128 rows cost a few seconds per seed; a run of at most 96 steps (the demo,
+    the quick start) keeps its one program."""
     if num_steps <= whole:
         return (num_steps,)
     size = smallest

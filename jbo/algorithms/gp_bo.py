@@ -127,11 +127,11 @@ class GPBO(Algorithm):
     """GP-based BO with a Gaussian likelihood. Static configuration only; numbers are in GPBOParams.
 
     Default refit: 1 restart x 5 Adam steps warm-started from the previous step's fit, chosen by
-    measurement (experiments/refit_defaults.py; docs/defaults.md), every step
-    while t < refit_all = 64 and then on a schedule (refit_growth = 1/32, :meth:`refit_now`, chosen by
-    experiments/long_run_defaults.py --compare refit and --compare refit_all); between refits the factor is extended by rank-1
-    appends, O(N^2) per step instead of the refit's O(N^3) factorisations. refit_growth=None refits
-    every step.
+    measurement (experiments/refit_defaults.py; docs/defaults.md), every step while t < refit_all = 64
+    and then on a schedule (refit_growth = 1/32, :meth:`refit_now`, chosen by
+    experiments/long_run_defaults.py --compare refit and --compare refit_all); between refits the
+    factor is extended by rank-1 appends, O(N^2) per step instead of the refit's O(N^3)
+    factorisations. refit_growth=None refits every step.
     bucket / bucket_step: the engine's growing segments (jbo.engine, "Growing state").
     batch_size = q > 1: synchronous q-batch BO inside the scan (:meth:`pending_posterior`): every
     engine step proposes one point, q steps make a round, the round's first step refits, and a round's
@@ -306,8 +306,8 @@ class GPBO(Algorithm):
     def refit_now(self, t) -> jax.Array:
         """Whether step t refits (refit_growth = g): every step while t < refit_all, then whenever
         floor(log(t) / log(1 + g)) increases, i.e. each time the data has grown by a factor ~1 + g
-        (g = 1/32: 22 refits over steps 64-128 instead of 64, 37 over 128-400 instead of 272). t is the scan's unbatched step
-        index, so the choice is a real branch under vmap over seeds."""
+        (g = 1/32: 22 refits over steps 64-128 instead of 64, 37 over 128-400 instead of 272). t is
+        the scan's unbatched step index, so the choice is a real branch under vmap over seeds."""
         if self.refit_growth is None:
             return jnp.asarray(True)
         t = jnp.asarray(t, jnp.float64)
