@@ -10,13 +10,17 @@ variants alternating so that all see the same machine:
 * current_o1, current_o2: the same program at LLVM -O1 / -O2 (xla_backend_optimization_level);
 * current_cheap_llvm: the same program with LLVM's expensive passes off (xla_llvm_disable_expensive_passes);
 * no_rank1: the segments without the refit schedule's rank-1 branch (refit_growth=None);
+* refit_from_128: the refit schedule from t = 128 instead of 64 (refit_all=128): the first 128-row
+  segment of T = 400 then has no rank-1 branch;
 * previous: the previous defaults (bucket=False, refit_growth=None, screen_data=True: one
   whole-buffer program), compiled with XLA's default options, as it was.
 
     python experiments/compile_ratio.py --steps 400 --repeats 5
     python experiments/compile_ratio.py --steps 400 --repeats 3 --variants current current_xla_default previous
+    python experiments/compile_ratio.py --steps 400 --repeats 3 --variants current refit_from_128 previous \
+        --out compile_ratio_T400_refit_all.json
 
-Writes experiments/results/compile_ratio_T<steps>.json.
+Writes experiments/results/compile_ratio_T<steps>.json (or --out).
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ VARIANTS = {
     "current_o2": ({}, {"xla_backend_optimization_level": 2}),
     "current_cheap_llvm": ({}, {"xla_llvm_disable_expensive_passes": True}),
     "no_rank1": ({"refit_growth": None}, None),
+    "refit_from_128": ({"refit_all": 128}, None),
     "previous": ({"bucket": False, "refit_growth": None, "screen_data": True}, {}),
 }
 CHILD = """
@@ -74,6 +79,7 @@ def main():
     ap.add_argument("--steps", type=int, default=400)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=["current", "previous"])
+    ap.add_argument("--out", default=None, help="file name under experiments/results/")
     args = ap.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from jbo.parallel import CPU_COMPILER_OPTIONS as jbo_options
@@ -104,7 +110,7 @@ def main():
     medians = {k: {f: float(np.median([r[f] for r in rows])) for f in fields} for k, rows in runs.items()}
     record = {
         "command": f"python experiments/compile_ratio.py --steps {args.steps} --repeats {args.repeats} "
-        f"--variants {' '.join(args.variants)}",
+        f"--variants {' '.join(args.variants)}" + (f" --out {args.out}" if args.out else ""),
         "machine": machine_info(),
         "load_average": {"start": start_load, "end": os.getloadavg()},
         "steps": args.steps,
@@ -122,7 +128,7 @@ def main():
         record["paired_ratios"] = (
             np.array(record["compile_s"]["current"]) / np.array(record["compile_s"]["previous"])
         ).tolist()
-    (OUT / f"compile_ratio_T{args.steps}.json").write_text(json.dumps(record, indent=1))
+    (OUT / (args.out or f"compile_ratio_T{args.steps}.json")).write_text(json.dumps(record, indent=1))
     print({k: round(m["compile_s"], 2) for k, m in medians.items()}, "ratio", record.get("ratio_of_medians"))
 
 
