@@ -1,4 +1,6 @@
 import os
+import shutil
+import tempfile
 
 import pytest
 
@@ -7,14 +9,40 @@ import pytest
 # test compares against tolerances) and cut the CPU time of the registry tests by about 30%. Set in the
 # environment so the notebook kernels and CLI subprocesses the tests start inherit it.
 os.environ.setdefault("JAX_DISABLE_MOST_OPTIMIZATIONS", "1")
-# The tests neither read nor write a user's persistent compilation cache (jbo.cache; tests that check
-# the cache give their subprocess a temporary directory).
+# The tests neither read nor write a user's persistent compilation cache (jbo.cache; the suite keeps
+# its own, below, and tests that check the cache give their subprocess a temporary directory).
 os.environ.setdefault("JBO_CACHE", "0")
 # On a GPU every xdist worker would otherwise take 75% of the GPU's memory when it starts (JAX's
 # preallocation), and the second worker would run out; the suite's programs are small.
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
 import jbo  # noqa: E402,F401  (enables float64)
+
+# The suite's own compilation cache, shared by its xdist workers and emptied at the end: the modules
+# compile many of the same programs (the registry's algorithms on the same problems, the pages' code,
+# the demo), each worker separately and again after every module's clear_caches. Programs that
+# compile in under SUITE_CACHE_MIN_SECONDS are not written. Subprocesses the tests start do not use
+# it (they keep JBO_CACHE=0 unless a test gives them their own cache).
+SUITE_CACHE_ENV = "JBO_SUITE_CACHE_DIR"
+SUITE_CACHE_MIN_SECONDS = 0.2
+
+
+def pytest_configure(config):
+    from jbo import cache
+
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller made the directory
+        path = os.environ[SUITE_CACHE_ENV]
+    else:
+        path = tempfile.mkdtemp(prefix="jbo-suite-cache-")
+        os.environ[SUITE_CACHE_ENV] = path  # inherited by the workers xdist starts after this
+        config._jbo_suite_cache = path
+    cache.enable(path, min_compile_time_secs=SUITE_CACHE_MIN_SECONDS)
+
+
+def pytest_unconfigure(config):
+    path = getattr(config, "_jbo_suite_cache", None)
+    if path:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def pytest_addoption(parser):
