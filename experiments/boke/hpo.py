@@ -1,7 +1,7 @@
 """BOKE paper Fig. 9: tuning a random forest (5-D) and XGBoost (7-D) by 5-fold CV R^2, on the host.
 
-    python experiments/boke/hpo.py --seeds 10    # seeds 0-9: runs those without a result file (~34 min each)
-    python experiments/boke/hpo.py --seeds 30    # the spec's setting in full (~17 h on 2 cores)
+    python experiments/boke/hpo.py --seeds 10    # seeds 0-9: runs those without a result file (~13 min each alone)
+    python experiments/boke/hpo.py --seeds 30    # the spec's setting in full (~6.5 h on 2 cores)
     python experiments/boke/hpo.py --quick       # smoke run
 
 The objectives run in scikit-learn / xgboost on the host: every method is driven through
