@@ -56,7 +56,7 @@ def run_method(alg, params, bounds, f, budget, key):
     return ys, ask_s
 
 
-def memoised(bounds, f, model):
+def memoised(f, model):
     """f with its values kept by decoded hyper-parameters. The models are seeded (random_state = 0)
     and the folds fixed, so a repeated setting - the methods share their initial design, and the
     integer parameters are floored - scores the same; the cache only skips the refit."""
@@ -68,7 +68,7 @@ def memoised(bounds, f, model):
             seen[key] = f(u)
         return seen[key]
 
-    return bounds, g
+    return g
 
 
 def run_seed(seed: int, tasks, budget: int, n0_per_dim: int, quick: bool) -> pd.DataFrame:
@@ -76,7 +76,8 @@ def run_seed(seed: int, tasks, budget: int, n0_per_dim: int, quick: bool) -> pd.
     key = jax.random.fold_in(jax.random.key(0), seed)
     for task in tasks:
         model, dataset = task.split(":")
-        bounds, f = memoised(*hpo.cv_objective(model, dataset), model)
+        bounds, f = hpo.cv_objective(model, dataset)
+        f = memoised(f, model)
         d = bounds.shape[1]
         n0 = d + 1 if quick or not n0_per_dim else n0_per_dim * d  # smoke run: smallest design
         T = n0 + 2 if quick else budget
