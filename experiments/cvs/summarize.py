@@ -85,15 +85,18 @@ def pivot(t: pd.DataFrame, value: str, err: str | None = None, fmt: str = "{:.3g
 
 def timing_markdown(tm: pd.DataFrame) -> str:
     """Seconds per run (run time / runs of the program) and compile seconds, objectives x methods,
-    and the totals of the grid (the programs ran in separate processes; load is in the CSVs)."""
+    and the totals of the grid (the programs ran in separate processes; load is in the CSVs). The runs
+    column counts the runs of the objective's first method."""
     methods = list(dict.fromkeys(tm.method))
     lines = [
         "Run seconds per run (compile seconds of the program in brackets)\n",
-        "| objective | runs per program | " + " | ".join(methods) + " |",
+        "| objective | runs | " + " | ".join(methods) + " |",
         "|---|---:|" + "---:|" * len(methods),
     ]
     for o, g in tm.groupby("objective", sort=False):
-        g = g.set_index("method")
+        # a method whose seeds ran in several programs (--add-seeds): their runs and seconds summed
+        g = g.groupby("method", sort=False)[["run_s", "compile_s", "lanes"]].sum()
+        g["run_s_per_lane"] = g.run_s / g.lanes
         cells = [
             f"{g.loc[m, 'run_s_per_lane']:.1f} ({g.loc[m, 'compile_s']:.0f})" if m in g.index else "—" for m in methods
         ]
