@@ -105,15 +105,20 @@ def grade(claims: list[Claim]):
     return rows, verdicts
 
 
+def describe(c: dict, log: bool = True) -> str:
+    """One comparison's outcome and evidence (a Comparison's fields as a dict), as the tables print it."""
+    unit = "" if log else " (raw)"
+    return (
+        f"**{c['outcome']}** ({c['wins']}/{c['n']} lower, p = {c['p_value']:.2g}, "
+        f"median Δ{unit} {c['median_diff']:+.2f} [{c['ci_low']:+.2f}, {c['ci_high']:+.2f}])"
+    )
+
+
 def _evidence(pair: Pair, row: dict) -> str:
     if row.get("outcome") == "one seed":
         return f"{pair.label}: one seed"
     mark = {True: "✓", False: "✗"}.get(row["holds"], "○")  # ○: underpowered, evidence neither way
-    unit = "" if pair.log else " (raw)"
-    return (
-        f"{mark} {pair.label}: **{row['outcome']}** ({row['wins']}/{row['n']} lower, p = {row['p_value']:.2g}, "
-        f"median Δ{unit} {row['median_diff']:+.2f} [{row['ci_low']:+.2f}, {row['ci_high']:+.2f}])"
-    )
+    return f"{mark} {pair.label}: {describe(row, pair.log)}"
 
 
 def write(paper: str, claims: list[Claim]) -> pd.DataFrame:
