@@ -230,20 +230,16 @@ def _authors_note(runs: pd.DataFrame) -> str:
     notes = []
     for objective in [o for o in OBJECTIVES if o in set(big.objective)]:
         cell = (objective, *AUTHORS_COSTS)
-        ucvs = per_seed(big, "final_simple_regret", *cell, "uCVS")
-        against = [
-            (f"{m} at the same sizes", per_seed(big, "final_simple_regret", *cell, m))
-            for m in BASELINES
-            if ((big.objective == objective) & (big.method == m)).any()
-        ]
+        ran = ["uCVS"] + [m for m in BASELINES if ((big.objective == objective) & (big.method == m)).any()]
+        final = {m: per_seed(big, "final_simple_regret", *cell, m) for m in ran}  # a named error without uCVS
+        against = [(f"{m} at the same sizes", final[m]) for m in ran[1:]]
         against.append(("the grid's uCVS", per_seed(runs, "final_simple_regret", *cell, "uCVS")))
-        parts = [f"vs {name}: {describe(verdict.compare(*paired(ucvs, other))._asdict())}" for name, other in against]
-        means = ", ".join(
-            f"{m} {big[(big.objective == objective) & (big.method == m)].final_simple_regret.mean():.3g}"
-            for m in ("uCVS", *BASELINES)
-            if ((big.objective == objective) & (big.method == m)).any()
-        )
-        seeds = ", ".join(str(s) for s in ucvs.index)
+        parts = [
+            f"vs {name}: {describe(verdict.compare(*paired(final['uCVS'], other))._asdict())}"
+            for name, other in against
+        ]
+        means = ", ".join(f"{m} {final[m].mean():.3g}" for m in ran)
+        seeds = ", ".join(str(s) for s in final["uCVS"].index)
         notes.append(
             f"{OBJECTIVES[objective]} (uCVS seeds {seeds}): " + "; ".join(parts) + f" (mean final regret {means})"
         )
