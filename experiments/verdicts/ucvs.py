@@ -241,7 +241,9 @@ def _authors_note(runs: pd.DataFrame) -> str:
             for name, other in against
         ]
         means = ", ".join(f"{m} {final[m].mean():.3g}" for m in ran)
-        seeds = ", ".join(str(s) for s in final["uCVS"].index)
+        ids = list(final["uCVS"].index)
+        contiguous = len(ids) > 2 and ids == list(range(ids[0], ids[-1] + 1))
+        seeds = f"{ids[0]}–{ids[-1]}" if contiguous else ", ".join(str(s) for s in ids)
         notes.append(
             f"{OBJECTIVES[o]} {c} v = {v:g} (uCVS seeds {seeds}): " + "; ".join(parts) + f" (mean final regret {means})"
         )
