@@ -226,21 +226,20 @@ def _authors_note(runs: pd.DataFrame) -> str:
     authors' sizes, uCVS with the per-step refit against the Fig 1 baselines at the same sizes and against
     the grid's uCVS, on their common seeds (the one rule's comparison, not counted in the verdict)."""
     big = pd.concat([pd.read_csv(f) for f in sorted(CVS.glob(AUTHORS))], ignore_index=True)
-    with_ucvs = big[big.method == "uCVS"][["objective", "cost_set", "variance"]]  # a cell is graded once uCVS ran
-    ran_cells = {(o, c, float(v)) for o, c, v in with_ucvs.itertuples(index=False)}
+    keys = big[["objective", "cost_set", "variance", "method"]].itertuples(index=False)
+    ran = {(o, c, float(v), m) for o, c, v, m in keys}  # a cell is graded once uCVS ran in it
     notes = []
-    for cell in [(o, c, v) for o in OBJECTIVES for c in COSTS for v in VARIANCES if (o, c, v) in ran_cells]:
+    for cell in [(o, c, v) for o in OBJECTIVES for c in COSTS for v in VARIANCES if (o, c, v, "uCVS") in ran]:
         o, c, v = cell
-        here = big[(big.objective == o) & (big.cost_set == c) & np.isclose(big.variance, v)]
-        ran = ["uCVS"] + [m for m in BASELINES if (here.method == m).any()]
-        final = {m: per_seed(here, "final_simple_regret", *cell, m) for m in ran}
-        against = [(f"{m} at the same sizes", final[m]) for m in ran[1:]]
+        methods = ["uCVS"] + [m for m in BASELINES if (*cell, m) in ran]
+        final = {m: per_seed(big, "final_simple_regret", *cell, m) for m in methods}
+        against = [(f"{m} at the same sizes", final[m]) for m in methods[1:]]
         against.append(("the grid's uCVS", per_seed(runs, "final_simple_regret", *cell, "uCVS")))
         parts = [
             f"vs {name}: {describe(verdict.compare(*paired(final['uCVS'], other))._asdict())}"
             for name, other in against
         ]
-        means = ", ".join(f"{m} {final[m].mean():.3g}" for m in ran)
+        means = ", ".join(f"{m} {final[m].mean():.3g}" for m in methods)
         ids = list(final["uCVS"].index)
         contiguous = len(ids) > 2 and ids == list(range(ids[0], ids[-1] + 1))
         seeds = f"{ids[0]}–{ids[-1]}" if contiguous else ", ".join(str(s) for s in ids)
