@@ -27,9 +27,9 @@ CVS = RESULTS / "cvs"
 GRID = ("fig1_grid2_a", "fig1_grid2_b")
 RERUNS = {"TS-PSQ": "fig1_grid3_ts", "uCVS": "fig1_grid4_ucvs"}
 # runs added to the grid: seeds 5-9 of uCVS, UCB-PSQ, TS-PSQ and ETC-50 on the 12-D objectives and on plant and
-# airfoil (_pa), and the
-# naive additions (cheap costs, v = 0.02): seeds 0-9 of all three on Hartmann and of UCB-naive and TS-naive on
-# Ackley and Levy; EI-naive on Ackley (seed 0: _c) and Levy (seeds 0-1, 2-3, 4-5, 6-7, 8-9: _d to _h)
+# airfoil (_pa), and the naive additions (cheap costs, v = 0.02): seeds 0-9 of all three on Hartmann and of
+# UCB-naive and TS-naive on Ackley and Levy; EI-naive on Ackley (seed 0: _c) and Levy (seeds 0-9 in pairs: _d
+# to _h)
 ADDED = (
     "fig1_seeds5to9",
     "fig1_seeds5to9_pa",
