@@ -44,10 +44,7 @@ ADDED = (
     "fig1_naive_ackley_1",
     "fig1_naive_ackley_3",
 )
-RUNS = (
-    "experiments/results/cvs/fig1_grid2_{a,b}_runs.csv, fig1_grid3_ts_runs.csv (TS-PSQ), "
-    "fig1_grid4_ucvs_runs.csv (uCVS), fig1_seeds5to9{,_pa}_runs.csv (seeds 5–9), fig1_naive{,_b,_c,_d,_e,_f,_g,_h,_ackley_1,_ackley_3}_runs.csv (naive additions)"
-)
+RUNS = "experiments/results/cvs/" + ", ".join(f"{tag}_runs.csv" for tag in (*GRID, *RERUNS.values(), *ADDED))
 CURVES = RUNS.replace("_runs", "_curves")
 OBJECTIVES = {
     "hartmann12": "Hartmann-12D",
