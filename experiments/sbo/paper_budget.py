@@ -1,0 +1,103 @@
+"""SBO-KDE Fig 1 at the paper's budget on one GPU: a queue of fig1.py runs, one process per problem and method,
+several at a time, under one deadline.
+
+    python experiments/sbo/paper_budget.py --seeds 10 --jobs ackley:sbo_kde newsvendor:gp_ucb ...
+
+Each job is `fig1.py --problems <problem> --methods <method> --seeds <seeds> --tag <tag>_<method>` at the
+paper's settings (T = 350, M = 1024, fig1.py's defaults), writing experiments/results/sbo/fig1_<problem>_<tag>_
+<method>.csv. A GPU runs one program at a time, but a single run leaves it idle while its program compiles
+(about 30 s of the host's CPU per method and problem) and between the steps of its loop; running up to
+--parallel jobs at once fills those gaps. Heavy methods (those that evaluate the M x M KDE acquisition:
+SBO-KDE, StableOpt, MinimaxApprox) hold --heavy-memory of the GPU at most, the others --light-memory, and the first job in the
+queue whose share fits beside those running starts next. Because the jobs share the GPU, the compile and run
+seconds that fig1.py writes into each file are not a measure of one job alone. Jobs are started in the
+order given; a job still running at --deadline seconds is stopped (its file is then not written). After
+every finished job, the files written so far are packed into $OUT/results.tgz when OUT is set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+HEAVY = {"sbo_kde", "stableopt", "minimax_approx", "sbo_oracle", "sbo_empirical"}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--jobs", nargs="+", required=True, help="problem:method pairs, run in this order")
+    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--tag", default="paper_gpu")
+    ap.add_argument("--parallel", type=int, default=4)
+    ap.add_argument("--heavy-memory", type=float, default=0.46, help="GPU memory fraction of a heavy job")
+    ap.add_argument("--light-memory", type=float, default=0.04, help="GPU memory fraction of the other jobs")
+    ap.add_argument("--deadline", type=float, default=540.0, help="seconds after which running jobs are stopped")
+    ap.add_argument("--code-compat", action="store_true", help="pass --code-compat to fig1.py")
+    ap.add_argument("--quick", action="store_true", help="pass --quick to fig1.py (a smoke run)")
+    args = ap.parse_args()
+    jobs = [tuple(j.split(":")) for j in args.jobs]
+    bad = [j for j in args.jobs if j.count(":") != 1]
+    if bad:
+        raise ValueError(f"--jobs: {bad} are not problem:method pairs")
+    out = Path(os.environ["OUT"]) if os.environ.get("OUT") else None
+    start = time.monotonic()
+    queue, running, written = list(jobs), {}, []
+
+    def log(msg):
+        print(f"[{time.monotonic() - start:6.1f} s] {msg}", flush=True)
+
+    def share(method):
+        return args.heavy_memory if method in HEAVY else args.light_memory
+
+    while queue or running:
+        for job, (proc, path, t0) in list(running.items()):
+            if proc.poll() is not None:
+                del running[job]
+                log(f"{job[0]}:{job[1]} rc {proc.returncode} after {time.monotonic() - t0:.1f} s (log {path.name})")
+                csvs = ROOT / "experiments/results/sbo"
+                written += [p for p in csvs.glob(f"fig*_{job[0]}_{args.tag}_{job[1]}.*")]
+                if out is not None:
+                    with tarfile.open(out / "results.tgz", "w:gz") as tar:
+                        for p in written + sorted(out.glob("job_*.log")):
+                            tar.add(p, arcname=str(p.relative_to(ROOT)) if p.is_relative_to(ROOT) else p.name)
+        if time.monotonic() - start > args.deadline:
+            for job, (proc, _, _) in running.items():
+                log(f"{job[0]}:{job[1]} stopped at the deadline")
+                proc.kill()
+            log(f"not started: {[f'{p}:{m}' for p, m in queue]}")
+            break
+        free = 1.0 - sum(share(m) for _, m in running)
+        fits = [j for j in queue if share(j[1]) <= free + 1e-9]
+        if fits and len(running) < args.parallel:
+            problem, method = fits[0]
+            queue.remove(fits[0])
+            env = dict(
+                os.environ,
+                PYTHONPATH=str(ROOT),
+                PYTHONUNBUFFERED="1",
+                XLA_PYTHON_CLIENT_PREALLOCATE="false",
+                XLA_PYTHON_CLIENT_MEM_FRACTION=f"{share(method):.2f}",
+            )
+            cmd = [sys.executable, str(ROOT / "experiments/sbo/fig1.py"), "--problems", problem, "--methods", method]
+            cmd += ["--seeds", str(args.seeds), "--tag", f"{args.tag}_{method}"]
+            cmd += ["--code-compat"] * args.code_compat + ["--quick"] * args.quick
+            path = (out or Path("/tmp")) / f"job_{problem}_{method}.log"
+            running[(problem, method)] = (
+                subprocess.Popen(cmd, stdout=path.open("w"), stderr=subprocess.STDOUT, cwd=ROOT),
+                path,
+                time.monotonic(),
+            )
+            log(f"{problem}:{method} started ({len(running)} running)")
+            continue
+        time.sleep(1.0)
+    log("done")
+
+
+if __name__ == "__main__":
+    main()
