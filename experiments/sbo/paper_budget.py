@@ -89,7 +89,7 @@ def main():
             cmd += ["--code-compat"] * args.code_compat + ["--quick"] * args.quick
             path = (out or Path("/tmp")) / f"job_{problem}_{method}.log"
             running[(problem, method)] = (
-                subprocess.Popen(cmd, stdout=path.open("w"), stderr=subprocess.STDOUT, cwd=ROOT),
+                subprocess.Popen(cmd, stdout=path.open("w"), stderr=subprocess.STDOUT, cwd=ROOT, env=env),
                 path,
                 time.monotonic(),
             )
