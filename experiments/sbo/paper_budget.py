@@ -1,18 +1,22 @@
 """SBO-KDE Fig 1 at the paper's budget on one GPU: a queue of fig1.py runs, one process per problem and method,
-several at a time, under one deadline.
+a few at a time, under one deadline.
 
-    python experiments/sbo/paper_budget.py --seeds 10 --jobs ackley:sbo_kde newsvendor:gp_ucb ...
+    OUT=/tmp/out python experiments/sbo/paper_budget.py --seeds 10 --tag paper_h100_s10 \
+        --jobs ackley:sbo_kde ackley:gp_ucb newsvendor:sbo_kde newsvendor:gp_ucb ...
 
 Each job is `fig1.py --problems <problem> --methods <method> --seeds <seeds> --tag <tag>_<method>` at the
 paper's settings (T = 350, M = 1024, fig1.py's defaults), writing experiments/results/sbo/fig1_<problem>_<tag>_
-<method>.csv. A GPU runs one program at a time, but a single run leaves it idle while its program compiles
-(about 30 s of the host's CPU per method and problem) and between the steps of its loop; running up to
---parallel jobs at once fills those gaps. Heavy methods (those that evaluate the M x M KDE acquisition:
-SBO-KDE, StableOpt, MinimaxApprox) hold --heavy-memory of the GPU at most, the others --light-memory, and the first job in the
-queue whose share fits beside those running starts next. Because the jobs share the GPU, the compile and run
-seconds that fig1.py writes into each file are not a measure of one job alone. Jobs are started in the
-order given; a job still running at --deadline seconds is stopped (its file is then not written). After
-every finished job, the files written so far are packed into $OUT/results.tgz when OUT is set.
+<method>.csv. Heavy methods evaluate the M x M KDE acquisition (SBO-KDE, StableOpt, MinimaxApprox): on one
+H100 at 10 seeds such a program holds one 43.9 GiB buffer while it runs, and XLA's autotuner asks for 20 GiB
+of scratch while it compiles, so heavy jobs run one at a time (--heavy-memory 0.8 of the GPU) and the others
+(GP-UCB, DRBO-KDE: a few hundred MiB to 2 GiB at 10 seeds) beside them (--light-memory 0.03 each). A job
+starts when its share fits beside those running: the first such job in the queue, so the order given is the
+priority. The shares are caps (each process grows its pool up to its share; nothing is preallocated), and caps
+that add up to the whole GPU fail: pools that grow together run out of the physical memory. Because jobs
+share the GPU, the compile and run seconds that fig1.py writes into each file are not a measure of one job
+alone. A job still running at --deadline seconds is stopped (its file is then not written). After every
+finished job, the files written so far and the jobs' logs (logs/job_<problem>_<method>.log) are packed into
+$OUT/results.tgz when OUT is set; nothing else is written there, so the tarball is the one file to fetch.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import os
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 from pathlib import Path
 
@@ -34,9 +39,9 @@ def main():
     ap.add_argument("--jobs", nargs="+", required=True, help="problem:method pairs, run in this order")
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--tag", default="paper_gpu")
-    ap.add_argument("--parallel", type=int, default=4)
-    ap.add_argument("--heavy-memory", type=float, default=0.46, help="GPU memory fraction of a heavy job")
-    ap.add_argument("--light-memory", type=float, default=0.04, help="GPU memory fraction of the other jobs")
+    ap.add_argument("--parallel", type=int, default=3)
+    ap.add_argument("--heavy-memory", type=float, default=0.8, help="GPU memory fraction of a heavy job")
+    ap.add_argument("--light-memory", type=float, default=0.03, help="GPU memory fraction of the other jobs")
     ap.add_argument("--deadline", type=float, default=540.0, help="seconds after which running jobs are stopped")
     ap.add_argument("--code-compat", action="store_true", help="pass --code-compat to fig1.py")
     ap.add_argument("--quick", action="store_true", help="pass --quick to fig1.py (a smoke run)")
@@ -46,6 +51,7 @@ def main():
     if bad:
         raise ValueError(f"--jobs: {bad} are not problem:method pairs")
     out = Path(os.environ["OUT"]) if os.environ.get("OUT") else None
+    logs = Path(tempfile.mkdtemp(prefix="paper_budget_"))
     start = time.monotonic()
     queue, running, written = list(jobs), {}, []
 
@@ -64,8 +70,10 @@ def main():
                 written += [p for p in csvs.glob(f"fig*_{job[0]}_{args.tag}_{job[1]}.*")]
                 if out is not None:
                     with tarfile.open(out / "results.tgz", "w:gz") as tar:
-                        for p in written + sorted(out.glob("job_*.log")):
-                            tar.add(p, arcname=str(p.relative_to(ROOT)) if p.is_relative_to(ROOT) else p.name)
+                        for p in written:
+                            tar.add(p, arcname=str(p.relative_to(ROOT)))
+                        for p in sorted(logs.glob("job_*.log")):
+                            tar.add(p, arcname=f"logs/{p.name}")
         if time.monotonic() - start > args.deadline:
             for job, (proc, _, _) in running.items():
                 log(f"{job[0]}:{job[1]} stopped at the deadline")
@@ -73,7 +81,7 @@ def main():
             log(f"not started: {[f'{p}:{m}' for p, m in queue]}")
             break
         free = 1.0 - sum(share(m) for _, m in running)
-        fits = [j for j in queue if share(j[1]) <= free + 1e-9]
+        fits = [j for j in queue if share(j[1]) <= free - 0.05]  # 5% for the CUDA contexts
         if fits and len(running) < args.parallel:
             problem, method = fits[0]
             queue.remove(fits[0])
@@ -87,7 +95,7 @@ def main():
             cmd = [sys.executable, str(ROOT / "experiments/sbo/fig1.py"), "--problems", problem, "--methods", method]
             cmd += ["--seeds", str(args.seeds), "--tag", f"{args.tag}_{method}"]
             cmd += ["--code-compat"] * args.code_compat + ["--quick"] * args.quick
-            path = (out or Path("/tmp")) / f"job_{problem}_{method}.log"
+            path = logs / f"job_{problem}_{method}.log"
             running[(problem, method)] = (
                 subprocess.Popen(cmd, stdout=path.open("w"), stderr=subprocess.STDOUT, cwd=ROOT, env=env),
                 path,
