@@ -334,10 +334,10 @@ def _drbo_kde_compat_claims() -> list[Claim]:
 PAPER_BUDGET = "paper_h100"  # fig1.py at the paper's settings on one H100, one file per command
 PAPER_BUDGET_NOTE = (
     "the paper's budget: T = 350 (n0 = 10), M = 1024 KDE samples and inner Sobol points, raw screening 1024 "
-    "(32 for DRBO-KDE), 10 starts (5 for DRBO-KDE) × 50 projected-Adam steps, 5 seeds (the paper's count: "
-    "below six seeds no comparison can come out better or worse), run on one H100 (jax 0.11.2) by "
-    "experiments/gpu_checks.sh; DRBO-MMD did not finish within the device time (over 140 s with its compile "
-    "on the H100), so it has no pair; MinimaxApprox on the paper's grid of 1024 points; {STABLEOPT}; {GP_UCB}"
+    "(32 for DRBO-KDE), 10 starts (5 for DRBO-KDE) × 50 projected-Adam steps, run on one H100 (jax 0.11.2): "
+    "Hartmann at 5 seeds (the paper's count: below six seeds no comparison can come out better or worse) by "
+    "experiments/gpu_checks.sh, the other problems at 10 seeds by experiments/sbo/paper_budget.py; on Hartmann "
+    "DRBO-MMD did not finish within the device time (over 140 s with its compile on the H100), so it has no pair; MinimaxApprox on the paper's grid of 1024 points; {STABLEOPT}; {GP_UCB}"
 )
 
 
