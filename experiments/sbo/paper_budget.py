@@ -46,10 +46,10 @@ def main():
     ap.add_argument("--code-compat", action="store_true", help="pass --code-compat to fig1.py")
     ap.add_argument("--quick", action="store_true", help="pass --quick to fig1.py (a smoke run)")
     args = ap.parse_args()
-    jobs = [tuple(j.split(":")) for j in args.jobs]
     bad = [j for j in args.jobs if j.count(":") != 1]
     if bad:
         raise ValueError(f"--jobs: {bad} are not problem:method pairs")
+    jobs = [tuple(j.split(":")) for j in args.jobs]
     out = Path(os.environ["OUT"]) if os.environ.get("OUT") else None
     logs = Path(tempfile.mkdtemp(prefix="paper_budget_"))
     start = time.monotonic()
