@@ -1,8 +1,7 @@
 """uCVS (Hoang, Nguyen & Tran, AAAI 2025): every claim of spec sections 0 and 5 graded by the one verdict
 rule (jbo.verdict) from the committed result files of the whole grid (5 objectives × cheap, moderate
 costs × v = 0.02, 0.04 × 5 seeds; 10 seeds for uCVS and the three Fig 1 baselines on every
-objective) and of the naive additions (12-D objectives, cheap costs, v = 0.02, 10 seeds; EI-naive on
-Ackley 6). The final-regret claims also say how uCVS fares at the authors' acquisition
+objective) and of the naive additions (12-D objectives, cheap costs, v = 0.02, 10 seeds). The final-regret claims also say how uCVS fares at the authors' acquisition
 sizes with the per-step refit (every cell of fig1_authors_*: the 12-D objectives with cheap costs and
 v = 0.02, Hartmann also with moderate costs at v = 0.02 and 0.04). Writes
 experiments/results/verdicts/ucvs.{csv,md}.
@@ -28,8 +27,8 @@ GRID = ("fig1_grid2_a", "fig1_grid2_b")
 RERUNS = {"TS-PSQ": "fig1_grid3_ts", "uCVS": "fig1_grid4_ucvs"}
 # runs added to the grid: seeds 5-9 of uCVS, UCB-PSQ, TS-PSQ and ETC-50 on the 12-D objectives and on plant and
 # airfoil (_pa), and the naive additions (cheap costs, v = 0.02): seeds 0-9 of all three on Hartmann and of
-# UCB-naive and TS-naive on Ackley and Levy; EI-naive on Ackley (seed 0: _c; seeds 1-2, 3-5: _ackley_1,
-# _ackley_3) and Levy (seeds 0-9 in pairs: _d to _h)
+# UCB-naive and TS-naive on Ackley and Levy; EI-naive on Ackley (seed 0: _c; seeds 1-2, 3-5, 6-7, 8-9:
+# _ackley_1, _ackley_3, _ackley_6, _ackley_8) and Levy (seeds 0-9 in pairs: _d to _h)
 ADDED = (
     "fig1_seeds5to9",
     "fig1_seeds5to9_pa",
@@ -43,6 +42,8 @@ ADDED = (
     "fig1_naive_h",
     "fig1_naive_ackley_1",
     "fig1_naive_ackley_3",
+    "fig1_naive_ackley_6",
+    "fig1_naive_ackley_8",
 )
 RUNS = "experiments/results/cvs/" + ", ".join(f"{tag}_runs.csv" for tag in (*GRID, *RERUNS.values(), *ADDED))
 CURVES = RUNS.replace("_runs", "_curves")
