@@ -337,7 +337,8 @@ PAPER_BUDGET_NOTE = (
     "(32 for DRBO-KDE), 10 starts (5 for DRBO-KDE) × 50 projected-Adam steps, run on one H100 (jax 0.11.2): "
     "Hartmann at 5 seeds (the paper's count: below six seeds no comparison can come out better or worse) by "
     "experiments/gpu_checks.sh, the other problems at 10 seeds by experiments/sbo/paper_budget.py; on Hartmann "
-    "DRBO-MMD did not finish within the device time (over 140 s with its compile on the H100), so it has no pair; MinimaxApprox on the paper's grid of 1024 points; {STABLEOPT}; {GP_UCB}"
+    "DRBO-MMD did not finish within the device time (over 140 s with its compile on the H100), so it has no "
+    "pair; MinimaxApprox on the paper's grid of 1024 points; {STABLEOPT}; {GP_UCB}"
 )
 
 
