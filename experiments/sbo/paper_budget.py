@@ -96,11 +96,9 @@ def main():
             cmd += ["--seeds", str(args.seeds), "--tag", f"{args.tag}_{method}"]
             cmd += ["--code-compat"] * args.code_compat + ["--quick"] * args.quick
             path = logs / f"job_{problem}_{method}.log"
-            running[(problem, method)] = (
-                subprocess.Popen(cmd, stdout=path.open("w"), stderr=subprocess.STDOUT, cwd=ROOT, env=env),
-                path,
-                time.monotonic(),
-            )
+            with path.open("w") as out_file:  # the child keeps its own copy of the descriptor
+                proc = subprocess.Popen(cmd, stdout=out_file, stderr=subprocess.STDOUT, cwd=ROOT, env=env)
+            running[(problem, method)] = (proc, path, time.monotonic())
             log(f"{problem}:{method} started ({len(running)} running)")
             continue
         time.sleep(1.0)
