@@ -2,13 +2,19 @@
 standard error over seeds) and the methods' order, as a Markdown table for docs/papers/sbo-kde.md.
 
     python experiments/sbo/summary.py
+    python experiments/sbo/summary.py --tags s10 s10_kde smo s10_smo --out fig1_summary_s10.csv
 
 Metric as in the paper (spec 7.1): cumulative regret (lower is better); Complicated Hartmann:
 cumulative observed reward, Portfolio: cumulative expected reward (higher is better).
-Writes experiments/results/sbo/fig1_summary.csv.
+Writes experiments/results/sbo/fig1_summary.csv. With --tags, the methods of each re-run
+<stem>_<problem>_<tag>.csv that exists replace the earlier rows of those methods, in the order given (as the
+verdict script reads the 10-seed re-runs), and a cell whose method has fewer seeds than the row's most
+says how many in square brackets.
 """
 
 from __future__ import annotations
+
+import argparse
 
 import pandas as pd
 from common import OUT
@@ -30,14 +36,31 @@ ORDER = [
 ]
 
 
+def runs(problem: str, tags: list[str]) -> pd.DataFrame | None:
+    """A problem's runs, each re-run in `tags` replacing the rows of the methods it ran."""
+    stem = "fig2" if problem == "ackley_4c" else "fig1"
+    path = OUT / f"{stem}_{problem}.csv"
+    if not path.exists():
+        return None
+    t = pd.read_csv(path)
+    for tag in tags:
+        more = OUT / f"{stem}_{problem}_{tag}.csv"
+        if more.exists():
+            more = pd.read_csv(more)
+            t = pd.concat([t[~t.method.isin(set(more.method))], more], ignore_index=True)
+    return t
+
+
 def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tags", nargs="*", default=[], help="re-runs whose methods replace the earlier rows")
+    ap.add_argument("--out", default="fig1_summary.csv", help="file name under experiments/results/sbo")
+    args = ap.parse_args()
     rows = []
     for problem in ORDER:
-        stem = "fig2" if problem == "ackley_4c" else "fig1"
-        path = OUT / f"{stem}_{problem}.csv"
-        if not path.exists():
+        t = runs(problem, args.tags)
+        if t is None:
             continue
-        t = pd.read_csv(path)
         metric = HIGHER.get(problem, "cumulative_regret")
         last = t[t.step == t.step.max()]
         agg = last.groupby("method")[metric].agg(["mean", "sem", "count"]).reset_index()
@@ -48,7 +71,7 @@ def main():
         agg["final_step"] = int(t.step.max())
         rows.append(agg)
     table = pd.concat(rows)
-    table.to_csv(OUT / "fig1_summary.csv", index=False)
+    table.to_csv(OUT / args.out, index=False)
     methods = ["SBO-KDE", "DRBO-KDE", "GP-UCB", "StableOpt", "DRBO-MMD", "DRBO-MMD-MinimaxApprox"]
     print("| problem (metric, better) | " + " | ".join(methods) + " |")
     print("|---|" + "---:|" * len(methods))
@@ -60,6 +83,8 @@ def main():
             if m in g.index:
                 r = g.loc[m]
                 cell = f"{r['mean']:.4g} ± {r['sem']:.2g} ({int(r['rank'])})"
+                if r["count"] < g["count"].max():
+                    cell += f" [{int(r['count'])}]"
                 cells.append(f"**{cell}**" if r["rank"] == 1 else cell)
             else:
                 cells.append("—")
