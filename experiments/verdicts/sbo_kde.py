@@ -55,12 +55,11 @@ REDUCED = (
     "reduced budget: T = 60 evaluations (n0 = 10 + 50 steps; paper 350), M = 128 KDE samples and inner Sobol "
     "points (paper 1024), raw screening 256 (paper 1024; 32 for DRBO-KDE and DRBO-MMD as in the paper), "
     "10 starts (5 for the DRBO methods) × 30 projected-Adam steps instead of BoTorch's L-BFGS-B restarts; "
-    "5 seeds, the paper's count: below six seeds the sign test cannot reach p < 0.05, so no comparison can "
-    "come out better or worse; where fig1_<problem>_s10.csv exists, every method but DRBO-MMD ran 10 seeds "
-    "(fig1.py --seeds 10 --tag s10; DRBO-KDE too on Ackley), DRBO-MMD 10 seeds on Ackley and Modified Branin "
-    "(fig1_<problem>_s10_smo.csv) and 5 elsewhere (fig1_<problem>_smo.csv), and pairs with a 5-seed method "
-    "use seeds 0-4. "
-    "The two runs share every seed's design, contexts and noise, but their trajectories differ (on Ackley "
+    "10 seeds: the paper's 5 cannot make the sign test reach p < 0.05, so no comparison could come out better "
+    "or worse; every method ran 10 seeds in re-runs at the same settings (fig1.py --seeds 10: --tag s10, "
+    "DRBO-KDE with --tag s10_kde where s10 lacks it, DRBO-MMD with --tag s10_smo), whose rows replace the "
+    "5-seed runs'. "
+    "The runs share every seed's design, contexts and noise, but their trajectories differ (on Ackley "
     "seeds 0-4 end up to 18% apart in cumulative regret: rounding that BO amplifies)"
 )
 STABLEOPT = (
@@ -112,7 +111,7 @@ def claims() -> list[Claim]:
             [pair("ackley_4c", m, b) for m in KDE for b in BASELINES],
             FIG2,
             f"MMD grids 3⁴ = 81 points for both DRBO-MMD methods (paper 4⁴ = 256 and 6⁴ = 1296); {REDUCED}; "
-            f"{STABLEOPT}; {DRBO_MMD} (fig2_ackley_4c_smo.csv)",
+            f"{STABLEOPT}; {DRBO_MMD} (fig2_ackley_4c_s10_smo.csv)",
         ),
         Claim(
             "8.2",
@@ -247,15 +246,17 @@ def _fig1_claims(pair) -> list[Claim]:
 
 
 # Re-runs whose methods' rows replace the first run's, in this order: fig1.py --seeds 10 --tag s10 (every
-# method but DRBO-MMD, at 10 seeds), --methods drbo_mmd --tag smo (DRBO-MMD with the SMO solver of its
-# SOCP, 5 seeds), --methods drbo_mmd --seeds 10 --tag s10_smo (the same at 10 seeds, where it ran)
-MORE_SEEDS = ("s10", "smo", "s10_smo")
+# method but DRBO-MMD, at 10 seeds; DRBO-KDE only on Ackley and Fig 2), --methods drbo_kde --seeds 10
+# --tag s10_kde (DRBO-KDE at 10 seeds on the other Fig 1 problems), --methods drbo_mmd --tag smo (DRBO-MMD
+# with the SMO solver of its SOCP, 5 seeds), --methods drbo_mmd --seeds 10 --tag s10_smo (the same at 10
+# seeds; every problem has it)
+MORE_SEEDS = ("s10", "s10_kde", "smo", "s10_smo")
 
 
 def _fig1(problem: str) -> pd.DataFrame:
     """Fig 1's (Fig 2's for ackley_4c) runs of a problem; where a re-run exists (fig1_<problem>_<tag>.csv,
     tags MORE_SEEDS), its methods' rows replace the earlier runs'. Seeds share their keys across the runs
-    (jax.random.split is prefix-stable), so a pair with a 5-seed method uses seeds 0-4 of both."""
+    (jax.random.split is prefix-stable), so a pair with a 5-seed method would use seeds 0-4 of both."""
     stem = "fig2" if problem == "ackley_4c" else "fig1"
     runs = pd.read_csv(RESULTS / "sbo" / f"{stem}_{problem}.csv")
     for tag in MORE_SEEDS:
