@@ -240,6 +240,15 @@ def load(path) -> pd.DataFrame:
     return pd.read_pickle(path) if path.suffix == ".pkl" else pd.read_csv(path)
 
 
+def replace_methods(table: pd.DataFrame, *reruns: pd.DataFrame) -> pd.DataFrame:
+    """`table` with each re-run's methods taken from the re-run: a later study of some methods (more
+    seeds, other settings) replaces every row of those methods, in the order given; other methods keep
+    their rows."""
+    for rerun in reruns:
+        table = pd.concat([table[~table["method"].isin(set(rerun["method"]))], rerun], ignore_index=True)
+    return table
+
+
 def default_metric(table: pd.DataFrame) -> str:
     """simple_regret where the optimum is known, else best_value."""
     return "simple_regret" if "simple_regret" in table and table["simple_regret"].notna().all() else "best_value"

@@ -19,6 +19,8 @@ import argparse
 import pandas as pd
 from common import OUT
 
+from jbo import studies
+
 HIGHER = {
     "complicated_hartmann": "cumulative_reward",
     "portfolio_uniform": "cumulative_expected",
@@ -42,13 +44,8 @@ def runs(problem: str, tags: list[str]) -> pd.DataFrame | None:
     path = OUT / f"{stem}_{problem}.csv"
     if not path.exists():
         return None
-    t = pd.read_csv(path)
-    for tag in tags:
-        more = OUT / f"{stem}_{problem}_{tag}.csv"
-        if more.exists():
-            more = pd.read_csv(more)
-            t = pd.concat([t[~t.method.isin(set(more.method))], more], ignore_index=True)
-    return t
+    reruns = [OUT / f"{stem}_{problem}_{tag}.csv" for tag in tags]
+    return studies.replace_methods(pd.read_csv(path), *(pd.read_csv(p) for p in reruns if p.exists()))
 
 
 def main():

@@ -29,6 +29,8 @@ import numpy as np
 import pandas as pd
 from common import BETTER, COMPARABLE, NOT_WORSE, RESULTS, Claim, Pair, final_per_seed, grade, paired, write
 
+from jbo import studies
+
 PAPER = "sbo_kde"
 FIG1 = "experiments/results/sbo/fig1_<problem>.csv"
 FIG2 = "experiments/results/sbo/fig2_ackley_4c.csv"
@@ -258,13 +260,9 @@ def _fig1(problem: str) -> pd.DataFrame:
     tags MORE_SEEDS), its methods' rows replace the earlier runs'. Seeds share their keys across the runs
     (jax.random.split is prefix-stable), so a pair with a 5-seed method would use seeds 0-4 of both."""
     stem = "fig2" if problem == "ackley_4c" else "fig1"
-    runs = pd.read_csv(RESULTS / "sbo" / f"{stem}_{problem}.csv")
-    for tag in MORE_SEEDS:
-        path = RESULTS / "sbo" / f"{stem}_{problem}_{tag}.csv"
-        if path.exists():
-            more = pd.read_csv(path)
-            runs = pd.concat([runs[~runs.method.isin(set(more.method))], more], ignore_index=True)
-    return runs
+    reruns = [RESULTS / "sbo" / f"{stem}_{problem}_{tag}.csv" for tag in MORE_SEEDS]
+    first = pd.read_csv(RESULTS / "sbo" / f"{stem}_{problem}.csv")
+    return studies.replace_methods(first, *(pd.read_csv(path) for path in reruns if path.exists()))
 
 
 COMPAT = "s10_compat"  # fig1.py --code-compat --seeds 10 --tag s10_compat: the baselines as the released code runs them
@@ -287,7 +285,7 @@ def _fig1_compat(problem: str, runs: pd.DataFrame):
     released = pd.concat([pd.read_csv(path) for path in paths], ignore_index=True)
     released = released[released.method.isin(BASELINES)]
     changed = {"GP-UCB", "StableOpt"} | ({MMD, MINIMAX} if problem in DC2 else set())
-    table = pd.concat([runs[~runs.method.isin(set(released.method))], released], ignore_index=True)
+    table = studies.replace_methods(runs, released)
     return table, changed - set(released.method)
 
 

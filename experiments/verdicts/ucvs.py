@@ -4,7 +4,8 @@ costs × v = 0.02, 0.04 × 5 seeds; 10 seeds for uCVS and the three Fig 1 baseli
 objective) and of the naive additions (12-D objectives, cheap costs, v = 0.02, 10 seeds). The final-regret
 claims also say how uCVS fares at the authors' acquisition sizes with the per-step refit (every cell of
 fig1_authors_*: the 12-D objectives with cheap costs and v = 0.02, Hartmann also with moderate costs at
-v = 0.02 and 0.04, Ackley and Hartmann with cheap costs also at v = 0.04). Writes experiments/results/verdicts/ucvs.{csv,md}.
+v = 0.02 and 0.04, Ackley and Hartmann with cheap costs also at v = 0.04).
+Writes experiments/results/verdicts/ucvs.{csv,md}.
 
     python experiments/verdicts/ucvs.py
 
