@@ -24,11 +24,14 @@ same for ETC-50):
 * jbo at the authors' sizes: 1500 Monte-Carlo rows, 2 local starts, the authors' screening sizes (2000
   uniform points for UCB-PSQ, whose only maximisation is the full set; 100 for ETC-50, the authors'
   size for the expected sets, also used by jbo on ETC's full-set steps where the authors screen 2000),
-  and --opt-steps Adam steps per start (jbo's CVS has no L-BFGS option). The default 20 is about the
-  number of gradients the authors' L-BFGS-B computes per start: it made 9 iterations and 224 function
-  evaluations per start on the full set in a short trial, i.e. 224 / (d + 1) = 17 forward-difference
-  gradients; the JSON records the numbers of each authors' run. jbo's Adam step is one value and
-  reverse-mode gradient (about 3 evaluations' cost, not d + 1).
+  and --opt-steps Adam steps per start. The default 20 is about the number of gradients the authors'
+  L-BFGS-B computes per start: it made 9 iterations and 224 function evaluations per start on the full
+  set in a short trial, i.e. 224 / (d + 1) = 17 forward-difference gradients; the JSON records the
+  numbers of each authors' run. jbo's Adam step is one value and reverse-mode gradient (about 3
+  evaluations' cost, not d + 1).
+* jbo at the authors' sizes with the authors' kind of optimiser: the same sizes, but jbo's bounded
+  L-BFGS (opt_method="lbfgs") for --lbfgs-steps iterations per start (default 10, about the authors'
+  9 L-BFGS-B iterations per start; 0 skips this run).
 * jbo at the grid's sizes (fig1.GRID_ACQ: 16 Monte-Carlo rows, 16 candidates, 1 start x 5 Adam steps).
 
 With --authors-timeout (seconds per method) or --finish-by (UTC HH:MM) an authors' run is stopped
@@ -271,6 +274,7 @@ def main():
     ap.add_argument("--authors", type=Path, default=None, help="a local copy of Fsoft-AIC/BO-uCVS (not part of jbo)")
     ap.add_argument("--methods", nargs="*", default=list(METHODS))
     ap.add_argument("--opt-steps", type=int, default=20, help="jbo's Adam steps per start at the authors' sizes")
+    ap.add_argument("--lbfgs-steps", type=int, default=10, help="jbo's L-BFGS iterations per start (0: no run)")
     ap.add_argument("--tmax", type=int, default=200, help="jbo's scan length (the runs here take 100-160 steps)")
     ap.add_argument("--budget", type=float, default=100.0)
     ap.add_argument("--max-load", type=float, default=0.8)
@@ -342,7 +346,7 @@ def main():
                 avail = left - a.jbo_reserve * remaining
                 limit = min(limit, max(avail * (0.6 if remaining > 1 else 1.0), 60.0))
             load = os.getloadavg()
-            log = a.out.with_name(f"equal_work_authors_{am}.log")
+            log = a.out.with_name(f"{a.out.stem}_authors_{am}.log")
             res = run_authors(a.authors.resolve(), am, a.budget, log, limit)
             record(
                 dict(
@@ -359,6 +363,9 @@ def main():
             if not res.get("complete") and res.get("steps"):
                 matched = res["steps"]
         plan = [("jbo, authors' sizes", authors_sizes[jm]), ("jbo, grid sizes", dict(F.GRID_ACQ))]
+        if a.lbfgs_steps:
+            lbfgs = dict(authors_sizes[jm], opt_steps=a.lbfgs_steps, opt_method="lbfgs")
+            plan.insert(1, ("jbo, authors' sizes, L-BFGS", lbfgs))
         if matched:
             todo = [(label + ", same steps", sz, 5 + matched) for label, sz in plan]
             later += [(name, jm, label, sz, a.tmax) for label, sz in plan]
@@ -367,14 +374,26 @@ def main():
         for label, sizes, tmax in todo:
             load = os.getloadavg()
             res = run_jbo(jm, sizes, tmax, a.budget)
-            record(dict(code=label, method=name, sizes=dict(sizes, opt="adam", tmax=tmax), load_before=load, **res))
+            record(
+                dict(
+                    code=label,
+                    method=name,
+                    sizes=dict({"opt_method": "adam", **sizes}, tmax=tmax),
+                    load_before=load,
+                    **res,
+                )
+            )
     for name, jm, label, sizes, tmax in later:
         if finish_by is not None and dt.datetime.now(dt.timezone.utc) > finish_by:
             print("past --finish-by: skipping the full-budget jbo run", name, label, flush=True)
             continue
         load = os.getloadavg()
         res = run_jbo(jm, sizes, tmax, a.budget)
-        record(dict(code=label, method=name, sizes=dict(sizes, opt="adam", tmax=tmax), load_before=load, **res))
+        record(
+            dict(
+                code=label, method=name, sizes=dict({"opt_method": "adam", **sizes}, tmax=tmax), load_before=load, **res
+            )
+        )
 
     ratios = {}
     for name in a.methods:
@@ -382,7 +401,7 @@ def main():
         auth = by.get("authors", {})
         if auth.get("run_s"):
             suffix = "" if auth.get("complete") else ", same steps"
-            for label in ("jbo, authors' sizes", "jbo, grid sizes"):
+            for label in ("jbo, authors' sizes", "jbo, authors' sizes, L-BFGS", "jbo, grid sizes"):
                 r = by.get(label + suffix)
                 if r is None:
                     continue
