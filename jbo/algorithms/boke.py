@@ -44,7 +44,7 @@ from jax.scipy.special import logsumexp
 
 from jbo import acquisitions, data, gp, kde, optimize, regression
 from jbo.algorithms.gp_bo import GPBO
-from jbo.engine import Algorithm, Spec
+from jbo.engine import Algorithm, Spec, check_bucket
 
 LOG_CAP = 300.0
 SCOTT_UNIFORM = 1.0 / math.sqrt(12.0)  # std of U[0, 1]
@@ -157,17 +157,16 @@ class _KernelBO(Algorithm):
     num_starts: int = eqx.field(static=True, default=10)
     opt_steps: int = eqx.field(static=True, default=50)
     opt_method: str = eqx.field(static=True, default="adam")
+    # grow the buffer with the data in the engine's segments (True, or a tuple of sizes); False: the whole
+    # buffer from the first step, as the committed results ran (the same picks either way, tested)
+    bucket: bool | tuple = eqx.field(static=True, default=False)
 
     def __check_init__(self):
         _check_common(self.kernel, self.bandwidth_rule, self.num_initial, self.opt_method)
+        check_bucket(self.bucket)
 
     def init(self, key, params, spec: Spec) -> KRState:
         return KRState(data.empty(spec.num_steps, spec.dim), jnp.zeros((), jnp.int32))
-
-    def capacities(self, num_steps: int) -> tuple[int, ...]:
-        """The whole buffer (the engine's segments are for the cubic GP work; kernel regression is
-        linear in the rows, and these methods' committed results ran on the whole buffer)."""
-        return (num_steps,)
 
     def tell(self, key, state: KRState, params, action, observation, step) -> KRState:
         return state._replace(buffer=data.append(state.buffer, action, observation))
