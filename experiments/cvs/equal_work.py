@@ -296,6 +296,7 @@ def main():
     ap.add_argument("--jbo-reserve", type=float, default=240.0)
     ap.add_argument("--out", type=Path, default=OUT)
     a = ap.parse_args()
+    a.out = a.out.resolve()  # the authors' child process runs in their folder
 
     import fig1 as F
 
