@@ -282,7 +282,7 @@ def _sprinkler_budget(axis, spair) -> Claim:
         SPRINKLER + ", experiments/results/boke/fig8_time_axis.csv",
         "budgets: the CPU time per seed BOKE spends on steps 1–100 and on its whole run (200 steps); "
         "each method's cumulative CPU time at step t measured by runs that stop at t = 60, 100, 140, 200 "
-        "(every buffer sized to the run), linear in between",
+        "(every buffer growing with the data in the engine's segments), linear in between",
     )
 
 
