@@ -4,13 +4,12 @@ the UCB multiplier, the GP model's y scale and prior parameterisation, and the f
     python experiments/uhe/sensitivity.py [--quick] [--seeds 10] [--budget 50] [--problems ...]
         [--methods ...] [--variants ...] [--tag _x] [--no-run]
 
-The committed runs (sensitivity.csv; split by problem over parallel processes with --tag, their CSVs and
-logs then concatenated into sensitivity.csv / sensitivity.log, and the summary redone with --no-run):
+The committed runs (sensitivity.csv; the T = 50 one split by problem over parallel processes with --tag,
+its CSVs and logs then concatenated into sensitivity.csv / sensitivity.log, and the summary redone with
+--no-run; rows of a later run replace those of the same variant, budget, problem, method and seed):
 
     python experiments/uhe/sensitivity.py --seeds 8 --budget 50 --variants default,kappa_1.96,gpy_like
-    python experiments/uhe/sensitivity.py --seeds 6 --budget 30 --variants default,fit_5x300 \
-        --methods uhe_bo,map,portfolio,random   (fit_5x300 of every one; default of all four on deceptive2
-        only, of UHE-BO only on hartmann3 and branin)
+    python experiments/uhe/sensitivity.py --seeds 6 --budget 30 --variants default,fit_5x300
 
 UHE-BO and the methods of the Fig 2 comparison (MAP, A-GP-UCB, W&dF, Portfolio, Random; MCMC is left
 out: one 10-seed HMC program costs 15-45 min here) on Deceptive (n = 2), Hartmann3 and Branin, under

@@ -109,7 +109,7 @@ VARIANTS = {
 SENS_SETTINGS = (
     "default = the settings above (κ = √1.96, standardised y, log-space prior, fit 3 × 40); "
     "Deceptive (n = 2), Hartmann3 and Branin only; UHE-BO, MAP, A-GP-UCB, W&dF, Portfolio and Random (MCMC not "
-    "run; at the fit budget 5 × 300, and its default run beside it, A-GP-UCB and W&dF not run either); each "
+    "run); each "
     "variant applied to every method alike; the seeds' initial designs as above; budgets shorter than the "
     "T = 100 above"
 )
