@@ -333,6 +333,12 @@ def main():
         out["ended_utc"] = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         a.out.write_text(json.dumps(out, indent=1))
 
+    def jbo_run(name, jm, label, sizes, tmax):
+        load = os.getloadavg()
+        res = run_jbo(jm, sizes, tmax, a.budget)
+        sizes = dict({"opt_method": "adam", **sizes}, tmax=tmax)
+        record(dict(code=label, method=name, sizes=sizes, load_before=load, **res))
+
     timeouts = dict(zip(a.methods, a.authors_timeout)) if a.authors_timeout else {}
     finish_by = utc_time(a.finish_by) if a.finish_by else None
     later = []  # full-budget jbo runs of methods whose authors' run was stopped early
@@ -373,28 +379,12 @@ def main():
         else:
             todo = [(label, sz, a.tmax) for label, sz in plan]
         for label, sizes, tmax in todo:
-            load = os.getloadavg()
-            res = run_jbo(jm, sizes, tmax, a.budget)
-            record(
-                dict(
-                    code=label,
-                    method=name,
-                    sizes=dict({"opt_method": "adam", **sizes}, tmax=tmax),
-                    load_before=load,
-                    **res,
-                )
-            )
+            jbo_run(name, jm, label, sizes, tmax)
     for name, jm, label, sizes, tmax in later:
         if finish_by is not None and dt.datetime.now(dt.timezone.utc) > finish_by:
             print("past --finish-by: skipping the full-budget jbo run", name, label, flush=True)
             continue
-        load = os.getloadavg()
-        res = run_jbo(jm, sizes, tmax, a.budget)
-        record(
-            dict(
-                code=label, method=name, sizes=dict({"opt_method": "adam", **sizes}, tmax=tmax), load_before=load, **res
-            )
-        )
+        jbo_run(name, jm, label, sizes, tmax)
 
     ratios = {}
     for name in a.methods:

@@ -255,11 +255,16 @@ def _fig1_claims(pair) -> list[Claim]:
 MORE_SEEDS = ("s10", "s10_kde", "smo", "s10_smo")
 
 
+def _stem(problem: str) -> str:
+    """The result files' stem: fig2 for Fig 2's ackley_4c, fig1 for the rest (as experiments/sbo/fig1.py)."""
+    return "fig2" if problem == "ackley_4c" else "fig1"
+
+
 def _fig1(problem: str) -> pd.DataFrame:
     """Fig 1's (Fig 2's for ackley_4c) runs of a problem; where a re-run exists (fig1_<problem>_<tag>.csv,
     tags MORE_SEEDS), its methods' rows replace the earlier runs'. Seeds share their keys across the runs
     (jax.random.split is prefix-stable), so a pair with a 5-seed method would use seeds 0-4 of both."""
-    stem = "fig2" if problem == "ackley_4c" else "fig1"
+    stem = _stem(problem)
     reruns = [RESULTS / "sbo" / f"{stem}_{problem}_{tag}.csv" for tag in MORE_SEEDS]
     first = pd.read_csv(RESULTS / "sbo" / f"{stem}_{problem}.csv")
     return studies.replace_methods(first, *(pd.read_csv(path) for path in reruns if path.exists()))
@@ -346,9 +351,8 @@ def _paper_budget_claims() -> list[Claim]:
     """The Fig 1 and Fig 2 claims graded again from the paper-budget runs (fig1_<problem>_paper_h100*.csv,
     fig2_ackley_4c_paper_h100*.csv), on the problems and methods they hold."""
     runs = {}
-    for problem in {**SYNTHETIC, **REAL, "ackley_4c": None}:
-        stem = "fig2" if problem == "ackley_4c" else "fig1"
-        paths = sorted((RESULTS / "sbo").glob(f"{stem}_{problem}_{PAPER_BUDGET}*.csv"))
+    for problem in [*SYNTHETIC, *REAL, "ackley_4c"]:
+        paths = sorted((RESULTS / "sbo").glob(f"{_stem(problem)}_{problem}_{PAPER_BUDGET}*.csv"))
         if paths:
             runs[problem] = pd.concat([pd.read_csv(path) for path in paths], ignore_index=True)
 
