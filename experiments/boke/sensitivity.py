@@ -9,6 +9,15 @@ so the same designs) as experiments/boke/synthetic.py, whose GP-UCB and BOKE run
         goldstein_price_rescaled rosenbrock4_rescaled --tag noisy_plus   # Fig 7
     python experiments/boke/sensitivity.py --setting noisy --methods BOKE --problems forrester \
         goldstein_price_rescaled six_hump_camel hartmann3 --tag noisy_boke
+    python experiments/boke/sensitivity.py --setting noisy --methods BOKE+ scott --problems forrester \
+        six_hump_camel hartmann3 --tag noisy_plus_same
+    python experiments/boke/sensitivity.py --setting noisy --methods GP-UCB "GP-UCB (MLE refit)" \
+        --problems forrester six_hump_camel goldstein_price_rescaled hartmann3 --tag noisy_gp
+    python experiments/boke/sensitivity.py --setting noisy --methods BOKE BOKE+ GP-UCB "GP-UCB (MLE refit)" \
+        scott --problems sphere6_modified --tag noisy_sphere
+    python experiments/boke/sensitivity.py --setting noisy --methods BOKE GP-UCB "GP-UCB (MLE refit)" \
+        --problems rosenbrock4_rescaled --tag noisy_rosen
+    python experiments/boke/sensitivity.py --problems rosenbrock4_rescaled sphere6_modified --tag rosen_sphere
     python experiments/boke/sensitivity.py --problems forrester --seeds 4 --tag smoke   # a smoke run
 
 Grids (each one compiled program per method and function, jbo.run_sweep over the settings):
@@ -16,7 +25,7 @@ Grids (each one compiled program per method and function, jbo.run_sweep over the
   (sigma_eps = 0.1 SD_U(g), the spec's choice), 9 settings;
 * BOKE+: the coin's p in {0.25, 0.5, 0.75} at the default c_h and varsigma;
 * the paper's GP-UCB (SE kernel, fixed hyper-parameters): lengthscale in {0.5, 1, 2} x 0.5 sqrt(d/6)
-  and beta in {1, 4}, 6 settings;
+  and beta in {1, 4}, 6 settings, with noise standard deviation sigma_eps in the noisy setting (0 without);
 * GP-UCB with the same model and beta = 4 but hyper-parameters fitted by maximum likelihood at every
   step (GPBO fit="mle": 1 restart x 5 warm-started Adam steps), the usual practice;
 * "scott": BOKE and BOKE+ (p = 0.5) with Scott's rule on the data, c = the mean per-dimension standard
@@ -53,8 +62,10 @@ LENGTHSCALE = (0.5, 1.0, 2.0)  # x 0.5 sqrt(d / 6)
 BETA = (1.0, 4.0)
 
 
-def sweeps(bench, dim: int):
-    """(method, algorithm, params with a leading sweep axis, one dict of labels per setting)."""
+def sweeps(bench, dim: int, noisy: bool):
+    """(method, algorithm, params with a leading sweep axis, one dict of labels per setting). The
+    paper's GP-UCB gets the noise standard deviation sigma_eps in the noisy setting, as in
+    experiments/boke/synthetic.py."""
     n0, sig = bench.num_initial, bench.noise_std
     grid = list(itertools.product(BANDWIDTH, VARSIGMA))
     boke_params = boke.BOKEParams(
@@ -73,7 +84,8 @@ def sweeps(bench, dim: int):
     gp_params = GPBOParams(
         acquisition=acquisitions.UCBParams(beta=jnp.array([b for _, b in gp_grid])),
         hypers=boke.PaperHypersParams(
-            lengthscale=jnp.array([m * ls0 for m, _ in gp_grid]), noise_std=jnp.zeros(len(gp_grid))
+            lengthscale=jnp.array([m * ls0 for m, _ in gp_grid]),
+            noise_std=jnp.full(len(gp_grid), sig if noisy else 0.0),
         ),
     )
     mle = GPBO(
@@ -127,7 +139,7 @@ def main():
     for name in args.problems:
         bench = SUITE[name]
         problem = bench.problem(args.setting == "noisy")
-        for method, alg, params, labels in sweeps(bench, problem.dim):
+        for method, alg, params, labels in sweeps(bench, problem.dim, args.setting == "noisy"):
             if not chosen(method, labels, args.methods):
                 continue
             t0 = time.perf_counter()
