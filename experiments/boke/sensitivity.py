@@ -17,7 +17,8 @@ so the same designs) as experiments/boke/synthetic.py, whose GP-UCB and BOKE run
         scott --problems sphere6_modified --tag noisy_sphere
     python experiments/boke/sensitivity.py --setting noisy --methods BOKE GP-UCB "GP-UCB (MLE refit)" \
         --problems rosenbrock4_rescaled --tag noisy_rosen
-    python experiments/boke/sensitivity.py --problems rosenbrock4_rescaled sphere6_modified --tag rosen_sphere
+    python experiments/boke/sensitivity.py --problems rosenbrock4_rescaled --tag rosen
+    python experiments/boke/sensitivity.py --methods BOKE BOKE+ --problems sphere6_modified --tag sphere
     python experiments/boke/sensitivity.py --problems forrester --seeds 4 --tag smoke   # a smoke run
 
 Grids (each one compiled program per method and function, jbo.run_sweep over the settings):
