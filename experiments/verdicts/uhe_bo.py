@@ -109,9 +109,8 @@ VARIANTS = {
 SENS_SETTINGS = (
     "default = the settings above (κ = √1.96, standardised y, log-space prior, fit 3 × 40); "
     "Deceptive (n = 2), Hartmann3 and Branin only; UHE-BO, MAP, A-GP-UCB, W&dF, Portfolio and Random (MCMC not "
-    "run); each "
-    "variant applied to every method alike; the seeds' initial designs as above; budgets shorter than the "
-    "T = 100 above"
+    "run); each variant applied to every method alike; the seeds' initial designs as above; budgets T = 100 "
+    "(10 seeds, as above), 50 and 30"
 )
 NOT_PROBED = "Sensitivity: not run for this claim (the sensitivity runs cover Deceptive (n = 2), Hartmann3 and Branin"
 LUNAR = (
