@@ -136,11 +136,12 @@ def main():
     args = ap.parse_args()
     fig = "Fig 6" if args.setting == "noise-free" else "Fig 7"
     header(f"BOKE sensitivity ({fig}, {args.setting}): {args.seeds} seeds, {args.problems}, {args.methods}")
+    noisy = args.setting == "noisy"
     rows = []
     for name in args.problems:
         bench = SUITE[name]
-        problem = bench.problem(args.setting == "noisy")
-        for method, alg, params, labels in sweeps(bench, problem.dim, args.setting == "noisy"):
+        problem = bench.problem(noisy)
+        for method, alg, params, labels in sweeps(bench, problem.dim, noisy):
             if not chosen(method, labels, args.methods):
                 continue
             t0 = time.perf_counter()

@@ -4,12 +4,15 @@ the UCB multiplier, the GP model's y scale and prior parameterisation, and the f
     python experiments/uhe/sensitivity.py [--quick] [--seeds 10] [--budget 50] [--problems ...]
         [--methods ...] [--variants ...] [--tag _x] [--no-run]
 
-The committed runs (sensitivity.csv; the T = 50 one split by problem over parallel processes with --tag,
-its CSVs and logs then concatenated into sensitivity.csv / sensitivity.log, and the summary redone with
+The committed runs (sensitivity.csv; the T = 50 ones, and the T = 100 fit_5x300 on deceptive2, run in
+parallel processes by problem with --tag, their CSVs and logs then concatenated into sensitivity.csv / sensitivity.log, and the summary redone with
 --no-run; rows of a later run replace those of the same variant, budget, problem, method and seed):
 
     python experiments/uhe/sensitivity.py --seeds 8 --budget 50 --variants default,kappa_1.96,gpy_like
     python experiments/uhe/sensitivity.py --seeds 6 --budget 30 --variants default,fit_5x300
+    python experiments/uhe/sensitivity.py --seeds 10 --budget 100 --variants default,kappa_1.96
+    python experiments/uhe/sensitivity.py --seeds 10 --budget 100 --variants gpy_like
+    python experiments/uhe/sensitivity.py --seeds 10 --budget 100 --variants fit_5x300
 
 UHE-BO and the methods of the Fig 2 comparison (MAP, A-GP-UCB, W&dF, Portfolio, Random; MCMC is left
 out: one 10-seed HMC program costs 15-45 min here) on Deceptive (n = 2), Hartmann3 and Branin, under
