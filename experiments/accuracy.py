@@ -2,8 +2,8 @@
 
     PYTHONPATH=<checkout> python experiments/accuracy.py --tag <name> [--instances 200]
 
-Measures the jbo on PYTHONPATH (its commit is recorded), so the same script gives the numbers before
-and after a change. References are independent of the code under test:
+Measures the jbo on PYTHONPATH (its commit is recorded), so the same script measures jbo and any
+alternative implementation in another checkout. References are independent of the code under test:
   log-EI    mpmath at 60 digits: log h(z), Phi(z)/h(z), phi(z)/h(z), h = phi + z Phi, on 401 points
             of z in [-1e5, 10] (log-spaced below -1e-3, linear on [0, 10]); the errors of log EI and
             of its two partial derivatives (jax.grad w.r.t. the mean and the standard deviation);
@@ -11,7 +11,7 @@ and after a change. References are independent of the code under test:
             1, 100 grid points, 80 observations, the spec's radius, Matern-5/2 M with random
             lengthscale and scale, g rough or smooth with random offset and scale): the excess of
             jbo's value over the SOCP optimum in units of max g - min g;
-  rules     (only where the checkout has the current rules)
+  rules     (only where the checkout has the quadrature rules)
             tests/test_accuracy.py's references (adaptive quadrature split at kinks and periods,
             closed forms) at its test points, and the stored optima against the reference at the
             stored maximiser.
@@ -133,7 +133,7 @@ def mmd_errors(instances: int):
 
 def rule_errors():
     if not hasattr(C, "OPTIMIZERS"):
-        return "not measured: this checkout predates the current rules"
+        return "not measured: this checkout has no quadrature rules"
     sys.path.insert(0, str(ROOT / "tests"))
     import test_accuracy as T
 

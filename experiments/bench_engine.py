@@ -4,9 +4,9 @@ warm-started Adam steps) against the standard BoTorch loop, over the budget T or
 T axis (the default): jbo at T = 50, 100, 200, 400 and 1000 on hartmann6 (10 LHS initial points),
 8 seeds per T in one compiled program, and BoTorch (SingleTaskGP + fit_gpytorch_mll + optimize_acqf,
 num_restarts=10, raw_samples=512; experiments/botorch_loop.py, in its own process) at T = 50 to 400
-with 1 or 2 seeds. With --before-steps, jbo also runs the settings it had before its long-run defaults
+with 1 or 2 seeds. With --before-steps, jbo also runs the whole-buffer settings
 (PREVIOUS: the whole buffer at every step, bucket=False; a refit every step; every observed point
-screened), in the same run: the before/after comparison.
+screened), in the same run: what the growing state and the long-run defaults buy.
 
     python experiments/bench_engine.py --before-steps 50 100 200 400     # the T axis, ~40 min here
     python experiments/bench_engine.py --steps 50 100 --botorch-steps 50 --tag quick
@@ -41,7 +41,7 @@ RESULTS = Path(__file__).resolve().parent / "results"
 BOTORCH_SEEDS = {50: 2, 100: 2, 200: 1, 400: 1}  # seeds per T for BoTorch (its seconds grow like T^1.5)
 
 
-PREVIOUS = dict(bucket=False, refit_growth=None, screen_data=True)  # the defaults before growing state
+PREVIOUS = dict(bucket=False, refit_growth=None, screen_data=True)  # the whole buffer at every step
 
 
 def time_jbo(problem, steps, seeds, num_initial, fit_restarts, fit_steps, previous=False):

@@ -12,8 +12,8 @@ variants alternating so that all see the same machine:
 * no_rank1: the segments without the refit schedule's rank-1 branch (refit_growth=None);
 * refit_from_128: the refit schedule from t = 128 instead of 64 (refit_all=128): the first 128-row
   segment of T = 400 then has no rank-1 branch;
-* previous: the previous defaults (bucket=False, refit_growth=None, screen_data=True: one
-  whole-buffer program), compiled with XLA's default options, as it was.
+* previous: the whole-buffer settings (bucket=False, refit_growth=None, screen_data=True: one
+  program that pays for the whole capacity at every step), compiled with XLA's default options.
 
     python experiments/compile_ratio.py --steps 400 --repeats 5
     python experiments/compile_ratio.py --steps 400 --repeats 3 --variants current current_xla_default previous

@@ -40,9 +40,9 @@ SMALL = dict(num_initial=3, fit_steps=3, num_raw=16, num_starts=2, opt_steps=2)
 
 # the degenerate problems (box, output scale, offset, noise as array values): jbo.problems.degenerate
 CASES = degenerate.CASES
-# invariances: these see exactly the base problem up to an affine map of x or of y (before the fix in
-# jbo.optimize.local_search, y x 1e-8 moved the decisions of every acquisition valued in units of y:
-# Adam's absolute eps = 1e-8 shrank steps once |grad| ~ 1e-8; see test_adam_local_search_is_scale_free)
+# invariances: these see exactly the base problem up to an affine map of x or of y (with optax's absolute
+# Adam eps = 1e-8 in jbo.optimize.local_search, y x 1e-8 would move the decisions of every acquisition
+# valued in units of y, as steps shrink once |grad| ~ 1e-8; see test_adam_local_search_is_scale_free)
 INVARIANT = ("x_tiny", "x_huge", "y_tiny", "y_huge", "y_offset")
 
 

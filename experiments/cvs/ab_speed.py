@@ -1,4 +1,4 @@
-"""A/B of one method's run time between the working tree's jbo.algorithms.cvs and an earlier commit's,
+"""A/B of one method's run time between the working tree's jbo.algorithms.cvs and another commit's,
 in one process, alternating (new, old, new, old, ...) so both see the same machine state.
 
   python experiments/cvs/ab_speed.py --base 310a81d --objective hartmann12 --method ts_psq --seeds 5
@@ -46,7 +46,7 @@ def load_base(commit: str):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--base", required=True, help="the earlier commit")
+    ap.add_argument("--base", required=True, help="the commit to compare with")
     ap.add_argument("--objective", default="hartmann12")
     ap.add_argument("--method", default="ts_psq")
     ap.add_argument("--seeds", type=int, default=5)

@@ -1,7 +1,7 @@
 """Benchmark: one Monte-Carlo expected value F(i, x) of the plant and airfoil simulators at 1500 rows
-(the environment's sample size), computed as a vmap of the per-point formulas the package used before
-(written out below as the baseline) against one jbo.kernels cross-covariance matrix (``Objective.values``,
-the form the environment uses now), and as a vmap of today's ``fn`` (XLA turns it into the same matrix). Compiled functions, compile time apart,
+(the environment's sample size), computed as a vmap of per-point formulas (written out below as the
+baseline) against one jbo.kernels cross-covariance matrix (``Objective.values``, the form the environment
+uses), and as a vmap of the objective's ``fn`` (XLA turns it into the same matrix). Compiled functions, compile time apart,
 median of repeated calls. Writes experiments/results/cvs/simulator_speed.json.
 
   python experiments/cvs/simulator_speed.py [--rows 1500] [--repeats 50]

@@ -1,6 +1,6 @@
-"""What the Adam eps fix (jbo.optimize.local_search: eps 1e-8 -> 0) changes at an ordinary scale:
-GP-UCB / EI / TS / mean and BOKE on Branin (4 seeds x 12 steps, small inner optimiser), run once with
-the current code and once with optax's default eps = 1e-8 patched back in (a separate process each, so
+"""What Adam's eps in jbo.optimize.local_search (jbo's 0 against optax's default 1e-8) changes at an
+ordinary scale: GP-UCB / EI / TS / mean and BOKE on Branin (4 seeds x 12 steps, small inner optimiser),
+run once with jbo as it is and once with optax's default eps = 1e-8 patched in (a separate process each, so
 no compiled program is shared). Writes the largest action change per step and the final regrets.
 
     python experiments/scale/adam_eps_branin.py  ->  experiments/results/scale/adam_eps_branin.json
@@ -27,7 +27,7 @@ def one(path: str, old: bool):
 
     import jbo
 
-    if old:  # optax's default eps = 1e-8, as before the fix
+    if old:  # optax's default eps = 1e-8 instead of jbo's 0
         proxy = types.SimpleNamespace(**{k: getattr(optax, k) for k in dir(optax) if not k.startswith("__")})
         proxy.adam = lambda lr, eps=1e-8: optax.adam(lr)
         jbo.optimize.optax = proxy
