@@ -19,6 +19,8 @@ so the same designs) as experiments/boke/synthetic.py, whose GP-UCB and BOKE run
         --problems rosenbrock4_rescaled --tag noisy_rosen
     python experiments/boke/sensitivity.py --problems rosenbrock4_rescaled --tag rosen
     python experiments/boke/sensitivity.py --methods BOKE BOKE+ --problems sphere6_modified --tag sphere
+    python experiments/boke/sensitivity.py --problems sprinkler --methods BOKE BOKE+ GP-UCB "GP-UCB (MLE refit)" \
+        scott --tag sprinkler   # Fig 8
     python experiments/boke/sensitivity.py --problems forrester --seeds 4 --tag smoke   # a smoke run
 
 Grids (each one compiled program per method and function, jbo.run_sweep over the settings):
@@ -32,6 +34,11 @@ Grids (each one compiled program per method and function, jbo.run_sweep over the
 * "scott": BOKE and BOKE+ (p = 0.5) with Scott's rule on the data, c = the mean per-dimension standard
   deviation of the points so far (bandwidth_rule="scott_data") instead of the spec's 1/sqrt(12), at
   varsigma in {0.25, 1, 4} x sigma_eps.
+
+Fig 8's sprinkler (noise-free, n0 = 40, T = 200 as experiments/boke/sprinkler.py, whose runs are the
+reference) takes the same grids with sigma_eps = 0.1 SD_U(g), SD_U(g) estimated on 2^16 uniform inputs:
+Fig 8 itself sets varsigma = 0.1 std(y over the design) per seed, of which this is the expectation's
+analogue, so the default grid point is close to, not equal to, Fig 8's BOKE.
 
 Writes experiments/results/boke/sensitivity[_<tag>].csv (one row per setting, function, method,
 setting and seed: the final simple regret); experiments/verdicts/boke.py reads every such file.
@@ -53,7 +60,7 @@ import jbo
 from jbo import acquisitions, gp
 from jbo.algorithms import boke
 from jbo.algorithms.gp_bo import GPBO, GPBOParams
-from jbo.problems.boke import SUITE
+from jbo.problems.boke import SUITE, Benchmark
 
 DEFAULT_PROBLEMS = ("forrester", "goldstein_price_rescaled", "six_hump_camel", "hartmann3")
 BANDWIDTH = (0.5, 1.0, 2.0)  # x 1/sqrt(12)
@@ -61,6 +68,26 @@ VARSIGMA = (0.25, 1.0, 4.0)  # x sigma_eps
 COIN = (0.25, 0.5, 0.75)
 LENGTHSCALE = (0.5, 1.0, 2.0)  # x 0.5 sqrt(d / 6)
 BETA = (1.0, 4.0)
+SPRINKLER = "sprinkler"
+
+
+def sprinkler_bench() -> Benchmark:
+    """Fig 8's sprinkler as a Benchmark: the design and budget of experiments/boke/sprinkler.py, and
+    SD_U(g) from 2^16 uniform inputs (the unit of the varsigma grid)."""
+    problem = jbo.problems.get(SPRINKLER)
+    u = jax.random.uniform(jax.random.key(0), (2**16, problem.dim))
+    sd_u = float(jnp.std(jax.jit(jax.vmap(problem.objective_unit))(u)))
+    return Benchmark("Fig 8", lambda: problem, sd_u, 40, 200)
+
+
+def benchmark(name: str, noisy: bool) -> Benchmark:
+    if name != SPRINKLER:
+        return SUITE[name]
+    if noisy:
+        raise ValueError("sensitivity: the sprinkler (Fig 8) is noise-free; drop --setting noisy")
+    bench = sprinkler_bench()
+    print(f"sprinkler: SD_U(g) = {bench.sd_u:.6g} (2^16 uniform inputs), sigma_eps = {bench.noise_std:.6g}")
+    return bench
 
 
 def sweeps(bench, dim: int, noisy: bool):
@@ -134,12 +161,12 @@ def main():
     )
     ap.add_argument("--tag", default="", help="output suffix: sensitivity_<tag>.csv")
     args = ap.parse_args()
-    fig = "Fig 6" if args.setting == "noise-free" else "Fig 7"
+    fig = "Fig 7" if args.setting == "noisy" else "Figs 6, 8" if SPRINKLER in args.problems else "Fig 6"
     header(f"BOKE sensitivity ({fig}, {args.setting}): {args.seeds} seeds, {args.problems}, {args.methods}")
     noisy = args.setting == "noisy"
     rows = []
     for name in args.problems:
-        bench = SUITE[name]
+        bench = benchmark(name, noisy)
         problem = bench.problem(noisy)
         for method, alg, params, labels in sweeps(bench, problem.dim, noisy):
             if not chosen(method, labels, args.methods):
