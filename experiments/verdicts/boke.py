@@ -387,8 +387,9 @@ def sensitivity() -> pd.DataFrame | None:
 
     def add(setting, fn, question, a_label, a, b_label, b):
         c = Pair("", *paired(a, b), NOT_WORSE if question == COMPETITIVE else BETTER).compare()
-        row = {"setting": setting, "function": SENSITIVITY_FUNCS[fn], "question": question, "A": a_label, "B": b_label}
-        rows.append(row)
+        rows.append(
+            {"setting": setting, "function": SENSITIVITY_FUNCS[fn], "question": question, "A": a_label, "B": b_label}
+        )
         rows[-1].update(c._asdict())
 
     keys = ["method", "c_h", "varsigma", "p", "lengthscale", "beta", "rule"]
