@@ -15,8 +15,9 @@ parallel processes by problem with --tag, their CSVs and logs then concatenated 
     python experiments/uhe/sensitivity.py --seeds 10 --budget 100 --variants fit_5x300
 
 UHE-BO and the methods of the Fig 2 comparison (MAP, A-GP-UCB, W&dF, Portfolio, Random; MCMC is left
-out: one 10-seed HMC program costs 15-45 min here) on Deceptive (n = 2), Hartmann3 and Branin, under
-four variants, each applied to every method alike:
+out: one 10-seed HMC program costs 15-45 min here) on Deceptive (n = 2), Hartmann3 and Branin, the
+ablations of Fig 4 (RA-BO, Random+EXP3) on Deceptive and Hartmann3, and UHE-BO, RA-BO and MAP on E0's
+GP sample paths (gp_d1, gp_d2), under four variants, each applied to every method alike:
 
     default      the runs of Fig 2 / Fig 5: ucb = mu + sqrt(1.96) sigma (multiplier 1.4, D3), y
                  standardised with D_{t-1} (D9), Gamma(1e-3, 10) priors with the log-Jacobian of
@@ -65,7 +66,7 @@ from jbo.algorithms import uhe
 from jbo.studies import machine_info
 
 PROBLEMS = ("deceptive2", "hartmann3", "branin")
-METHODS = ("uhe_bo", "map", "a_gp_ucb", "wdf", "portfolio", "random")
+METHODS = ("uhe_bo", "map", "a_gp_ucb", "wdf", "portfolio", "random", "ra_bo", "random_exp3")
 VARIANTS = ("default", "kappa_1.96", "gpy_like", "fit_5x300")
 BETA = {"default": 1.96, "kappa_1.96": 1.96**2}  # ucb = mu + sqrt(beta) sigma
 BIG = 1e5  # gpy_like: upper bound of the signal and noise variance (raw y)
@@ -119,7 +120,8 @@ def algorithm(method: str, variant: str, dim: int, quick: bool):
 
 
 def final_rows(variant, problem, method, tr, n0) -> list[dict]:
-    """One row per seed: the budget T, the final simple regret and the last step's fitted hyper-parameters."""
+    """One row per seed: the budget T, the final simple regret and the last step's fitted hyper-parameters
+    (the lengthscales' geometric mean and each dimension's)."""
     sr = np.asarray(tr.metrics["simple_regret"])
     budget = sr.shape[-1] - n0
     sr = sr[:, -1]
@@ -128,7 +130,9 @@ def final_rows(variant, problem, method, tr, n0) -> list[dict]:
     for s in range(sr.shape[0]):
         row = dict(variant=variant, budget=budget, problem=problem, method=method, seed=s, simple_regret=sr[s])
         if "lengthscale" in info:
-            row["lengthscale_gm"] = float(np.exp(np.mean(np.log(info["lengthscale"][s]))))
+            ls = np.atleast_1d(info["lengthscale"][s])
+            row["lengthscale_gm"] = float(np.exp(np.mean(np.log(ls))))
+            row.update({f"lengthscale_{j}": float(v) for j, v in enumerate(ls)})
             row["outputscale"] = float(info["outputscale"][s])
             row["noise"] = float(info["noise"][s])
         rows.append(row)
@@ -250,8 +254,10 @@ def main(argv=None):
             t0 = time.perf_counter()
             for p in a.problems.split(","):
                 for m in a.methods.split(","):
-                    rows = run(m, p, variants, seeds, budget, a.quick, log)
-                    pd.DataFrame(rows).to_csv(csv, mode="a", header=not csv.exists(), index=False)
+                    rows = pd.DataFrame(run(m, p, variants, seeds, budget, a.quick, log))
+                    if csv.exists():  # problems differ in dimension, so align the lengthscale columns
+                        rows = pd.concat([pd.read_csv(csv), rows], ignore_index=True)
+                    rows.to_csv(csv, index=False)
             print(f"# wall {time.perf_counter() - t0:.0f} s", file=log, flush=True)
     df = pd.read_csv(csv).drop_duplicates(["variant", "budget", "problem", "method", "seed"], keep="last")
     text = (
