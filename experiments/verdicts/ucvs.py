@@ -229,9 +229,31 @@ def claims() -> list[Claim]:
             "Expectation: early in the budget (cost 30, inside uCVS's exploration) UCB-PSQ may lead uCVS",
             [pair(at30, "simple_regret", cell, "UCB-PSQ", "uCVS", BETTER, " at cost 30") for cell in cells()],
             CURVES,
-            f"the spec's reproduction expectation; simple regret at cost 30 from the curves. {settings}",
+            f"the spec's reproduction expectation; simple regret at cost 30 from the curves. {settings}. "
+            + _authors_early(30.0),
         ),
     ]
+
+
+def _authors_early(cost: float) -> str:
+    """UCB-PSQ against uCVS at one cost on the curves of the runs at the authors' acquisition sizes
+    (fig1_authors_*_curves.csv), per cell where both ran, graded by the one rule on their common seeds."""
+    big = pd.concat([pd.read_csv(f) for f in sorted(CVS.glob(AUTHORS.replace("runs", "curves")))], ignore_index=True)
+    big = big[np.isclose(big.cost, cost)]
+    parts, held = [], 0
+    for (o, c, v), g in big.groupby(["objective", "cost_set", "variance"]):
+        if not {"uCVS", "UCB-PSQ"} <= set(g.method):
+            continue
+        ucb, ucvs = (per_seed(g, "simple_regret", o, c, v, m) for m in ("UCB-PSQ", "uCVS"))
+        cmp = verdict.compare(*paired(ucb, ucvs))
+        held += bool(verdict.holds(cmp, BETTER))
+        parts.append(f"{OBJECTIVES[o]} {c} v = {v:g}: {describe(cmp._asdict())}")
+    return (
+        f"Sensitivity to the acquisition sizes (fig1_authors_*_curves.csv; the authors' sizes with uCVS's refit, "
+        f"as in claim 1): UCB-PSQ better than uCVS at cost {cost:g} in {held} of {len(parts)} cells ("
+        + "; ".join(parts)
+        + ")"
+    )
 
 
 def _authors_note(runs: pd.DataFrame) -> str:
