@@ -4,15 +4,20 @@ the UCB multiplier, the GP model's y scale and prior parameterisation, and the f
     python experiments/uhe/sensitivity.py [--quick] [--seeds 10] [--budget 50] [--problems ...]
         [--methods ...] [--variants ...] [--tag _x] [--no-run]
 
-The committed runs (sensitivity.csv; the T = 50 ones, and the T = 100 fit_5x300 on deceptive2, run in
-parallel processes by problem with --tag, their CSVs and logs then concatenated into sensitivity.csv / sensitivity.log, and the summary redone with
---no-run; rows of a later run replace those of the same variant, budget, problem, method and seed):
+The committed runs (sensitivity.csv; the T = 50 ones, the T = 100 fit_5x300 on deceptive2, the
+ablations and E0 ran in parallel processes by problem with --tag, their CSVs and logs then concatenated
+into sensitivity.csv / sensitivity.log and the summary redone with --no-run; rows of a later run replace
+those of the same variant, budget, problem, method and seed):
 
     python experiments/uhe/sensitivity.py --seeds 8 --budget 50 --variants default,kappa_1.96,gpy_like
     python experiments/uhe/sensitivity.py --seeds 6 --budget 30 --variants default,fit_5x300
     python experiments/uhe/sensitivity.py --seeds 10 --budget 100 --variants default,kappa_1.96
     python experiments/uhe/sensitivity.py --seeds 10 --budget 100 --variants gpy_like
     python experiments/uhe/sensitivity.py --seeds 10 --budget 100 --variants fit_5x300
+    python experiments/uhe/sensitivity.py --seeds 10 --budget 100 --problems P --methods ra_bo,random_exp3
+        --tag _ablation_P                          (P = deceptive2, hartmann3: Fig 4's ablations)
+    python experiments/uhe/sensitivity.py --seeds 10 --budget 100 --problems P --methods uhe_bo,map,ra_bo
+        --variants default,kappa_1.96,gpy_like --tag _e0_P          (P = gp_d1, gp_d2: E0)
 
 UHE-BO and the methods of the Fig 2 comparison (MAP, A-GP-UCB, W&dF, Portfolio, Random; MCMC is left
 out: one 10-seed HMC program costs 15-45 min here) on Deceptive (n = 2), Hartmann3 and Branin, the
@@ -66,7 +71,8 @@ from jbo.algorithms import uhe
 from jbo.studies import machine_info
 
 PROBLEMS = ("deceptive2", "hartmann3", "branin")
-METHODS = ("uhe_bo", "map", "a_gp_ucb", "wdf", "portfolio", "random", "ra_bo", "random_exp3")
+FIG2_METHODS = ("uhe_bo", "map", "a_gp_ucb", "wdf", "portfolio", "random")  # the default --methods
+METHODS = (*FIG2_METHODS, "ra_bo", "random_exp3")  # with Fig 4's ablations (given by --methods)
 VARIANTS = ("default", "kappa_1.96", "gpy_like", "fit_5x300")
 BETA = {"default": 1.96, "kappa_1.96": 1.96**2}  # ucb = mu + sqrt(beta) sigma
 BIG = 1e5  # gpy_like: upper bound of the signal and noise variance (raw y)
@@ -227,7 +233,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--problems", default=",".join(PROBLEMS))
-    ap.add_argument("--methods", default=",".join(METHODS))
+    ap.add_argument("--methods", default=",".join(FIG2_METHODS))
     ap.add_argument("--variants", default=",".join(VARIANTS))
     ap.add_argument("--seeds", type=int, default=None)
     ap.add_argument("--budget", type=int, default=None, help="BO evaluations after D0 (even)")
