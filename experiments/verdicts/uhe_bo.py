@@ -108,8 +108,9 @@ VARIANTS = {
 }
 SENS_SETTINGS = (
     "default = the settings above (κ = √1.96, standardised y, log-space prior, fit 3 × 40); "
-    "Deceptive (n = 2), Hartmann3 and Branin only; UHE-BO, MAP, A-GP-UCB, W&dF, Portfolio and Random, and the "
-    "ablations RA-BO and Random+EXP3 on Deceptive (n = 2) and Hartmann3 at T = 100 (MCMC not run: one 10-seed HMC "
+    "UHE-BO, MAP, A-GP-UCB, W&dF, Portfolio and Random on Deceptive (n = 2), Hartmann3 and Branin; the "
+    "ablations RA-BO and Random+EXP3 on Deceptive (n = 2) and Hartmann3 at T = 100; UHE-BO, RA-BO and MAP on E0's "
+    "GP sample paths (d = 1, 2) at T = 100, all variants but the fit 5 × 300 (MCMC not run: one 10-seed HMC "
     "program costs 15–45 min here; adding it could only add comparisons, so a claim that holds in full at no "
     "variant without it would hold at none with it); each variant applied to every method alike; the seeds' "
     "initial designs as above; budgets T = 100 (10 seeds, as above), 50 and 30"
