@@ -314,11 +314,11 @@ def _budget_sensitivity(spr: pd.DataFrame, axis, budget_s: float) -> str:
             held.append(_label(*k))
     counts = ", ".join(f"{o} {outcomes.count(o)}" for o in dict.fromkeys(sorted(outcomes)))
     return (
-        f"Sensitivity (noise-free, Sprinkler; {sens.seed.nunique()} seeds; experiments/results/boke/sensitivity_sprinkler.csv): "
-        "every "
-        f"BOKE / BOKE+ setting of the sensitivity runs (c_h, ς, p, Scott's rule on the data) after its "
-        f"whole run against the spec's GP-UCB at {budget_s:.3g} s of CPU per seed, each setting's CPU time "
-        f"taken as the spec's (these settings change no array size): better in {len(held)} of "
+        f"Sensitivity (noise-free, Sprinkler; {sens.seed.nunique()} seeds; "
+        "experiments/results/boke/sensitivity_sprinkler.csv): every BOKE / BOKE+ setting of the sensitivity "
+        "runs (c_h, ς, p, Scott's rule on the data) after its whole run against the spec's GP-UCB at "
+        f"{budget_s:.3g} s of CPU per seed, each setting's CPU time taken as the spec's (these settings change "
+        f"no array size): better in {len(held)} of "
         f"{len(outcomes)} ({', '.join(held) or 'none'}; outcomes: {counts})"
     )
 
