@@ -26,6 +26,7 @@ FUNCS = {
 }
 SPHERE = "F: sphere6_modified"
 SPRINKLER_RUN = "Fig 8: sprinkler"  # the sensitivity runs' name for Fig 8
+SETTING_KEYS = ["method", "c_h", "varsigma", "p", "lengthscale", "beta", "rule"]  # one sensitivity setting (_label)
 SENSITIVITY_FUNCS = {**FUNCS, SPRINKLER_RUN: "Sprinkler"}
 SPRINKLER_N0 = 40
 PLUS_FUNCS = ("B: goldstein_price_rescaled", "E: rosenbrock4_rescaled", SPHERE)  # "BOKE+ beats BOKE"
@@ -299,15 +300,13 @@ def _budget_sensitivity(spr: pd.DataFrame, axis, budget_s: float) -> str:
     ς, c_h, p and the bandwidth rule change no array size, so a setting's CPU time is taken as the
     spec's (BOKE and BOKE+ spend within 2% of each other)."""
     sens = _sensitivity_runs()
-    if sens is None:
-        return "No sprinkler sensitivity runs in the results"
-    sens = sens[(sens.problem == SPRINKLER_RUN) & sens.method.isin(["BOKE", "BOKE+"])]
-    if sens.empty:
+    if sens is not None:
+        sens = sens[(sens.problem == SPRINKLER_RUN) & sens.method.isin(["BOKE", "BOKE+"])]
+    if sens is None or sens.empty:
         return "No sprinkler sensitivity runs in the results"
     gp = _sprinkler_final(spr, "GP-UCB", budget_s, axis)
-    keys = ["method", "c_h", "varsigma", "p", "lengthscale", "beta", "rule"]
     outcomes, held = [], []
-    for k, g in sens.groupby(keys, dropna=False):
+    for k, g in sens.groupby(SETTING_KEYS, dropna=False):
         c = Pair("", *paired(g.set_index("seed")["final"].sort_index(), gp), BETTER).compare()
         outcomes.append(c.outcome)
         if c.outcome in BETTER:
@@ -318,8 +317,7 @@ def _budget_sensitivity(spr: pd.DataFrame, axis, budget_s: float) -> str:
         "experiments/results/boke/sensitivity_sprinkler.csv): every BOKE / BOKE+ setting of the sensitivity "
         "runs (c_h, ς, p, Scott's rule on the data) after its whole run against the spec's GP-UCB at "
         f"{budget_s:.3g} s of CPU per seed, each setting's CPU time taken as the spec's (these settings change "
-        f"no array size): better in {len(held)} of "
-        f"{len(outcomes)} ({', '.join(held) or 'none'}; outcomes: {counts})"
+        f"no array size): better in {len(held)} of {len(outcomes)} ({', '.join(held) or 'none'}; outcomes: {counts})"
     )
 
 
@@ -418,15 +416,14 @@ def sensitivity() -> pd.DataFrame | None:
 
     def add(setting, fn, question, a_label, a, b_label, b):
         c = Pair("", *paired(a, b), NOT_WORSE if question == COMPETITIVE else BETTER).compare()
-        rows.append(
-            {"setting": setting, "function": SENSITIVITY_FUNCS[fn], "question": question, "A": a_label, "B": b_label}
-        )
-        rows[-1].update(c._asdict())
+        where = {"setting": setting, "function": SENSITIVITY_FUNCS[fn], "question": question}
+        rows.append({**where, "A": a_label, "B": b_label, **c._asdict()})
 
-    keys = ["method", "c_h", "varsigma", "p", "lengthscale", "beta", "rule"]
     for (setting, fn), here in sens.groupby(["setting", "problem"], sort=False):
         spec = {m: final_per_seed(reference, "simple_regret", setting=setting, problem=fn, method=m) for m in METHODS}
-        runs = {_label(*k): g.set_index("seed")["final"].sort_index() for k, g in here.groupby(keys, dropna=False)}
+        runs = {
+            _label(*k): g.set_index("seed")["final"].sort_index() for k, g in here.groupby(SETTING_KEYS, dropna=False)
+        }
         for label, vals in runs.items():
             if label.startswith("BOKE"):
                 add(setting, fn, COMPETITIVE, label, vals, "GP-UCB (spec)", spec["GP-UCB"])

@@ -75,10 +75,6 @@ SETTINGS = (
     "10 seeds per cell for uCVS, UCB-PSQ, TS-PSQ and ETC-50 (the grid's five and seeds 5–9 of the same "
     "programs; with fewer than six seeds the sign test cannot fall below p = 0.05)"
 )
-# uCVS (with the spec's per-step refit), UCB-PSQ, TS-PSQ and ETC-50 at the authors' acquisition sizes (256
-# Monte-Carlo rows, 512 candidates, top-4 L-BFGS starts x 30 steps) on the 12-D objectives: every
-# fig1_authors_*_runs.csv (uCVS one or two seeds a program, a baseline up to ten; any cell of the grid)
-AUTHORS = "fig1_authors_*_runs.csv"
 NAIVE = ("UCB-naive", "TS-naive", "EI-naive")  # the additions (bocvs.md 3.4) with estimated cost LCBs
 
 
@@ -235,10 +231,18 @@ def claims() -> list[Claim]:
     ]
 
 
+def _authors(kind: str) -> pd.DataFrame:
+    """Every fig1_authors_*_<kind>.csv (kind: "runs" or "curves"): uCVS (with the spec's per-step refit),
+    UCB-PSQ, TS-PSQ and ETC-50 at the authors' acquisition sizes (256 Monte-Carlo rows, 512 candidates,
+    top-4 L-BFGS starts x 30 steps) on the 12-D objectives; uCVS one or two seeds a program, a baseline up
+    to ten; any cell of the grid."""
+    return pd.concat([pd.read_csv(f) for f in sorted(CVS.glob(f"fig1_authors_*_{kind}.csv"))], ignore_index=True)
+
+
 def _authors_early(cost: float) -> str:
     """UCB-PSQ against uCVS at one cost on the curves of the runs at the authors' acquisition sizes
     (fig1_authors_*_curves.csv), per cell where both ran, graded by the one rule on their common seeds."""
-    big = pd.concat([pd.read_csv(f) for f in sorted(CVS.glob(AUTHORS.replace("runs", "curves")))], ignore_index=True)
+    big = _authors("curves")
     big = big[np.isclose(big.cost, cost)]
     parts, held = [], 0
     for (o, c, v), g in big.groupby(["objective", "cost_set", "variance"]):
@@ -260,7 +264,7 @@ def _authors_note(runs: pd.DataFrame) -> str:
     """The sensitivity of the final-regret claims to the grid's reduced acquisitions: per cell run at the
     authors' sizes, uCVS with the per-step refit against the Fig 1 baselines at the same sizes and against
     the grid's uCVS, on their common seeds (the one rule's comparison, not counted in the verdict)."""
-    big = pd.concat([pd.read_csv(f) for f in sorted(CVS.glob(AUTHORS))], ignore_index=True)
+    big = _authors("runs")
     keys = big[["objective", "cost_set", "variance", "method"]].itertuples(index=False)
     ran = {(o, c, float(v), m) for o, c, v, m in keys}  # a cell is graded once uCVS ran in it
     notes = []
