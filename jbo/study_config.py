@@ -175,7 +175,7 @@ def _entries(v, kind, keys, where):
     return out
 
 
-def _leaf_fields(params) -> dict:
+def settable_fields(params) -> dict:
     """{field name: default value} of the Params leaves (NamedTuple fields that are not NamedTuples)
     whose name occurs once, i.e. what jbo.engine.replace_params can set by name."""
     found: dict = {}
@@ -228,7 +228,7 @@ def _param_axes(params_cfg, default_params, algo_name, where):
         _fail(where, f"must be a table of Params field -> value or list of values, got {params_cfg!r}")
     if not params_cfg:
         return {}
-    leaves = _leaf_fields(default_params) if default_params is not None else {}
+    leaves = settable_fields(default_params) if default_params is not None else {}
     axes = {}
     for f, v in params_cfg.items():
         if f not in leaves:
@@ -323,7 +323,7 @@ def parse(config) -> Study:
         settings = []
         for combo in itertools.product(*axes.values()):
             values = dict(zip(axes, combo))
-            leaves = _leaf_fields(defaults) if values else {}
+            leaves = settable_fields(defaults) if values else {}
             converted = {f: _convert(v, leaves[f], f"{where}.params.{f}") for f, v in values.items()}
             obj = replace_params(defaults, **converted) if values else None
             grid = {f: v for f, v in values.items() if len(axes[f]) > 1}
