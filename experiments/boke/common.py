@@ -1,7 +1,8 @@
 """Shared set-up of the BOKE experiments: methods with the spec's defaults, params, output folder.
 
-Every script here runs with `python experiments/boke/<script>.py [--quick]` from the repository root
-and writes PNG + CSV into experiments/results/boke/ (quick runs write *_quick files).
+Every script here runs with `python experiments/boke/<script>.py [--quick] [--update]` from the repository
+root and writes PNG + CSV into the scratch mirror of experiments/results/boke/, or with --update into
+experiments/results/boke/ itself (experiments/outdir.py; quick runs write *_quick files).
 """
 
 from __future__ import annotations
@@ -13,7 +14,10 @@ import jbo
 from jbo.algorithms import boke
 from jbo.studies import machine_info
 
-OUT = Path(__file__).resolve().parents[1] / "results" / "boke"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from outdir import add_update_flag, committed_dir, output_dir  # noqa: E402, F401 (for the scripts)
+
+OUT = output_dir("boke")
 METHODS = ("BOKE", "BOKE+", "KR-UCB", "GP-UCB")
 # Ours, not the paper's: with alpha = 0.5 and n0 = 5d, KR-UCB cannot widen before t = n0^2 (> T for
 # d >= 3), so it only re-samples the design. This variant (alpha = 0.8) widens after t = n0^1.25.
@@ -47,7 +51,6 @@ def params_for(method: str, varsigma: float, noise_std: float):
 
 
 def out_path(name: str, quick: bool, ext: str) -> Path:
-    OUT.mkdir(parents=True, exist_ok=True)
     return OUT / f"{name}{'_quick' if quick else ''}.{ext}"
 
 

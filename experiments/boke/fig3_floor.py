@@ -14,12 +14,17 @@ Closed-form posterior variance (NumPy, float64) of n evenly spaced points on [0,
 
 from __future__ import annotations
 
+import argparse
+import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-OUT = Path(__file__).resolve().parents[1] / "results" / "boke" / "fig3_floor.csv"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from outdir import add_update_flag, output_dir  # noqa: E402
+
+OUT = output_dir("boke") / "fig3_floor.csv"
 LENGTHSCALE = 0.5 * np.sqrt(1 / 6)  # the paper's fixed lengthscale at d = 1
 NOISE = 1e-6  # the GP model's noise-variance floor (noise-free runs)
 
@@ -32,6 +37,8 @@ def posterior_variance(x: np.ndarray, grid: np.ndarray) -> np.ndarray:
 
 
 def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_update_flag(ap).parse_args()
     grid = np.linspace(0, 1, 4001)
     rows = []
     for n in (5, 8, 10, 12, 15, 20, 25, 30, 40, 60, 100, 200):

@@ -31,7 +31,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from common import header, out_path  # noqa: E402
+from common import add_update_flag, header, out_path  # noqa: E402
 
 import jbo  # noqa: E402
 from jbo import designs  # noqa: E402
@@ -60,6 +60,7 @@ def main():
     ap.add_argument("--seeds", type=int, default=100)
     ap.add_argument("--dims", type=int, nargs="+", default=[1, 2, 4, 8])
     ap.add_argument("--tag", default="", help="output suffix: fig3_fill_distance_<tag>.*")
+    add_update_flag(ap)
     args = ap.parse_args()
     seeds, T = (3, 20) if args.quick else (args.seeds, 200)
     name_out = "fig3_fill_distance" + (f"_{args.tag}" if args.tag else "")

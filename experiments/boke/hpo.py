@@ -33,7 +33,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from common import KRUCB_08, OUT, header, methods, out_path, params_for  # noqa: E402
+from common import KRUCB_08, OUT, add_update_flag, header, methods, out_path, params_for  # noqa: E402
 
 import jbo  # noqa: E402
 from jbo.problems import hpo  # noqa: E402
@@ -104,6 +104,7 @@ def main():
     ap.add_argument("--budget", type=int, default=100)
     ap.add_argument("--n0-per-dim", type=int, default=5, help="n0 = this x d (default 5, the spec); 0: n0 = d + 1")
     ap.add_argument("--tasks", nargs="+", default=["rf:friedman1", "rf:diabetes", "xgb:friedman1", "xgb:diabetes"])
+    add_update_flag(ap)
     args = ap.parse_args()
     seeds = 1 if args.quick else args.seeds
     header(f"BOKE Fig 9 (substitute datasets): seeds 0-{seeds - 1}, T = {args.budget}")

@@ -22,7 +22,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-from common import header, out_path  # noqa: E402
+from common import add_update_flag, header, out_path  # noqa: E402
 from scipy import stats  # noqa: E402
 
 import jbo  # noqa: E402
@@ -152,7 +152,7 @@ def fig5(key, steps):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="(same figures; they are cheap)")
-    ap.parse_args()
+    add_update_flag(ap).parse_args()
     header("BOKE Figs 1, 2, 4, 5")
     key = jax.random.key(0)
     k1, k2, k4, k5 = jax.random.split(key, 4)

@@ -5,21 +5,22 @@ committed BOKE results, the GP-UCB runs on Goldstein-Price and six-hump camel (T
 noise-free and noisy) were computed with the one whole-buffer program. This re-runs them both ways
 (`bucket=False`, the program they came from, and the default segments) with the compile options they
 were computed with (XLA's own, `CPU_COMPILER_OPTIONS = {}`) and compares every seed's regret curve
-with the committed file (experiments/results/boke/fig6_fig7_synthetic.csv.gz), and the two re-runs with
-each other (the change itself).
+with the committed file (experiments/results/boke/fig6_fig7_synthetic.csv.gz, read there in either
+mode), and the two re-runs with each other (the change itself).
 
-    python experiments/boke/schedule_check.py
+    python experiments/boke/schedule_check.py [--update]
 
-Writes experiments/results/boke/schedule_check.json.
+Writes schedule_check.json (experiments/results/boke/ with --update).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 
 import numpy as np
 import pandas as pd
-from common import OUT, header, params_for
+from common import OUT, add_update_flag, committed_dir, header, params_for
 
 from jbo import parallel, studies
 from jbo.algorithms import boke
@@ -34,9 +35,11 @@ def max_rel_final(new, ref) -> float:
 
 
 def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_update_flag(ap).parse_args()
     header("BOKE Figs 6/7, GP-UCB at T = 100: whole buffer vs default segments, against the committed file")
     parallel.CPU_COMPILER_OPTIONS = {}  # the options the committed file was computed with
-    committed = pd.read_csv(OUT / "fig6_fig7_synthetic.csv.gz")
+    committed = pd.read_csv(committed_dir("boke") / "fig6_fig7_synthetic.csv.gz")
     rows = []
     for name in PROBLEMS:
         bench = SUITE[name]

@@ -54,7 +54,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pandas as pd
-from common import OUT, header
+from common import OUT, add_update_flag, header
 
 import jbo
 from jbo import acquisitions, gp
@@ -160,6 +160,7 @@ def main():
         "--methods", nargs="+", default=["BOKE", "BOKE+", "GP-UCB", "GP-UCB (MLE refit)"], help='and "scott"'
     )
     ap.add_argument("--tag", default="", help="output suffix: sensitivity_<tag>.csv")
+    add_update_flag(ap)
     args = ap.parse_args()
     fig = "Fig 7" if args.setting == "noisy" else "Figs 6, 8" if SPRINKLER in args.problems else "Fig 6"
     header(f"BOKE sensitivity ({fig}, {args.setting}): {args.seeds} seeds, {args.problems}, {args.methods}")

@@ -25,7 +25,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-from common import KRUCB_08, METHODS, header, methods, out_path, params_for  # noqa: E402
+from common import KRUCB_08, METHODS, add_update_flag, header, methods, out_path, params_for  # noqa: E402
 
 import jbo  # noqa: E402
 from jbo import studies  # noqa: E402
@@ -45,6 +45,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--seeds", type=int, default=30)
+    add_update_flag(ap)
     args = ap.parse_args()
     seeds, n0, T = (2, 40, 46) if args.quick else (args.seeds, 40, 200)
     header(f"BOKE Fig 8: sprinkler, {seeds} seeds, n0 = {n0}, T = {T}")

@@ -14,9 +14,10 @@ less disturbed than wall time by other work on the machine. The methods and sett
 experiments/boke/sprinkler.py (n0 = 40, the same seeds); experiments/verdicts/boke.py reads the
 regret of that run at the CPU time measured here.
 
-Writes experiments/results/boke/fig8_time_axis.csv (method, horizon, cpu_s and wall_s per seed,
-objective_cpu_s) and fig8_time_axis.png (the mean regret of the committed Fig 8 run against this
-time axis, linear between the measured horizons).
+Writes fig8_time_axis.csv (method, horizon, cpu_s and wall_s per seed, objective_cpu_s) and
+fig8_time_axis.png (the mean regret of the committed Fig 8 run, experiments/results/boke/fig8_sprinkler.csv.gz,
+against this time axis, linear between the measured horizons) into the output folder
+(experiments/results/boke/ with --update).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from common import KRUCB_08, METHODS, OUT, header, methods, params_for  # noqa: E402
+from common import KRUCB_08, METHODS, OUT, add_update_flag, committed_dir, header, methods, params_for  # noqa: E402
 
 import jbo  # noqa: E402
 from jbo.studies import compile_seeds  # noqa: E402
@@ -61,7 +62,8 @@ def main():
     ap.add_argument("--seeds", type=int, default=8)
     ap.add_argument("--horizons", nargs="+", type=int, default=[60, 100, 140, 200])
     ap.add_argument("--whole-buffer", action="store_true", help="kernel methods on the whole buffer")
-    ap.add_argument("--out", default="fig8_time_axis", help="output stem under experiments/results/boke")
+    ap.add_argument("--out", default="fig8_time_axis", help="output stem in the output folder")
+    add_update_flag(ap)
     args = ap.parse_args()
     n0 = 40
     header(f"BOKE Fig 8 time axis: sprinkler, {args.seeds} seeds, n0 = {n0}, horizons {args.horizons}")
@@ -101,7 +103,7 @@ def main():
 
 def plot(axis: pd.DataFrame, n0: int, stem: str) -> None:
     """Mean regret of the committed Fig 8 run (fig8_sprinkler.csv.gz) against the measured CPU time."""
-    runs = pd.read_csv(OUT / "fig8_sprinkler.csv.gz")
+    runs = pd.read_csv(committed_dir("boke") / "fig8_sprinkler.csv.gz")
     fig, ax = plt.subplots(figsize=(5.5, 4))
     for method, g in axis.groupby("method", sort=False):
         g = g.sort_values("horizon")

@@ -21,7 +21,7 @@ import sys
 
 import numpy as np
 import pandas as pd
-from common import KRUCB_08, METHODS, header, methods, out_path, params_for
+from common import KRUCB_08, METHODS, add_update_flag, header, methods, out_path, params_for
 
 from jbo import studies
 from jbo.problems.boke import SUITE
@@ -32,6 +32,7 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--seeds", type=int, default=30)
     ap.add_argument("--problems", nargs="+", default=list(SUITE))
+    add_update_flag(ap)
     args = ap.parse_args()
     seeds = 2 if args.quick else args.seeds
     header(f"BOKE Figs 6/7: {seeds} seeds, methods {METHODS}")

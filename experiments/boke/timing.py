@@ -29,7 +29,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from common import header, out_path  # noqa: E402
+from common import add_update_flag, header, out_path  # noqa: E402
 
 import jbo  # noqa: E402
 from jbo import data  # noqa: E402
@@ -59,6 +59,7 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--part", choices=["all", "table", "seeds"], default="all")
+    add_update_flag(ap)
     args = ap.parse_args()
     header("BOKE Table 1: time per step against t (Hartmann3, d = 3)")
     problem = jbo.problems.get("hartmann3")
