@@ -12,9 +12,9 @@ about raw + 3 x starts x steps evaluations per step.
     python experiments/sbo/budget_cost.py            # ~5 min here
     python experiments/sbo/budget_cost.py --seeds 5 --out budget_cost_h100.json   # on a GPU: 5 seeds per program
 
-Writes experiments/results/sbo/budget_cost.json (or --out, in the same folder). With --seeds S the step is
-vmapped over S seeds (one program, the way a study runs the paper's 5 seeds of a problem) and the run's
-cost is charged per program of S seeds.
+Writes budget_cost.json (or --out) into experiments/results/sbo with --update, else its scratch mirror.
+With --seeds S the step is vmapped over S seeds (one program, the way a study runs the paper's 5 seeds of a
+problem) and the run's cost is charged per program of S seeds.
 """
 
 from __future__ import annotations
@@ -35,7 +35,10 @@ from jbo.algorithms import sbo
 from jbo.engine import Step, bucket_schedule
 from jbo.studies import machine_info
 
-RESULTS = Path(__file__).resolve().parents[1] / "results" / "sbo"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from outdir import add_update_flag, output_dir  # noqa: E402
+
+RESULTS = output_dir("sbo")
 T, N0, M, PROBLEMS, SEEDS = 350, 10, 1024, 8, 5
 
 
@@ -57,7 +60,8 @@ def step_seconds(alg, problem, capacity: int, seeds: int) -> float:
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", type=int, default=1, help="seeds per program (the step vmapped over them)")
-    ap.add_argument("--out", default="budget_cost.json", help="file name under experiments/results/sbo/")
+    ap.add_argument("--out", default="budget_cost.json", help="file name in the output folder")
+    add_update_flag(ap)
     args = ap.parse_args()
     out = RESULTS / args.out
     problem = jbo.problems.get("sbo:hartmann")

@@ -1,4 +1,4 @@
-"""Shared set-up of the SBO-KDE experiments (methods, settings, output folder)."""
+"""Shared set-up of the SBO-KDE experiments (methods, settings, output folder: experiments/outdir.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,10 @@ from jbo.algorithms import sbo
 from jbo.problems import contextual
 from jbo.studies import machine_info
 
-OUT = Path(__file__).resolve().parents[1] / "results" / "sbo"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from outdir import add_update_flag, output_dir, require  # noqa: E402, F401 (for the scripts)
+
+OUT = output_dir("sbo")  # experiments/results/sbo with --update, else its scratch mirror
 PAPER_METHODS = ("gp_ucb", "stableopt", "drbo_mmd", "minimax_approx", "sbo_kde", "drbo_kde")
 LABELS = {
     "gp_ucb": "GP-UCB",
@@ -78,7 +81,6 @@ def method_from_args(name: str, problem, args):
 
 
 def out_path(name: str, quick: bool, ext: str) -> Path:
-    OUT.mkdir(parents=True, exist_ok=True)
     return OUT / f"{name}{'_quick' if quick else ''}.{ext}"
 
 

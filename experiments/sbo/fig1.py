@@ -33,7 +33,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-from common import LABELS, PAPER_METHODS, add_method_args, header, method_from_args, out_path  # noqa: E402
+from common import LABELS, PAPER_METHODS, add_method_args, add_update_flag, header, method_from_args, out_path  # noqa: E402
 
 from jbo import designs, optimize, studies  # noqa: E402
 from jbo.problems import contextual  # noqa: E402
@@ -72,6 +72,7 @@ def main():
     ap.add_argument(
         "--code-compat", action="store_true", help="the baselines as the released code runs them (sbo code_compat)"
     )
+    add_update_flag(ap)
     args = ap.parse_args()
     seeds, T, M = (2, 14, 32) if args.quick else (args.seeds, args.budget, args.samples)
     names = tuple(args.methods or PAPER_METHODS) + (("sbo_oracle", "sbo_empirical") if args.extras else ())

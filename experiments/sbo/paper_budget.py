@@ -4,19 +4,20 @@ a few at a time, under one deadline.
     OUT=/tmp/out python experiments/sbo/paper_budget.py --seeds 10 --tag paper_h100_s10 \
         --jobs ackley:sbo_kde ackley:gp_ucb newsvendor:sbo_kde newsvendor:gp_ucb ...
 
-Each job is `fig1.py --problems <problem> --methods <method> --seeds <seeds> --tag <tag>_<method>` at the
-paper's settings (T = 350, M = 1024, fig1.py's defaults), writing experiments/results/sbo/fig1_<problem>_<tag>_
-<method>.csv. Heavy methods evaluate the M x M KDE acquisition (SBO-KDE, StableOpt, MinimaxApprox): on one
-H100 at 10 seeds such a program holds one 43.9 GiB buffer while it runs, and XLA's autotuner asks for 20 GiB
-of scratch while it compiles, so heavy jobs run one at a time (--heavy-memory 0.8 of the GPU) and the others
-(GP-UCB, DRBO-KDE: a few hundred MiB to 2 GiB at 10 seeds) beside them (--light-memory 0.03 each). A job
-starts when its share fits beside those running: the first such job in the queue, so the order given is the
-priority. The shares are caps (each process grows its pool up to its share; nothing is preallocated), and caps
-that add up to the whole GPU fail: pools that grow together run out of the physical memory. Because jobs
-share the GPU, the compile and run seconds that fig1.py writes into each file are not a measure of one job
-alone. A job still running at --deadline seconds is stopped (its file is then not written). After every
-finished job, the files written so far and the jobs' logs (logs/job_<problem>_<method>.log) are packed into
-$OUT/results.tgz when OUT is set; nothing else is written there, so the tarball is the one file to fetch.
+Each job is `fig1.py --problems <problem> --methods <method> --seeds <seeds> --tag <tag>_<method>` at the paper's
+settings (T = 350, M = 1024, fig1.py's defaults), writing fig1_<problem>_<tag>_<method>.csv where fig1.py writes
+(experiments/results/sbo with --update, which the jobs are given, else its scratch mirror). Heavy methods evaluate
+the M x M KDE acquisition (SBO-KDE, StableOpt, MinimaxApprox): on one H100 at 10 seeds such a program holds one 43.9
+GiB buffer while it runs, and XLA's autotuner asks for 20 GiB of scratch while it compiles, so heavy jobs run one at
+a time (--heavy-memory 0.8 of the GPU) and the others (GP-UCB, DRBO-KDE: a few hundred MiB to 2 GiB at 10 seeds)
+beside them (--light-memory 0.03 each). A job starts when its share fits beside those running: the first such job in
+the queue, so the order given is the priority. The shares are caps (each process grows its pool up to its share;
+nothing is preallocated), and caps that add up to the whole GPU fail: pools that grow together run out of the
+physical memory. Because jobs share the GPU, the compile and run seconds that fig1.py writes into each file are not
+a measure of one job alone. A job still running at --deadline seconds is stopped (its file is then not written).
+After every finished job, the files written so far and the jobs' logs (logs/job_<problem>_<method>.log) are packed
+into $OUT/results.tgz when OUT is set (the files as experiments/results/sbo/<name>, to unpack in the repository
+root); nothing else is written there, so the tarball is the one file to fetch.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "experiments"))  # outdir
+from outdir import add_update_flag, output_dir, updating  # noqa: E402
+
 HEAVY = {"sbo_kde", "stableopt", "minimax_approx", "sbo_oracle", "sbo_empirical"}
 
 
@@ -45,12 +49,14 @@ def main():
     ap.add_argument("--deadline", type=float, default=540.0, help="seconds after which running jobs are stopped")
     ap.add_argument("--code-compat", action="store_true", help="pass --code-compat to fig1.py")
     ap.add_argument("--quick", action="store_true", help="pass --quick to fig1.py (a smoke run)")
+    add_update_flag(ap)
     args = ap.parse_args()
     bad = [j for j in args.jobs if j.count(":") != 1]
     if bad:
         raise ValueError(f"--jobs: {bad} are not problem:method pairs")
     jobs = [tuple(j.split(":")) for j in args.jobs]
     out = Path(os.environ["OUT"]) if os.environ.get("OUT") else None
+    csvs = output_dir("sbo")  # where fig1.py writes
     logs = Path(tempfile.mkdtemp(prefix="paper_budget_"))
     start = time.monotonic()
     queue, running, written = list(jobs), {}, []
@@ -66,12 +72,11 @@ def main():
             if proc.poll() is not None:
                 del running[job]
                 log(f"{job[0]}:{job[1]} rc {proc.returncode} after {time.monotonic() - t0:.1f} s (log {path.name})")
-                csvs = ROOT / "experiments/results/sbo"
                 written += [p for p in csvs.glob(f"fig*_{job[0]}_{args.tag}_{job[1]}.*")]
                 if out is not None:
                     with tarfile.open(out / "results.tgz", "w:gz") as tar:
                         for p in written:
-                            tar.add(p, arcname=str(p.relative_to(ROOT)))
+                            tar.add(p, arcname=f"experiments/results/sbo/{p.name}")
                         for p in sorted(logs.glob("job_*.log")):
                             tar.add(p, arcname=f"logs/{p.name}")
         if time.monotonic() - start > args.deadline:
@@ -94,7 +99,7 @@ def main():
             )
             cmd = [sys.executable, str(ROOT / "experiments/sbo/fig1.py"), "--problems", problem, "--methods", method]
             cmd += ["--seeds", str(args.seeds), "--tag", f"{args.tag}_{method}"]
-            cmd += ["--code-compat"] * args.code_compat + ["--quick"] * args.quick
+            cmd += ["--code-compat"] * args.code_compat + ["--quick"] * args.quick + ["--update"] * updating()
             path = logs / f"job_{problem}_{method}.log"
             with path.open("w") as out_file:  # the child keeps its own copy of the descriptor
                 proc = subprocess.Popen(cmd, stdout=out_file, stderr=subprocess.STDOUT, cwd=ROOT, env=env)

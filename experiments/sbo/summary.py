@@ -1,12 +1,13 @@
 """Summarise the Fig 1 / Fig 2 CSVs: the final value of each problem's metric per method (mean and
 standard error over seeds) and the methods' order, as a Markdown table for docs/papers/sbo-kde.md.
 
-    python experiments/sbo/summary.py
-    python experiments/sbo/summary.py --tags s10 s10_kde smo s10_smo --out fig1_summary_s10.csv
+    python experiments/sbo/summary.py --update
+    python experiments/sbo/summary.py --update --tags s10 s10_kde smo s10_smo --out fig1_summary_s10.csv
 
 Metric as in the paper (spec 7.1): cumulative regret (lower is better); Complicated Hartmann:
 cumulative observed reward, Portfolio: cumulative expected reward (higher is better).
-Writes experiments/results/sbo/fig1_summary.csv. With --tags, the methods of each re-run
+Reads the runs from the folder it writes to (experiments/results/sbo with --update, else its scratch
+mirror) and writes fig1_summary.csv there. With --tags, the methods of each re-run
 <stem>_<problem>_<tag>.csv that exists replace the earlier rows of those methods, in the order given (as the
 verdict script reads the 10-seed re-runs), and a cell whose method has fewer seeds than the row's most
 says how many in square brackets.
@@ -17,7 +18,7 @@ from __future__ import annotations
 import argparse
 
 import pandas as pd
-from common import OUT
+from common import OUT, add_update_flag, require
 
 from jbo import studies
 
@@ -51,7 +52,8 @@ def runs(problem: str, tags: list[str]) -> pd.DataFrame | None:
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tags", nargs="*", default=[], help="re-runs whose methods replace the earlier rows")
-    ap.add_argument("--out", default="fig1_summary.csv", help="file name under experiments/results/sbo")
+    ap.add_argument("--out", default="fig1_summary.csv", help="file name in the output folder")
+    add_update_flag(ap)
     args = ap.parse_args()
     rows = []
     for problem in ORDER:
@@ -67,6 +69,8 @@ def main():
         agg.insert(1, "metric", metric)
         agg["final_step"] = int(t.step.max())
         rows.append(agg)
+    if not rows:
+        require(*(OUT / f"{'fig2' if p == 'ackley_4c' else 'fig1'}_{p}.csv" for p in ORDER))
     table = pd.concat(rows)
     table.to_csv(OUT / args.out, index=False)
     methods = ["SBO-KDE", "DRBO-KDE", "GP-UCB", "StableOpt", "DRBO-MMD", "DRBO-MMD-MinimaxApprox"]

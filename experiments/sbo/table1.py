@@ -16,7 +16,7 @@ import time
 import jax
 import numpy as np
 import pandas as pd
-from common import LABELS, PAPER_METHODS, add_method_args, header, method_from_args, out_path
+from common import LABELS, PAPER_METHODS, add_method_args, add_update_flag, header, method_from_args, out_path
 
 from jbo.problems import contextual
 from jbo.studies import compile_seeds
@@ -35,6 +35,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_method_args(ap)
     ap.add_argument("--runs", type=int, default=1)
+    add_update_flag(ap)
     args = ap.parse_args()
     T, M = (14, 32) if args.quick else (100, args.samples)
     header(

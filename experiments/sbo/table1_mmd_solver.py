@@ -21,7 +21,7 @@ import time
 import jax
 import numpy as np
 import pandas as pd
-from common import LABELS, add_method_args, header, method_from_args, out_path
+from common import LABELS, add_method_args, add_update_flag, header, method_from_args, out_path
 
 import jbo
 from jbo.problems import contextual
@@ -33,6 +33,7 @@ def main():
     add_method_args(ap)
     ap.add_argument("--label", required=True, help="the solver's name in the output (e.g. fista, smo)")
     ap.add_argument("--runs", type=int, default=1)
+    add_update_flag(ap)
     args = ap.parse_args()
     T = 14 if args.quick else 100
     header(f"Table 1 DRBO-MMD row, solver {args.label}: jbo {jbo.__file__} at {code_version()}, T = {T}")

@@ -34,7 +34,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pandas as pd
-from common import header, out_path
+from common import add_update_flag, header, out_path
 from jax.scipy.stats import norm
 
 from jbo import kde
@@ -67,6 +67,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=20, help="independent repetitions per cell (paper: 20)")
     ap.add_argument("--seed", type=int, default=0)
+    add_update_flag(ap)
     args = ap.parse_args()
     header(f"SBO-KDE Table 2: KDE L1 error, {args.runs} runs per cell, seed {args.seed}, grid {GRID.shape[0]} points")
     t0 = time.perf_counter()
