@@ -12,8 +12,8 @@ Reading earlier results:
 
 * a script that builds on files an earlier script wrote (a summary, a plot from CSVs, a run that appends
   to its CSV or goes on where it stopped) reads them from the folder it writes to, :func:`output_dir`:
-  the scratch folder by default, the committed files with ``--update``; :func:`require` names the
-  folder when they are missing;
+  the scratch folder by default, the committed files with ``--update``; :func:`require` and
+  :func:`missing` name the folder when they are not there;
 * a script that checks or grades the committed results (experiments/verdicts/, the re-checks against a
   committed run) reads them from :func:`committed_dir` in either mode, and writes what it makes (tables,
   checks) to :func:`output_dir`.
@@ -67,13 +67,17 @@ def output_dir(*parts: str) -> Path:
     return path
 
 
+def missing(folder: Path, what: str) -> SystemExit:
+    """The error to raise when the inputs `what` are not in `folder`: it names both, and --update."""
+    hint = "" if updating() else f", or add {FLAG} to use the committed ones in {RESULTS}"
+    return SystemExit(f"missing in {folder}: {what}; run the script that writes them first{hint}")
+
+
 def require(*paths: Path) -> None:
     """Exit with a message naming the missing inputs and their folder unless every path exists."""
-    missing = [Path(p) for p in paths if not Path(p).exists()]
-    if missing:
-        names = ", ".join(p.name for p in missing)
-        hint = "" if updating() else f", or add {FLAG} to use the committed ones in {RESULTS}"
-        raise SystemExit(f"missing in {missing[0].parent}: {names}; run the script that writes them first{hint}")
+    absent = [Path(p) for p in paths if not Path(p).exists()]
+    if absent:
+        raise missing(absent[0].parent, ", ".join(p.name for p in absent))
 
 
 class _Update(argparse.Action):

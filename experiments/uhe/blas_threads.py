@@ -2,7 +2,7 @@
 marginal likelihood (Matern-5/2 ARD, 3-D, the UHE model) on n rows, with scipy-OpenBLAS's default
 thread pool and with OPENBLAS_NUM_THREADS=1, each in its own process (the pool is fixed at import).
 
-    python experiments/uhe/blas_threads.py      -> experiments/results/uhe/blas_threads.json
+    python experiments/uhe/blas_threads.py [--update]     -> blas_threads.json (experiments/results/uhe/ with --update)
 
 jaxlib expands small Choleskys itself and calls LAPACK (from scipy's OpenBLAS) from n = 32 on, so
 only n >= 32 should differ. The load average is recorded next to every number.
@@ -10,11 +10,15 @@ only n >= 32 should differ. The load average is recorded next to every number.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from outdir import add_update_flag, output_dir  # noqa: E402
 
 CHILD = r"""
 import os, time, json
@@ -39,6 +43,9 @@ print(json.dumps(out))
 
 
 def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_update_flag(ap).parse_args()
+    path = output_dir("uhe") / "blas_threads.json"
     res = {}
     for label, env in (("default_pool", {}), ("one_thread", {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"})):
         e = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
@@ -46,7 +53,6 @@ def main():
         r = subprocess.run([sys.executable, "-c", CHILD], env=e, capture_output=True, text=True, check=True)
         res[label] = json.loads(r.stdout.strip().splitlines()[-1])
         print(label, res[label], file=sys.stderr, flush=True)
-    path = Path(__file__).resolve().parents[1] / "results" / "uhe" / "blas_threads.json"
     path.write_text(json.dumps(res, indent=1))
 
 

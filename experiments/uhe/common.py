@@ -1,8 +1,10 @@
 """Shared set-up of the UHE-BO experiments (spec uhe_bo.md 5): methods, problems, one program per
 (method, problem) over all seeds, tidy CSV rows, mean +- s.e. plots.
 
-Run every script from the repository root: `python experiments/uhe/<script>.py [--quick]`; results
-(PNG + CSV, *_quick for smoke runs) go to experiments/results/uhe/.
+Run every script from the repository root: `python experiments/uhe/<script>.py [--quick] [--update]`; results
+(PNG + CSV, *_quick for smoke runs) go to the scratch mirror of experiments/results/uhe/, with --update to
+experiments/results/uhe/ itself (experiments/outdir.py), and the scripts that summarise or append to earlier
+runs read them there.
 
 XLA's CPU thread pool is switched to one thread before jax is imported: on this 2-core machine,
 shared with other jobs, the multi-threaded pool made a 64-point likelihood evaluation 20-40x slower
@@ -34,7 +36,10 @@ import jbo  # noqa: E402
 from jbo.algorithms import uhe  # noqa: E402
 from jbo.studies import machine_info  # noqa: E402
 
-OUT = Path(__file__).resolve().parents[1] / "results" / "uhe"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from outdir import add_update_flag, missing, output_dir, require  # noqa: E402, F401 (for the scripts)
+
+OUT = output_dir("uhe")
 LABELS = {
     "uhe_bo": "UHE-BO",
     "map": "MAP",
@@ -159,7 +164,6 @@ def with_mcmc(tag: str) -> list[str]:
 
 
 def out_path(name: str, quick: bool, ext: str) -> Path:
-    OUT.mkdir(parents=True, exist_ok=True)
     return OUT / f"{name}{'_quick' if quick else ''}.{ext}"
 
 

@@ -3,11 +3,12 @@
 optimum) and, seed by seed (common random numbers: the same D0 under one seed), how often UHE-BO
 ends strictly better than the method, equal, or worse.
 
-    python experiments/uhe/compare.py --tags "" _mcmc --out compare      (the full-protocol runs)
+    python experiments/uhe/compare.py --update --tags "" _mcmc --out compare      (the full-protocol runs)
 
 A figure's rows for one problem are read from every `<figure><tag>_<problem>.csv` of the given tags
 (so the MCMC runs, written apart with tag _mcmc, join their figure); Fig 4 takes its UHE-BO rows
-from Fig 2 (the same program and keys). Writes experiments/results/uhe/<out>.csv and <out>.md.
+from Fig 2 (the same program and keys). Reads them from the folder it writes to, experiments/results/uhe/ with
+--update (else its scratch mirror), and writes <out>.csv and <out>.md there.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--tags", nargs="+", default=["", "_mcmc"])
     ap.add_argument("--out", default="compare")
+    common.add_update_flag(ap)
     a = ap.parse_args(argv)
     rows = []
     for fig in FIGURES:
@@ -63,6 +65,8 @@ def main(argv=None):
                         uhe_worse=int(np.sum(~better & ~close)),
                     )
                 rows.append(row)
+    if not rows:
+        raise common.missing(R, f"the figures' CSVs ({', '.join(FIGURES)}, tags {a.tags})")
     out = pd.DataFrame(rows)
     out.to_csv(R / f"{a.out}.csv", index=False)
     md = [

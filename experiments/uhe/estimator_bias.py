@@ -181,6 +181,7 @@ def main(argv=None):
     ap.add_argument("--seeds", type=int, default=None)
     ap.add_argument("--sizes", default=None, help="comma-separated data sizes n")
     ap.add_argument("--no-run", action="store_true", help="only redo the summary and the plot from the CSV")
+    common.add_update_flag(ap)
     a = ap.parse_args(argv)
     seeds = a.seeds or (2 if a.quick else 10)
     sizes = [int(v) for v in a.sizes.split(",")] if a.sizes else ([10, 20] if a.quick else [10, 20, 40, 80])
@@ -190,6 +191,7 @@ def main(argv=None):
     algs = [alg, dataclasses.replace(alg, **SPEC_BUDGET)]
     csv = common.out_path("estimator_bias", a.quick, "csv")
     if a.no_run:
+        common.require(csv)
         df = pd.read_csv(csv)
     else:
         common.header(f"UHE estimator bias: branin, n = {sizes}, {seeds} seeds")

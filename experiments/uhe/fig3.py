@@ -32,6 +32,7 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--seeds", type=int, default=None)
     ap.add_argument("--budget", type=int, default=None)
+    common.add_update_flag(ap)
     a = ap.parse_args(argv)
     seeds = a.seeds or (2 if a.quick else 5)
     budget = a.budget or (6 if a.quick else 100)

@@ -1,5 +1,6 @@
 """Fig 4's running-time panel: seconds per BO evaluation of UHE-BO, MAP and MCMC on Deceptive (n = 2),
-Hartmann3 and the boosting replacement, one seed each at T = 100, from the committed measurements:
+Hartmann3 and the boosting replacement, one seed each at T = 100, from the measurements in the folder it
+writes to (experiments/results/uhe/ with --update, else its scratch mirror):
 
 * Hartmann3: `timing.json` (`python experiments/uhe/timing.py`; the run's seconds / 100 evaluations);
 * Deceptive: `timing_deceptive2.json` (`python experiments/uhe/timing.py --problems deceptive2
@@ -12,11 +13,12 @@ Hartmann3 and the boosting replacement, one seed each at T = 100, from the commi
 
 Compile time is not in these numbers. Writes fig4_runtime.csv and fig4_runtime.png.
 
-    python experiments/uhe/fig4_runtime.py
+    python experiments/uhe/fig4_runtime.py [--update]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 
 import common
@@ -26,6 +28,7 @@ METHODS = ("uhe_bo", "map", "mcmc")
 
 
 def rows():
+    common.require(*(common.OUT / n for n in ("timing_deceptive2.json", "timing.json", "fig2_realworld_timing_s1.log")))
     out = []
     for problem, name in (("deceptive2", "timing_deceptive2.json"), ("hartmann3", "timing.json")):
         d = json.loads((common.OUT / name).read_text())
@@ -64,6 +67,8 @@ def rows():
 
 
 def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    common.add_update_flag(ap).parse_args()
     import matplotlib
 
     matplotlib.use("Agg")

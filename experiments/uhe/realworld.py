@@ -149,6 +149,7 @@ def main(argv=None):
         default=0,
         help="processes evaluating the host objectives (gb, lunar) in parallel; 0: in this process",
     )
+    common.add_update_flag(ap)
     a = ap.parse_args(argv)
     probs, methods = a.problems.split(","), a.methods.split(",")
     unknown = [p for p in probs if p not in BUDGET]
@@ -185,6 +186,8 @@ def main(argv=None):
         pool.shutdown()
     # the plot and summary cover every problem run so far under this tag, with the MCMC runs (tag _mcmc)
     df = common.read_figure("fig2_realworld", list(BUDGET), common.with_mcmc(a.tag), a.quick)  # last write kept
+    if df is None:
+        raise common.missing(common.OUT, f"fig2_realworld{a.tag}_<problem>.csv")
     common.plot_curves(
         df,
         common.out_path("fig2_realworld" + a.tag, a.quick, "png"),

@@ -1,6 +1,8 @@
 #!/bin/bash
 # The full UHE-BO experiments, cheapest first (each (method, problem) program appends to its CSV).
-# Usage: nohup bash experiments/uhe/run_all.sh > experiments/results/uhe/run_all.log 2>&1 &
+# Usage: JBO_UPDATE_RESULTS=1 nohup bash experiments/uhe/run_all.sh > experiments/results/uhe/run_all.log 2>&1 &
+# (JBO_UPDATE_RESULTS=1: every script writes into experiments/results/uhe/; without it, into the scratch
+# mirror that experiments/outdir.py names.)
 # MCMC (HMC, 200 + 10 transitions of 20 leapfrog steps every BO step) is ~40x MAP per step: its runs
 # go last and write apart (tag _mcmc); compare.py joins them to their figure.
 set -x
@@ -37,4 +39,4 @@ wait
 $PY experiments/uhe/compare.py --tags "" _mcmc --out compare
 # On a GPU machine (not run by this script; the README's H100 numbers): timing.py --tag _h100 --no-components,
 # synthetic.py --figure fig2 --problems hartmann3 --tag _h100 (and --methods mcmc --tag _h100_mcmc); the files
-# go into experiments/results/uhe/h100/, then here: $PY experiments/uhe/gpu_vs_cpu.py
+# go into experiments/results/uhe/h100/, then here: $PY experiments/uhe/gpu_vs_cpu.py --update

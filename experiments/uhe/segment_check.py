@@ -3,7 +3,7 @@
 Every method of jbo.algorithms.uhe (fit / optimiser budgets cut to keep this short: 10 Adam fit steps,
 10 optimiser steps, 128 raw points, 20 HMC warm-up steps) runs branin for 40 steps, 2 seeds, once
 with the default segments (buffers of 16, 32, then 40 rows) and once with bucket=False (the whole
-40-row buffer at every step). Written to experiments/results/uhe/segment_check.json: the largest
+40-row buffer at every step). Written to segment_check.json (experiments/results/uhe/ with --update): the largest
 difference of the regret curves and of the chosen points, and the time of each run (compile included).
 
     python experiments/uhe/segment_check.py
@@ -11,7 +11,9 @@ difference of the regret curves and of the chosen points, and the time of each r
 
 from __future__ import annotations
 
+import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -22,11 +24,16 @@ import jbo
 from jbo.algorithms import uhe
 from jbo.studies import machine_info
 
-OUT = Path(__file__).resolve().parents[1] / "results" / "uhe" / "segment_check.json"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from outdir import add_update_flag, output_dir  # noqa: E402
+
+OUT = output_dir("uhe") / "segment_check.json"
 SHORT = dict(num_initial=6, fit_steps=10, opt_steps=10, num_raw=128, num_warmup=20)
 
 
 def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_update_flag(ap).parse_args()
     prob, key, steps = jbo.problems.get("branin"), jax.random.key(7), 40
     rows = []
     for name in uhe.NAMES:

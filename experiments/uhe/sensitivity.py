@@ -239,6 +239,7 @@ def main(argv=None):
     ap.add_argument("--budget", type=int, default=None, help="BO evaluations after D0 (even)")
     ap.add_argument("--tag", default="", help="suffix of the output names")
     ap.add_argument("--no-run", action="store_true", help="only redo the summary from the CSV")
+    common.add_update_flag(ap)
     a = ap.parse_args(argv)
     seeds = a.seeds or (2 if a.quick else 10)
     budget = a.budget or (6 if a.quick else 50)
@@ -265,6 +266,7 @@ def main(argv=None):
                         rows = pd.concat([pd.read_csv(csv), rows], ignore_index=True)
                     rows.to_csv(csv, index=False)
             print(f"# wall {time.perf_counter() - t0:.0f} s", file=log, flush=True)
+    common.require(csv)
     df = pd.read_csv(csv).drop_duplicates(["variant", "budget", "problem", "method", "seed"], keep="last")
     text = (
         f"# UHE-BO sensitivity (`{csv.name}`)\n\n"

@@ -37,6 +37,7 @@ def main(argv=None):
     ap.add_argument("--budget", type=int, default=None, help="BO evaluations after D0 (even)")
     ap.add_argument("--tag", default="", help="suffix of the output names (reduced runs)")
     ap.add_argument("--no-run", action="store_true", help="only redo the plot and summaries from the CSVs")
+    common.add_update_flag(ap)
     a = ap.parse_args(argv)
     probs, methods = FIGURES[a.figure]
     probs = a.problems.split(",") if a.problems else probs
@@ -55,6 +56,8 @@ def main(argv=None):
             pd.DataFrame(rows).to_csv(csv, mode="a", header=not csv.exists(), index=False)
     # the plot and summaries cover every problem of the figure run so far, with the MCMC runs (tag _mcmc)
     df = common.read_figure(a.figure, FIGURES[a.figure][0], common.with_mcmc(a.tag), a.quick)
+    if df is None:
+        raise common.missing(common.OUT, f"{a.figure}{a.tag}_<problem>.csv")
     common.plot_curves(
         df,
         common.out_path(a.figure + a.tag, a.quick, "png"),

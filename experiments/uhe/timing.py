@@ -33,6 +33,7 @@ def main(argv=None):
     ap.add_argument("--budget", type=int, default=None)
     ap.add_argument("--tag", default="", help="suffix of the output name (timing<tag>.json)")
     ap.add_argument("--no-components", action="store_true", help="skip the per-part Hartmann3 timings")
+    common.add_update_flag(ap)
     a = ap.parse_args(argv)
     budget = a.budget or (6 if a.quick else 100)
     common.header(f"UHE timing, T = {budget}")
