@@ -2,7 +2,7 @@
 in one process, alternating (new, old, new, old, ...) so both see the same machine state.
 
   python experiments/cvs/ab_speed.py --base 310a81d --objective hartmann12 --method ts_psq --seeds 5
-      -> experiments/results/cvs/ab_speed_<method>_<objective>.json
+      -> ab_speed_<method>_<objective>.json (experiments/results/cvs/ with --update)
 
 One cheap-cost, v = 0.02 environment, the grid's acquisition sizes (16 MC rows, 16 candidates, 1 x 5
 Adam steps), T_max = 750, the seeds one after another in one program (fig1.run_program). Records compile
@@ -51,6 +51,7 @@ def main():
     ap.add_argument("--method", default="ts_psq")
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--repeats", type=int, default=2)
+    F.add_update_flag(ap)
     a = ap.parse_args()
     base = load_base(a.base)
     envs = [P.CVSProblem(a.objective, "cheap", 0.02)]

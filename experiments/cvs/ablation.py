@@ -31,6 +31,7 @@ def main():
     F.add_args(ap)
     ap.add_argument("--variants", nargs="*", default=list(VARIANTS))
     ap.set_defaults(objectives=["hartmann12", "plant"], variances=[0.02], tag="ablation", refit="spec")
+    F.add_update_flag(ap)
     args = ap.parse_args()
     seeds = 1 if args.quick else args.seeds
     tmax = 60 if args.quick else args.tmax

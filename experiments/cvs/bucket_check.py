@@ -40,9 +40,8 @@ def main():
     ap.add_argument("--objectives", nargs="*", default=None)
     ap.add_argument("--methods", nargs="*", default=None)
     ap.add_argument("--tmax", type=int, default=750)
-    ap.add_argument(
-        "--out", default=None, help="output path (default: the comparison's file in experiments/results/cvs)"
-    )
+    ap.add_argument("--out", default=None, help="output path (default: the comparison's file in the output folder)")
+    fig1.add_update_flag(ap)
     args = ap.parse_args()
     option, old, new, objectives, methods, name = COMPARISONS[args.compare]
     out = {

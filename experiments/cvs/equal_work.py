@@ -1,7 +1,7 @@
 """Equal-work speed comparison of jbo's uCVS baselines against the authors' released code.
 
   JBO_CACHE=0 python experiments/cvs/equal_work.py --authors /path/to/BO-uCVS
-      -> experiments/results/cvs/equal_work.json
+      -> equal_work.json (experiments/results/cvs/ with --update)
 
 Problem: Hartmann-6 with six dummy variables (12-D), the cheap cost set (0.01, 0.01, 0.01, 0.1, 0.1,
 0.1, 1) with unknown costs (cost noise std 0.01 on every set, clipped to [0.001, 2]), free-variable
@@ -56,7 +56,9 @@ import sys
 import time
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parents[2] / "experiments/results/cvs/equal_work.json"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from outdir import add_update_flag, output_dir  # noqa: E402
+
 METHODS = {"UCB-PSQ": ("ucb_psq", "ucb"), "ETC-50": ("etc", "etc")}  # jbo method, authors' acq_name
 SEED = 0
 
@@ -294,9 +296,10 @@ def main():
         "keeps --jbo-reserve s for its jbo runs; the first of two authors' runs gets 60%% of the rest)",
     )
     ap.add_argument("--jbo-reserve", type=float, default=240.0)
-    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--out", type=Path, default=None, help="default: equal_work.json in the output folder")
+    add_update_flag(ap)
     a = ap.parse_args()
-    a.out = a.out.resolve()  # the authors' child process runs in their folder
+    a.out = (a.out or output_dir("cvs") / "equal_work.json").resolve()  # the authors' child runs in their folder
 
     import fig1 as F
 

@@ -7,7 +7,7 @@ environments that differ only in array values, run with the seeds one after the 
 branch (exploration: one set; exploitation: every set; after the budget: nothing). Compile time is
 measured ahead of time and reported apart from run time, with the machine load.
 
-Outputs (experiments/results/cvs/, suffix _quick for --quick):
+Outputs (experiments/results/cvs/ with --update, else its scratch mirror; suffix _quick for --quick):
   fig1_curves.csv   per run, on the cost grid 0..100: simple regret (F on an independent 8192-row
                     free-variable sample, and on the environment's own 1500-row sample), evaluations
   fig1_runs.csv     per run: steps, spent, truncated, R^f, R^c (alpha = 0.1, shifted), fraction of plays on i_*
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -38,7 +39,10 @@ from jbo.algorithms import cvs as A
 from jbo.problems import cvs as P
 
 ROOT = Path(__file__).resolve().parents[2]
-OUT = ROOT / "experiments/results/cvs"
+sys.path.insert(0, str(ROOT / "experiments"))  # outdir
+from outdir import add_update_flag, output_dir, require  # noqa: E402, F401 (also for the other scripts here)
+
+OUT = output_dir("cvs")  # experiments/results/cvs with --update, else its scratch mirror
 BUDGET = 100.0
 GRID = np.linspace(0.0, BUDGET, 101)
 METHODS = {
@@ -223,6 +227,7 @@ def plot(curves: pd.DataFrame, column: str, path, ylabel, log=True):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_args(ap)
+    add_update_flag(ap)
     args = ap.parse_args()
     seeds = 1 if args.quick else args.seeds
     tmax = 60 if args.quick else args.tmax

@@ -1,6 +1,6 @@
 """Where an inner-optimiser step of the uCVS acquisitions spends its time, on a synthetic posterior.
 
-  python experiments/cvs/inner_speed.py   ->  experiments/results/cvs/inner_speed.json
+  python experiments/cvs/inner_speed.py [--update]  ->  inner_speed.json (experiments/results/cvs/ with --update)
 
 (1) The expected UCB of a 6-of-12 set at n = 750 observations and 16 Monte-Carlo rows (the grid's
 largest buffer and acquisition sizes): 17 screened points, one value, one value and gradient, and the
@@ -11,9 +11,11 @@ the rows (cvs.expected_path), 64 values and gradients. ms per call, best of 5 re
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
+import sys
 import time
 from pathlib import Path
 
@@ -24,7 +26,10 @@ import jbo  # noqa: F401  (float64)
 from jbo import acquisitions, data, gp, optimize
 from jbo.algorithms import cvs as A
 
-OUT = Path(__file__).resolve().parents[2] / "experiments/results/cvs/inner_speed.json"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from outdir import add_update_flag, output_dir  # noqa: E402
+
+OUT = output_dir("cvs") / "inner_speed.json"
 
 
 def ms(fn, *args, calls=20, repeats=5):
@@ -46,6 +51,8 @@ def posterior(n, d, seed=0):
 
 
 def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_update_flag(ap).parse_args()
     out = {
         "machine": f"{platform.machine()} {os.cpu_count()} cpus, jax {jax.__version__} {jax.default_backend()}",
         "loadavg_before": os.getloadavg(),

@@ -8,13 +8,16 @@ L-BFGS-B on the full 8192-row Monte-Carlo mean (jax gradient), at most 200 itera
 whose f is a 1503-point GP: 2048 rows and 3 starts).
 Minimum of f: 200000 uniform points, the 20 best start L-BFGS-B.
 
-Writes jbo/problems/data/cvs_reference.npz (read by jbo.problems.cvs) and
-experiments/results/cvs/reference_constants.csv.  `--quick`: 1024 rows, fewer starts (a smoke run).
+Writes reference_constants.csv into the output folder and, with --update (the folder is then
+experiments/results/cvs/), jbo/problems/data/cvs_reference.npz (read by jbo.problems.cvs); --validate
+re-evaluates the committed maximisers (experiments/results/cvs/reference_constants.csv).
+`--quick`: 1024 rows, fewer starts (a smoke run).
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -28,6 +31,9 @@ from jbo.problems import cvs
 from jbo.problems.control import scale_for_variance, truncated_normal_from_uniform
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "experiments"))  # outdir
+from outdir import add_update_flag, committed_dir, output_dir, updating  # noqa: E402
+
 KNOWN_ARGMAX = {
     "hartmann12": [0.20168952, 0.15001069, 0.47687398, 0.27533243, 0.31165162, 0.65730054] + [0.5] * 6,
     "ackley12": [0.5] * 12,
@@ -99,6 +105,7 @@ def main():
         action="store_true",
         help="write reference_constants_check.csv only (the package's npz is left alone)",
     )
+    add_update_flag(ap)
     args = ap.parse_args()
     if args.validate:
         return validate(args.objectives, args.variances)
@@ -140,7 +147,7 @@ def main():
 def validate(objectives, variances, n=8192):
     """F_i at each committed maximiser on an independent sample: the Monte-Carlo error of F*_i (the
     committed value maximises a noisy mean, so it sits about one standard error above this one)."""
-    table = pd.read_csv(ROOT / "experiments/results/cvs/reference_constants.csv")
+    table = pd.read_csv(committed_dir("cvs") / "reference_constants.csv")
     out = []
     for name in objectives:
         obj = cvs.OBJECTIVES[name]
@@ -166,20 +173,20 @@ def validate(objectives, variances, n=8192):
                     }
                 )
                 print(out[-1], flush=True)
-    pd.DataFrame(out).to_csv(ROOT / "experiments/results/cvs/reference_constants_validation.csv", index=False)
+    pd.DataFrame(out).to_csv(output_dir("cvs") / "reference_constants_validation.csv", index=False)
 
 
 def save(rows, f_star, quick, check=False):
-    """Merge into the CSV and (full runs) the package's npz: objectives computed now replace old rows.
-    check: only reference_constants_check.csv (compare against the package's constants, change nothing)."""
+    """Merge into the CSV and (full runs with --update) the package's npz: objectives computed now replace old
+    rows. check: only reference_constants_check.csv (compare against the package's constants, change nothing)."""
     name = "reference_constants_quick.csv" if quick else "reference_constants.csv"
-    out = ROOT / "experiments/results/cvs" / ("reference_constants_check.csv" if check else name)
+    out = output_dir("cvs") / ("reference_constants_check.csv" if check else name)
     new = pd.DataFrame(rows)
     if out.exists():
         old = pd.read_csv(out)
         new = pd.concat([old[~old.objective.isin(new.objective.unique())], new], ignore_index=True)
     new.to_csv(out, index=False)
-    if not quick and not check:
+    if not quick and not check and updating():
         keys = sorted({(o, float(v)) for o, v in zip(new.objective, new.variance)})
         table = {
             k: new[(new.objective == k[0]) & (new.variance == k[1])].sort_values("set").f_star.tolist() for k in keys

@@ -2,7 +2,7 @@
 (the environment's sample size), computed as a vmap of per-point formulas (written out below as the
 baseline) against one jbo.kernels cross-covariance matrix (``Objective.values``, the form the environment
 uses), and as a vmap of the objective's ``fn`` (XLA turns it into the same matrix). Compiled functions, compile time apart,
-median of repeated calls. Writes experiments/results/cvs/simulator_speed.json.
+median of repeated calls. Writes simulator_speed.json (experiments/results/cvs/ with --update).
 
   python experiments/cvs/simulator_speed.py [--rows 1500] [--repeats 50]
 """
@@ -13,6 +13,7 @@ import argparse
 import json
 import os
 import platform
+import sys
 import time
 from pathlib import Path
 
@@ -22,7 +23,10 @@ import numpy as np
 
 from jbo.problems import cvs
 
-OUT = Path(__file__).resolve().parents[2] / "experiments/results/cvs/simulator_speed.json"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from outdir import add_update_flag, output_dir  # noqa: E402
+
+OUT = output_dir("cvs") / "simulator_speed.json"
 
 
 def plant_point(u):
@@ -58,6 +62,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rows", type=int, default=1500)
     ap.add_argument("--repeats", type=int, default=50)
+    add_update_flag(ap)
     args = ap.parse_args()
     U = jnp.asarray(np.random.default_rng(0).uniform(size=(args.rows, 5)))
     out = {

@@ -1,6 +1,8 @@
 """Plots and tables from the CSVs that fig1.py / ablation.py wrote (also from a partial run).
 
-  python experiments/cvs/summarize.py [--tags fig1 fig1b] [--add-seeds fig1_more] [--out fig1]
+  python experiments/cvs/summarize.py [--tags fig1 fig1b] [--add-seeds fig1_more] [--out fig1] [--update]
+
+Reads the CSVs from the folder it writes to: experiments/results/cvs/ with --update, else its scratch mirror.
 
 Writes <out>_regret.png (Fig 1: simple regret vs cost, mean +- s.e.), <out>_evaluations.png (Fig 2:
 evaluations vs cost), <out>_table.csv and <out>_table.md (per cell and method: final simple regret,
@@ -147,7 +149,10 @@ def main():
     ap.add_argument("--tags", nargs="*", default=["fig1"])
     ap.add_argument("--add-seeds", nargs="*", default=[], help="tags whose runs add seeds (not replace programs)")
     ap.add_argument("--out", default="fig1")
+    F.add_update_flag(ap)
     args = ap.parse_args()
+
+    F.require(*(F.OUT / f"{t}_{kind}.csv" for t in (*args.tags, *args.add_seeds) for kind in ("curves", "runs")))
 
     def load(kind):
         frame = latest([pd.read_csv(F.OUT / f"{t}_{kind}.csv") for t in args.tags], args.tags)
