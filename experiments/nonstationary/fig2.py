@@ -43,7 +43,10 @@ from jbo.algorithms import nonstationary as ns  # noqa: E402
 from jbo.problems import nonstationary as pn  # noqa: E402
 from jbo.studies import machine_info  # noqa: E402
 
-OUT = Path(__file__).resolve().parents[1] / "results" / "nonstationary"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from outdir import add_update_flag, output_dir  # noqa: E402
+
+OUT = output_dir("nonstationary")  # experiments/results/nonstationary with --update, else its scratch mirror
 CHECK = (1000, 2000, 3000, 5000)  # the spec reference table's steps
 RECORD = (1000, 2000, 3000, 4000, 5000)
 # spec 5.4: the spec author's NumPy runs, 3 seeds (the instances of our seeds 0-2), mean R_t at CHECK
@@ -124,6 +127,7 @@ def main():
     ap.add_argument("--lams", nargs="+", type=float, default=[0.01, 1.0, 0.1])
     ap.add_argument("--no-ablations", action="store_true")
     ap.add_argument("--tag", default="", help="suffix of the output files (a run next to the main one)")
+    add_update_flag(ap)
     args = ap.parse_args()
     T, S, grid = (300, 2, 12) if args.quick else (args.horizon, args.seeds, 30)
     sfx = ("_quick" if args.quick else "") + (f"_{args.tag}" if args.tag else "")

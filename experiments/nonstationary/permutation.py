@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 import jax
@@ -29,12 +30,16 @@ import pandas as pd
 from jbo.algorithms import nonstationary as ns
 from jbo.problems import nonstationary as pn
 
-OUT = Path(__file__).resolve().parents[1] / "results" / "nonstationary"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from outdir import add_update_flag, output_dir  # noqa: E402
+
+OUT = output_dir("nonstationary")  # experiments/results/nonstationary with --update, else its scratch mirror
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true")
+    add_update_flag(ap)
     args = ap.parse_args()
     seeds, draws, sizes = (range(2), 50, (49,)) if args.quick else (range(5), 400, (49, 337))
     T, lam, rows = 5000, 0.01, []

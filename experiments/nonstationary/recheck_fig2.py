@@ -6,8 +6,8 @@
 A change that must not move R-PERP's picks (e.g. a faster design) is checked here: the same keys,
 instances and settings as fig2.py (R-PERP C = 0.1 and its two ablations), cumulative regret at
 t = 1000 / 2000 / 3000 / 4000 / 5000 against the committed CSV (which stores 6 significant digits).
-Writes experiments/results/nonstationary/fig2_recheck.json with the code version and the largest
-relative difference.
+Writes fig2_recheck.json (into experiments/results/nonstationary/ with --update, else its scratch mirror)
+with the code version and the largest relative difference.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import argparse
 import gzip
 import json
 import os
+import sys
 from pathlib import Path
 
 import jax
@@ -26,16 +27,20 @@ from jbo.algorithms import nonstationary as ns
 from jbo.problems import nonstationary as pn
 from jbo.studies import code_version, machine_info
 
-OUT = Path(__file__).resolve().parents[1] / "results" / "nonstationary"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from outdir import add_update_flag, committed_dir, output_dir  # noqa: E402
+
+OUT = output_dir("nonstationary")  # experiments/results/nonstationary with --update, else its scratch mirror
 STEPS = (1000, 2000, 3000, 4000, 5000)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", type=int, default=1)
+    add_update_flag(ap)
     args = ap.parse_args()
     T, lam = 5000, 0.01
-    with gzip.open(OUT / "fig2.csv.gz", "rt") as fh:
+    with gzip.open(committed_dir("nonstationary") / "fig2.csv.gz", "rt") as fh:
         ref = pd.read_csv(fh)
     keys = jax.random.split(jax.random.key(2024), 5)[: args.seeds]  # fig2.py's keys (S = 5)
     result = {

@@ -49,7 +49,10 @@ from jbo.algorithms import nonstationary as ns
 from jbo.problems import nonstationary as pn
 from jbo.studies import machine_info
 
-OUT = Path(__file__).resolve().parents[1] / "results" / "nonstationary"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from outdir import add_update_flag, output_dir  # noqa: E402
+
+OUT = output_dir("nonstationary")  # experiments/results/nonstationary with --update, else its scratch mirror
 CS = (0.01, 0.03, 0.1, 0.3, 1.0)
 LAMS = (0.01, 0.1, 1.0)
 RECORD = (1000, 2000, 3500, 5000)
@@ -248,6 +251,7 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--seeds", type=int, default=12)
     ap.add_argument("--kernels", nargs="+", default=["se", "matern52"])
+    add_update_flag(ap)
     args = ap.parse_args()
     T, S, grid = (300, 2, 12) if args.quick else (5000, args.seeds, 30)
     sfx = "_quick" if args.quick else ""

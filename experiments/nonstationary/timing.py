@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from pathlib import Path
 
 os.environ.setdefault("JBO_CACHE", "0")  # time real compiles, not loads from jbo's persistent cache
@@ -29,13 +30,17 @@ from jbo.algorithms import nonstationary as ns  # noqa: E402
 from jbo.problems import nonstationary as pn  # noqa: E402
 from jbo.studies import code_version, machine_info  # noqa: E402
 
-OUT = Path(__file__).resolve().parents[1] / "results" / "nonstationary"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from outdir import add_update_flag, output_dir  # noqa: E402
+
+OUT = output_dir("nonstationary")  # experiments/results/nonstationary with --update, else its scratch mirror
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--repeats", type=int, default=5)
+    add_update_flag(ap)
     args = ap.parse_args()
     T, grid, reps = (400, 12, 2) if args.quick else (5000, 30, args.repeats)
     result = {
