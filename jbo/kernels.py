@@ -3,6 +3,9 @@
 Every kernel is a pure function of a :class:`KernelParams` pytree and two points of shape (d,).
 Lengthscales are ARD (shape (d,), or a scalar broadcast over dimensions); ``outputscale`` is the
 prior variance k(x, x). All functions are jit-, vmap- and grad-safe, including at x == x'.
+
+A kernel is named by a built-in name (NAMES), a name given to a user's profile with :func:`register`
+(or by an installed plug-in's ``jbo.kernels`` entry point, see jbo.plugins), or the profile itself.
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ import chex
 import jax
 import jax.numpy as jnp
 
-NAMES = ("se", "matern12", "matern32", "matern52", "rq")
+from jbo import plugins
+
+NAMES = ("se", "matern12", "matern32", "matern52", "rq")  # the built-in kernels (names() adds registered ones)
 
 
 class KernelParams(NamedTuple):
@@ -94,15 +99,49 @@ _PROFILES: dict[str, Callable] = {
 }
 
 
+_REGISTERED: dict[str, Callable] = {}  # name -> a user's profile r2 -> k(r2) / outputscale
+
+
+def _load_plugins() -> None:
+    plugins.load_entry_points("jbo.kernels", register, _REGISTERED.get)
+
+
+def names() -> list[str]:
+    """Every kernel name: the built-ins (NAMES), then registered and installed plug-ins' profiles."""
+    _load_plugins()
+    return list(NAMES) + sorted(_REGISTERED)
+
+
+def register(name: str, profile: Callable, replace: bool = False) -> None:
+    """Give a stationary profile r2 -> k(r2) / outputscale a name that works wherever a kernel name
+    does: GPModel(kernel=name), an algorithm's kernel= option, a study config's options. A name
+    already registered is refused unless replace=True; the built-in names are never replaced (other
+    code, random Fourier features for one, relies on what they mean)."""
+    if isinstance(name, str) and name in NAMES:
+        raise ValueError(f"register: {name!r} is a built-in kernel and cannot be replaced; choose another name")
+    plugins.check_entry("kernel", name, profile, _REGISTERED, replace)
+    if name in _REGISTERED and _REGISTERED[name] is not profile:
+        jax.clear_caches()  # compiled programs are keyed by the name, not by the profile it stood for
+    _REGISTERED[name] = profile
+
+
 def check_name(name) -> str | Callable:
-    """A built-in kernel name, or a user's stationary profile: a callable r2 -> k(r2) / outputscale
-    (r2 the lengthscale-scaled squared distance, any shape; k(0) should be 1). A profile works
-    everywhere a name does (GP fits, posteriors, acquisitions) except random Fourier features."""
+    """A kernel name (built-in or registered), or a user's stationary profile: a callable r2 -> k(r2) /
+    outputscale (r2 the lengthscale-scaled squared distance, any shape; k(0) should be 1). A profile,
+    or the name it is registered under, works everywhere a built-in does (GP fits, posteriors,
+    acquisitions) except random Fourier features."""
     if callable(name):
         return name
-    if name not in _PROFILES:
-        raise ValueError(f"unknown kernel {name!r}; choose one of {NAMES} or pass a profile r2 -> k(r2)")
-    return name
+    if isinstance(name, str):
+        if name in _PROFILES or name in _REGISTERED:
+            return name
+        _load_plugins()
+        if name in _REGISTERED:
+            return name
+    raise ValueError(
+        f"unknown kernel {name!r}; choose one of {names()}, register a profile with "
+        f"jbo.kernels.register(name, profile), or pass a profile r2 -> k(r2)"
+    )
 
 
 def kernel(name) -> Callable[[KernelParams, jax.Array, jax.Array], jax.Array]:
@@ -133,7 +172,9 @@ def from_sqdist(name: str, params: KernelParams, r2: jax.Array) -> jax.Array:
     owns part of r2 (a fixed block of coordinates) precompute it: r2 is additive over coordinates."""
     if callable(name):
         return params.outputscale * name(r2)
-    return params.outputscale * _PROFILES[check_name(name)](r2, params.alpha)
+    if check_name(name) in _REGISTERED:
+        return params.outputscale * _REGISTERED[name](r2)
+    return params.outputscale * _PROFILES[name](r2, params.alpha)
 
 
 def gram(name: str, params: KernelParams, X1: jax.Array, X2: jax.Array) -> jax.Array:

@@ -1,12 +1,16 @@
 """Algorithms on the engine: one module per paper, plus gp_bo for the standard baselines.
 
-``jbo.algorithms.get(name, **options)`` builds a registered algorithm.
+``jbo.algorithms.get(name, **options)`` builds a registered algorithm; ``register(name, factory)``
+adds one (a user module, see jbo.plugins), and installed plug-ins add theirs through the
+``jbo.algorithms`` entry-point group, read the first time the registry is asked for its names or for
+a name it does not know.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from jbo import plugins
 from jbo.algorithms import (
     boke,
     cvs,
@@ -55,16 +59,79 @@ _REGISTRY: dict[str, Callable] = {
 }
 
 
+_BUILTIN = dict(_REGISTRY)  # the built-in factories, so that describe() knows a replaced one
+
+DESCRIPTIONS = {  # one line per built-in entry for `jbo algorithms`; they tell the methods apart
+    "random_search": "uniform random search after the shared initial design, on any space",
+    "gp_ucb": "GP-BO with the upper confidence bound (UCB) acquisition, mu + sqrt(beta) sigma",
+    "gp_ei": "GP-BO with the expected improvement (EI) acquisition",
+    "gp_log_ei": "GP-BO with the log expected improvement (log EI, stable where EI underflows)",
+    "gp_pi": "GP-BO with the probability of improvement (PI) acquisition",
+    "gp_ts": "GP-BO with Thompson sampling (a random-Fourier-feature posterior sample path per step)",
+    "gp_mean": "GP-BO maximising the posterior mean (pure exploitation)",
+    "gp_std": "GP-BO maximising the posterior standard deviation (pure exploration)",
+    "boke": "BOKE (BOKE paper, Alg. 2): kernel regression plus a kernel-density exploration bonus (IKR-UCB)",
+    "boke_plus": "BOKE+ (BOKE paper, Alg. 3): BOKE whose exploration bonus is drawn on with probability p",
+    "kr_ucb": "KR-UCB with progressive widening (Yee et al. 2016; a BOKE paper baseline)",
+    "density_exploration": "density exploration (a BOKE paper baseline): the point of least kernel density, ignoring y",
+    "boke_gp_ucb": "GP-UCB as in the BOKE paper: SE kernel, fixed lengthscale, beta = 4",
+    "boke_gp_std": "the BOKE paper's fixed-lengthscale GP maximising the posterior std (pure exploration)",
+    "sbo:sbo_kde": "SBO-KDE (SBO-KDE paper, Alg. 1): UCB averaged over KDE samples of the observed contexts",
+    "sbo:drbo_kde": "DRBO-KDE (SBO-KDE paper, Alg. 2): worst-case UCB over a TV ball around the context KDE",
+    "sbo:gp_ucb": "GP-UCB on x alone, the context acting as noise (an SBO-KDE paper baseline)",
+    "sbo:stableopt": "StableOpt: UCB minimised over the context box mean +- std (an SBO-KDE paper baseline)",
+    "sbo:drbo_mmd": "DRBO-MMD (Kirschner et al. 2020): worst-case UCB over an MMD ball around the observed contexts",
+    "sbo:minimax_approx": "MinimaxApprox (Tay et al. 2022): a closed-form mid-point approximation of the minimax",
+    "sbo:sbo_oracle": "SBO with samples of the true context law (needs oracle=problem.sample_contexts)",
+    "sbo:sbo_empirical": "SBO averaged over the observed contexts themselves (a KDE with bandwidth 0)",
+    "cvs:ucvs": "uCVS (uCVS paper, Alg. 1): explore-then-commit over control sets with unknown costs",
+    "cvs:ucb_psq": "UCB-PSQ (Hayashi et al.): the control set and values of the largest expected UCB",
+    "cvs:ts_psq": "TS-PSQ: UCB-PSQ with a posterior sample path in place of the UCB",
+    "cvs:etc50": "ETC-50: each group of control sets played 50 times, then UCB-PSQ",
+    "r_perp": "R-PERP (Iwazaki & Takeno): restarting phased elimination with random permutation, finite arms",
+    "r_gp_ucb": "R-GP-UCB (Zhou & Shroff 2021): GP-UCB restarted every H steps, finite arms",
+    "sw_gp_ucb": "SW-GP-UCB (Zhou & Shroff 2021): GP-UCB on the last W observations, finite arms",
+    "uhe_bo": "UHE-BO (UHE-BO paper, Alg. 1): GP-UCB with pseudo-data hyper-parameters, EXP3 over random / BO",
+    "uhe:ra_bo": "UHE-BO ablation: random then BO at every pair, pseudo-data hyper-parameters",
+    "uhe:random_exp3": "UHE-BO ablation: the EXP3 schedule with the standard MAP fit on the real data",
+    "uhe:map": "GP-UCB with a MAP hyper-parameter refit every step (a UHE-BO paper baseline)",
+    "uhe:mcmc": "GP-UCB averaged over HMC samples of the hyper-parameters (a UHE-BO paper baseline)",
+    "uhe:a_gp_ucb": "A-GP-UCB (Berkenkamp et al. 2019): shrinking lengthscales (a UHE-BO paper baseline)",
+    "uhe:wdf": "Wang & de Freitas (2014), Berkenkamp's variant: a lengthscale bound (a UHE-BO paper baseline)",
+    "uhe:portfolio": "GP-Hedge with EXP3 over random and GP-UCB (MAP) (a UHE-BO paper baseline)",
+    "uhe:random": "uniform random search with the UHE methods' initial design (a UHE-BO paper baseline)",
+}
+
+
+def _load_plugins() -> None:
+    plugins.load_entry_points("jbo.algorithms", register, _REGISTRY.get)
+
+
 def names() -> list[str]:
+    """Every registered algorithm: the built-ins, register(...)ed ones and installed plug-ins'."""
+    _load_plugins()
     return sorted(_REGISTRY)
 
 
-def register(name: str, factory: Callable) -> None:
+def register(name: str, factory: Callable, replace: bool = False) -> None:
+    """Add an algorithm factory ``(**options) -> Algorithm`` under `name`, for get(name, ...), config
+    files and the CLI. A name already registered (a built-in included) is refused unless replace=True."""
+    plugins.check_entry("algorithm", name, factory, _REGISTRY, replace)
     _REGISTRY[name] = factory
+
+
+def describe(name: str) -> str:
+    """One line about a registered algorithm (for `jbo algorithms`): DESCRIPTIONS for a built-in,
+    else the first paragraph of its factory's docstring ("" when it has none)."""
+    if name in DESCRIPTIONS and _REGISTRY.get(name) is _BUILTIN.get(name):
+        return DESCRIPTIONS[name]
+    return plugins.doc_line(_REGISTRY.get(name))
 
 
 def get(name: str, **options):
     """Build a registered algorithm, e.g. get("gp_ucb", fit="map", beta_schedule="srinivas")."""
+    if name not in _REGISTRY:
+        _load_plugins()
     if name not in _REGISTRY:
         raise ValueError(f"unknown algorithm {name!r}; registered algorithms: {', '.join(names())}")
     try:
@@ -84,6 +151,7 @@ __all__ = [
     "Hypers",
     "HypersParams",
     "RandomSearch",
+    "describe",
     "get",
     "names",
     "register",

@@ -4,12 +4,19 @@ Names are unique across papers: the plain names are box problems; ``sbo:<name>``
 paper's contextual problems (x chosen, c ~ p drawn by the environment); ``hpo:<model>_<dataset>``
 are the BOKE paper's host-evaluated tuning objectives (need the `hpo` extra); ``drifting_arms`` is
 a piecewise-constant finite-arm problem (dynamic regret).
+
+``register(name, factory)`` adds a problem (a user module, see jbo.plugins), and installed plug-ins
+add theirs through the ``jbo.problems`` entry-point group, read the first time the registry is asked
+for its names or for a name it does not know.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
+from typing import NamedTuple
 
+from jbo import plugins
 from jbo.problems import (
     boke,
     contextual,
@@ -50,6 +57,7 @@ _REGISTRY: dict[str, Callable[..., Problem]] = {
     **{f"cvs:{name}": (lambda name: lambda **o: cvs.problem(name, **o))(name) for name in cvs.OBJECTIVES},
     "kernel_drift": nonstationary.kernel_drift,
 }
+_BUILTIN = dict(_REGISTRY)  # the built-in factories, so that describe() and about() know a replaced one
 
 
 DESCRIPTIONS = {  # one line per entry for `jbo problems` (factories with a docstring speak for themselves)
@@ -76,27 +84,143 @@ FAMILIES = {
 }
 
 
+class About(NamedTuple):
+    """What `jbo problems` shows of a problem: its space and its optimum."""
+
+    space: str  # e.g. "box, d = 5, context d = 1"
+    optimum: float | str | None = None  # the optimal value; None: unknown; text: where it comes from
+
+
+def _box(d: int, context: int = 0) -> str:
+    return f"box, d = {d}" + (f", context d = {context}" if context else "")
+
+
+_SBO_DIMS = {  # (d, context d) of the SBO-KDE problems (contextual.problem)
+    "ackley": (2, 1),
+    "ackley_4c": (2, 4),
+    "modified_branin": (2, 2),
+    "hartmann": (5, 1),
+    "complicated_hartmann": (5, 1),
+    "newsvendor": (1, 1),
+    "portfolio_uniform": (3, 2),
+    "portfolio_normal": (3, 2),
+}
+_SBO_OPTIMA = {**contextual.OPTIMA, "newsvendor": contextual.NEWSVENDOR_OPTIMUM[1]}
+
+# Every built-in at its default options, for `jbo problems` to list without building any: some load data,
+# run a simulator or search for their optimum when built (tests/test_cli.py checks this against them built).
+ABOUT = {
+    "forrester": About(_box(1), 6.020740055767083),
+    "branin": About(_box(2), -0.39788735772973816),
+    "goldstein_price": About(_box(2), -3.0),
+    "six_hump_camel": About(_box(2), 1.0316284534898774),
+    "hartmann3": About(_box(3), 3.8627797869493365),
+    "hartmann6": About(_box(6), 3.3223680114155147),
+    "ackley": About(_box(2), 0.0),
+    "levy": About(_box(2), 0.0),
+    "rosenbrock": About(_box(2), 0.0),
+    "sphere6_modified": About(_box(6), 1745.0 / 899.0),
+    "deceptive": About(_box(2), 1.0),
+    "h1": About(_box(2), 1.99999999992158),
+    "gp_sample": About(_box(1), "found when built (dense search of the sample path)"),
+    "boke_toy": About(_box(1), boke.TOY_OPTIMUM[1]),
+    "sprinkler": About(_box(8), sprinkler.OPTIMAL["range"]),
+    **{f"sbo:{n}": About(_box(*_SBO_DIMS[n]), _SBO_OPTIMA.get(n)) for n in contextual.PROBLEMS},
+    **{f"hpo:{m}_{d}": About(_box(len(space))) for m, space in hpo.SPACES.items() for d in hpo.SUBSTITUTES},
+    "drifting_arms": About("finite arms given by the options arms and values", "moves at the change points"),
+    **{
+        f"cvs:{n}": About(f"{len(o.sets)} control sets, d = {o.dim}", "one F* per control set (cvs.reference)")
+        for n, o in cvs.OBJECTIVES.items()
+    },
+    "kernel_drift": About("900 arms in d = 2", "moves with the drift (dynamic regret)"),
+    "uhe:lr_vehicle_like": About(_box(2)),
+    "uhe:gb_kc1_like": About(_box(4)),
+    "uhe:lunar": About(_box(12)),
+}
+
+
+def _builtin(name: str) -> bool:
+    return name in _BUILTIN and _REGISTRY.get(name) is _BUILTIN[name]
+
+
 def describe(name: str) -> str:
     """One line about a registered problem (for `jbo problems`)."""
-    if name in DESCRIPTIONS:
+    if name in DESCRIPTIONS and _builtin(name):
         return DESCRIPTIONS[name]
-    family = next((v for k, v in FAMILIES.items() if name.startswith(k)), "")
-    doc = " ".join(((getattr(_REGISTRY.get(name), "__doc__", None) or "").strip().split("\n\n")[0]).split())
-    return doc or family
+    family = next((v for k, v in FAMILIES.items() if name.startswith(k)), "") if _builtin(name) else ""
+    return plugins.doc_line(_REGISTRY.get(name)) or family
+
+
+def space_text(problem) -> str:
+    """A problem's space in words: "box, d = 2", "900 arms in d = 2", "7 control sets, d = 12"."""
+    from jbo.spaces import Box, ControlSets, FiniteArms
+
+    s = problem.space
+    text = (
+        _box(s.dim)
+        if isinstance(s, Box)
+        else f"{s.num_arms} arms in d = {s.dim}"
+        if isinstance(s, FiniteArms)
+        else f"{s.num_sets} control sets, d = {s.dim}"
+        if isinstance(s, ControlSets)
+        else type(s).__name__
+    )
+    context = getattr(problem, "context_dim", 0)
+    return text + (f", context d = {context}" if context else "")
+
+
+def about(name: str) -> About:
+    """A registered problem's space and optimum at its default options: from ABOUT for a built-in
+    (nothing is built), else by building it with its defaults (a ValueError when that fails); a
+    factory with required options is not built and says so."""
+    if name in ABOUT and _builtin(name):
+        return ABOUT[name]
+    required = [k for k, needed in options(name).items() if needed]
+    if required:
+        return About(f"given by the required options {', '.join(required)}")
+    problem = get(name)
+    return About(space_text(problem), getattr(problem, "optimal_value", None))
+
+
+def options(name: str) -> dict[str, bool]:
+    """The keyword options of a registered problem's factory, {option: required}, from its signature
+    ({} when it takes none or hides them behind **options)."""
+    if name not in _REGISTRY:
+        _load_plugins()
+    factory = _REGISTRY[name]
+    skip = 0
+    if name.startswith("cvs:") and _builtin(name):  # lambda **o: cvs.problem(objective, **o)
+        factory, skip = cvs.problem, 1
+    try:
+        params = list(inspect.signature(factory).parameters.values())[skip:]
+    except (TypeError, ValueError):
+        return {}
+    kinds = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    return {p.name: p.default is inspect.Parameter.empty for p in params if p.kind not in kinds}
+
+
+def _load_plugins() -> None:
+    plugins.load_entry_points("jbo.problems", register, _REGISTRY.get)
 
 
 def names() -> list[str]:
+    """Every registered problem: the built-ins, register(...)ed ones and installed plug-ins'."""
+    _load_plugins()
     return sorted(_REGISTRY)
 
 
-def register(name: str, factory: Callable[..., Problem]) -> None:
-    """Add a problem factory to the registry (paper modules register their own problems)."""
+def register(name: str, factory: Callable[..., Problem], replace: bool = False) -> None:
+    """Add a problem factory ``(**options) -> Environment`` under `name`, for get(name, ...), config
+    files and the CLI. A name already registered (a built-in included) is refused unless replace=True."""
+    plugins.check_entry("problem", name, factory, _REGISTRY, replace)
     _REGISTRY[name] = factory
 
 
 def get(name: str, noise_std: float = 0.0, **options) -> Problem:
     """Build a registered problem; `noise_std` adds Gaussian observation noise, other options go to
     the factory (e.g. get("rosenbrock", dim=4, rescaled=True))."""
+    if name not in _REGISTRY:
+        _load_plugins()
     if name not in _REGISTRY:
         raise ValueError(f"unknown problem {name!r}; registered problems: {', '.join(names())}")
     if name.startswith("cvs:"):  # uCVS problems take the noise themselves (default here: noise-free)
@@ -112,13 +236,20 @@ def get(name: str, noise_std: float = 0.0, **options) -> Problem:
 
 
 __all__ = [
+    "ABOUT",
+    "DESCRIPTIONS",
+    "About",
     "Problem",
     "ProblemState",
+    "about",
+    "describe",
     "from_callback",
     "from_function",
     "get",
     "names",
+    "options",
     "register",
+    "space_text",
     "boke",
     "contextual",
     "control",
