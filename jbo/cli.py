@@ -1,6 +1,7 @@
 """Command line: `jbo demo` (the main job), `jbo study CONFIG.toml` (a grid from a config file,
 resumable; see jbo.study_config), `jbo cache` (the persistent compilation cache; see jbo.cache),
-`jbo problems`, `jbo algorithms`."""
+`jbo problems`, `jbo algorithms`. `--import MODULE` (study, problems, algorithms) imports a user
+module first, so that what it registers can be used or listed by name (see jbo.plugins)."""
 
 from __future__ import annotations
 
@@ -101,30 +102,13 @@ def cache(args) -> int:
     return 0
 
 
-def _first_line(obj) -> str:
-    """The first paragraph of obj's docstring, on one line, cut at 120 characters."""
-    doc = " ".join((getattr(obj, "__doc__", None) or "").strip().split("\n\n")[0].split())
-    return doc if len(doc) <= 120 else doc[:117] + "..."
+def _cut(text: str, width: int = 120) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def _space(problem) -> str:
-    from jbo.spaces import Box, ControlSets, FiniteArms
-
-    s = problem.space
-    text = (
-        f"box, d = {s.dim}"
-        if isinstance(s, Box)
-        else f"{s.num_arms} arms in d = {s.dim}"
-        if isinstance(s, FiniteArms)
-        else f"{s.num_sets} control sets, d = {s.dim}"
-        if isinstance(s, ControlSets)
-        else type(s).__name__
-    )
-    context = getattr(problem, "context_dim", 0)
-    return text + (f", context d = {context}" if context else "")
-
-
-def _options(factory, built, fields: bool) -> str:
+def _options(factory, built) -> str:
+    """An algorithm's options: its factory's named parameters, else the built object's dataclass fields."""
     import dataclasses
     import inspect
 
@@ -133,43 +117,125 @@ def _options(factory, built, fields: bool) -> str:
         named = [n for n, p in params.items() if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
     except (TypeError, ValueError):
         named = []
-    if not named and fields and dataclasses.is_dataclass(built):
+    if not named and dataclasses.is_dataclass(built):
         named = [f.name for f in dataclasses.fields(built)]
     return ", ".join(named) if named else "-"
 
 
+def _is_params(p) -> bool:
+    return isinstance(p, tuple) and hasattr(p, "_fields")
+
+
+def _leaves(params, prefix: str = "") -> list[tuple[str, str, object, str]]:
+    """(path, field, default, domain) of every field of a Params NamedTuple that is not itself Params
+    (nested ones as parent.field); the domain from the owning class's DOMAIN, else "real"."""
+    domains = getattr(type(params), "DOMAIN", {})
+    out = []
+    for f in params._fields:
+        v = getattr(params, f)
+        if _is_params(v):
+            out += _leaves(v, f"{prefix}{f}.")
+        elif not (isinstance(v, tuple) and not v):
+            out.append((prefix + f, f, v, domains.get(f, "real")))
+    return out
+
+
+def _value(v) -> str:
+    """A default as a config file would write it: true / false, a number, a list."""
+    import numpy as np
+
+    if v is None or isinstance(v, str):
+        return repr(v)
+    if isinstance(v, (bool, np.bool_)):
+        return "true" if v else "false"
+    a = np.asarray(v)
+    if a.dtype.kind not in "biuf":
+        return _cut(repr(v), 40)
+    if a.ndim == 0:
+        return repr(a.item())
+    return _cut(np.array2string(a, separator=", ", threshold=6), 40)
+
+
+def param_rows(params) -> list[tuple[str, str, str, str]]:
+    """(name, default, domain, note) per Params field: the name a study config's params table takes
+    (jbo.study_config.settable_fields), or the field's path with a note saying why a config cannot
+    set it by name."""
+    from jbo.study_config import settable_fields
+
+    if not _is_params(params):
+        return []
+    settable = settable_fields(params)
+    rows = []
+    for path, field, default, domain in _leaves(params):
+        if field in settable:
+            rows.append((field, _value(default), domain, ""))
+        elif isinstance(default, (int, float)) or getattr(default, "dtype", None) is not None:
+            rows.append((path, _value(default), domain, "(name shared by another field: not settable from a config)"))
+        else:
+            rows.append((path, _value(default), domain, "(not a number: not settable from a config)"))
+    return rows
+
+
+def _algorithm_lines(name: str) -> list[str]:
+    import jbo
+
+    line = jbo.algorithms.describe(name)
+    lines = [f"    {_cut(line)}"] if line else []
+    factory = jbo.algorithms._REGISTRY[name]
+    try:
+        built = jbo.algorithms.get(name)
+        rows = param_rows(built.default_params())
+    except Exception as e:  # noqa: BLE001  (needs options or an optional extra: say so, list the rest)
+        return lines + [
+            f"    not built with its default options: {_cut(e, 90)}",
+            f"    options: {_options(factory, None)}",
+        ]
+    if rows:
+        lines.append("    params (a study config's params table; name = default, domain):")
+        width = max(len(r[0]) for r in rows)
+        dwidth = max(len(r[1]) for r in rows)
+        lines += [
+            f"        {n:<{width}} = {d:<{dwidth}}  {dom}{'  ' + note if note else ''}" for n, d, dom, note in rows
+        ]
+    else:
+        lines.append("    params: -")
+    return lines + [f"    options: {_options(factory, built)}"]
+
+
+def _problem_lines(name: str) -> list[str]:
+    import jbo
+
+    line = jbo.problems.describe(name)
+    lines = [f"    {_cut(line)}"] if line else []
+    try:
+        info = jbo.problems.about(name)
+        lines.append(f"    space: {info.space}; optimum: {'unknown' if info.optimum is None else info.optimum}")
+    except Exception as e:  # noqa: BLE001  (a user's factory that needs more than its defaults: say so)
+        lines.append(f"    not built with its default options: {_cut(e, 90)}")
+    opts = jbo.problems.options(name)
+    text = ", ".join(k + (" (required)" if needed else "") for k, needed in opts.items())
+    return lines + [f"    options: {text or '-'}"]
+
+
 def listing(kind: str, out=None) -> int:
-    """`jbo problems` / `jbo algorithms`: each entry with its space (problems) or Params (algorithms),
-    its options and a one-line description."""
+    """`jbo problems` / `jbo algorithms`: each registered entry with a one-line description, its space
+    and optimum (problems, not built: jbo.problems.about) or its Params by the names a study config
+    takes, with defaults and domains (algorithms), and its options."""
     import jbo
 
     out = out or sys.stdout
     registry = jbo.problems if kind == "problems" else jbo.algorithms
+    lines_of = _problem_lines if kind == "problems" else _algorithm_lines
     for name in registry.names():
-        factory = registry._REGISTRY[name]
-        about = registry.describe(name) if kind == "problems" else ""
-        try:
-            built = registry.get(name)
-        except Exception as e:  # noqa: BLE001  (needs options or an optional extra: say so, list the rest)
-            print(
-                f"{name}\n    options: {_options(factory, None, False)}\n    (not built with defaults here: "
-                f"{type(e).__name__}: {str(e).splitlines()[0][:90]})",
-                file=out,
-            )
-            if about:
-                print(f"    {about}", file=out)
-            continue
-        print(name, file=out)
-        if kind == "problems":
-            print(f"    space: {_space(built)}; optimum: {getattr(built, 'optimal_value', None)}", file=out)
-        else:
-            fields = [f for f in jbo.checks.param_fields(built.default_params())]
-            print(f"    params: {', '.join(fields) if fields else '-'}", file=out)
-        print(f"    options: {_options(factory, built, kind == 'algorithms')}", file=out)
-        line = about[:120] if about else _first_line(factory) or _first_line(type(built))
-        if line:
-            print(f"    {line}", file=out)
+        print("\n".join([name] + lines_of(name)), file=out)
     return 0
+
+
+def _import(args) -> None:
+    if getattr(args, "imports", None):
+        from jbo import plugins
+
+        plugins.import_modules(args.imports, f"jbo {args.command} --import")
 
 
 def main(argv=None) -> int:
@@ -196,23 +262,36 @@ def main(argv=None) -> int:
     s.add_argument("--fresh", action="store_true", help="delete the study's previous results in --out and start over")
     s.add_argument("--check", action="store_true", help="validate the config and list its cells; run nothing")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
+    _import_flag(s)
     c = sub.add_parser("cache", help="where the persistent compilation cache is and its size (see jbo.cache)")
     c.add_argument("--clear", action="store_true", help="delete the cached programs")
     c.add_argument(
         "--repair", action="store_true", help="delete entries that cannot be read (left by a killed process)"
     )
-    sub.add_parser("problems", help="list the registered problems: space, optimum, options, description")
-    sub.add_parser("algorithms", help="list the registered algorithms: Params, options, description")
+    _import_flag(sub.add_parser("problems", help="list the registered problems: description, space, optimum, options"))
+    _import_flag(sub.add_parser("algorithms", help="list the registered algorithms: description, Params, options"))
     args = parser.parse_args(argv)
     if args.command == "demo":
         return demo(args)
-    if args.command in ("study", "cache"):
-        try:
+    try:
+        _import(args)
+        if args.command in ("study", "cache"):
             return (study if args.command == "study" else cache)(args)
-        except ValueError as e:
-            print(f"jbo {args.command}: error: {e}", file=sys.stderr)
-            return 2
+    except ValueError as e:
+        print(f"jbo {args.command}: error: {e}", file=sys.stderr)
+        return 2
     return listing(args.command)
+
+
+def _import_flag(parser) -> None:
+    parser.add_argument(
+        "--import",
+        dest="imports",
+        action="append",
+        metavar="MODULE",
+        help="a module name or .py file to import first, so that what it registers (algorithms, problems, "
+        "kernels) can be used by name; repeatable (see jbo.plugins)",
+    )
 
 
 if __name__ == "__main__":

@@ -223,21 +223,3 @@ def test_demo_command_writes_its_table(tmp_path, capsys):
     summ = pd.read_csv(tmp_path / "demo_summary.csv")
     assert len(summ) == 2 and np.isfinite(summ.mean_simple_regret).all()
     assert (tmp_path / "demo_regret.png").exists() and "simple_regret" in capsys.readouterr().out
-
-
-def test_cli_listings_show_space_params_options_and_a_description():
-    import io
-
-    from jbo import cli
-
-    out = io.StringIO()
-    cli.listing("problems", out)
-    text = out.getvalue()
-    assert "hartmann6\n    space: box, d = 6; optimum: 3.32" in text and "Hartmann, 6-D" in text
-    assert "sbo:hartmann\n    space: box, d = 5, context d = 1; optimum: 2.61356" in text
-    out = io.StringIO()
-    cli.listing("algorithms", out)
-    text = out.getvalue()
-    assert "gp_ucb\n    params: acquisition.beta, hypers.lengthscale" in text
-    options = text.split("\ngp_ucb\n")[1].split("\n")[1]
-    assert options.startswith("    options: num_initial, acquisition") and "batch_size" in options
