@@ -17,14 +17,16 @@ evaluations, on 16 seeds that share their initial designs (common random numbers
 Two readings of "within one standard error": the batch method's mean final log10 simple regret is at
 most one s.e. of the sequential mean above it (unpaired), and the stricter paired one, at most one
 s.e. of the per-seed difference above it (the seeds share designs, so the difference is less noisy).
-Writes experiments/results/batch/q_batch.json.
+Writes q_batch.json (experiments/results/batch/ with --update, else its scratch mirror).
 
     python experiments/batch/q_batch.py
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -35,7 +37,10 @@ import numpy as np
 import jbo
 from jbo.studies import machine_info
 
-OUT = Path(__file__).resolve().parents[1] / "results" / "batch" / "q_batch.json"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from outdir import add_update_flag, output_dir  # noqa: E402
+
+OUT = output_dir("batch") / "q_batch.json"
 SEEDS, N0, EVALS, Q = 16, 10, 100, 4
 # refit_all=128 (the sequential runs refit every step while t < 128): the setting the committed results
 # were computed with; jbo's default refits every step only while t < 64 (jbo.algorithms.gp_bo.REFIT_ALL)
@@ -61,6 +66,8 @@ def asktell_final(alg, prob, keys):
 
 
 def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_update_flag(ap).parse_args()
     prob = jbo.problems.get("hartmann6")
     keys = jax.random.split(jax.random.key(2024), SEEDS)
     rows, finals = [], {}

@@ -3,11 +3,12 @@ ordinary scale: GP-UCB / EI / TS / mean and BOKE on Branin (4 seeds x 12 steps, 
 run once with jbo as it is and once with optax's default eps = 1e-8 patched in (a separate process each, so
 no compiled program is shared). Writes the largest action change per step and the final regrets.
 
-    python experiments/scale/adam_eps_branin.py  ->  experiments/results/scale/adam_eps_branin.json
+    python experiments/scale/adam_eps_branin.py [--update]  ->  adam_eps_branin.json (experiments/results/scale/)
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -16,7 +17,8 @@ import tempfile
 import types
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parents[1] / "results" / "scale" / "adam_eps_branin.json"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from outdir import add_update_flag, output_dir  # noqa: E402
 
 
 def one(path: str, old: bool):
@@ -44,6 +46,9 @@ def one(path: str, old: bool):
 
 
 def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_update_flag(ap).parse_args()
+    out = output_dir("scale") / "adam_eps_branin.json"
     import numpy as np
 
     from jbo.studies import code_version, machine_info
@@ -61,7 +66,7 @@ def main():
             for k in o.files
             if not k.endswith("_regret")
         }
-    OUT.write_text(
+    out.write_text(
         json.dumps(
             dict(
                 what=__doc__.split("\n\n")[0],

@@ -7,8 +7,8 @@ For each method: the same run_seeds program compiled twice through jbo.studies.c
 device, vmapped over the seeds (the default) and with bitwise=True (the seeds one after another by
 lax.map), compile seconds apart (compilation cache off), then `--reps` runs of each, alternating, with
 the load average next to every timing (the machine is shared); and the largest difference between
-the two curves (the same computation, so equal to rounding). Writes
-experiments/results/scale/bitwise.json. Settings are ours (registry defaults, 16 seeds x 30 steps).
+the two curves (the same computation, so equal to rounding). Writes bitwise.json (or --out; into
+experiments/results/scale/ with --update, else its scratch mirror). Settings are ours (registry defaults, 16 seeds x 30 steps).
 """
 
 from __future__ import annotations
@@ -16,13 +16,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
 os.environ.setdefault("JBO_CACHE", "0")  # compile seconds, not cache loads
 
 ROOT = Path(__file__).resolve().parents[2]
-OUT = ROOT / "experiments" / "results" / "scale" / "bitwise.json"
+sys.path.insert(0, str(ROOT / "experiments"))  # outdir
+from outdir import add_update_flag, output_dir  # noqa: E402
+
+OUT = output_dir("scale") / "bitwise.json"
 METHODS = "random_search,gp_ucb,gp_ei,gp_ts,kr_ucb,boke,uhe_bo"
 
 
@@ -34,6 +38,7 @@ def main():
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--out", default=str(OUT))
+    add_update_flag(ap)
     args = ap.parse_args()
 
     import jax

@@ -13,7 +13,7 @@ program runs) and the total wall time. Load averages are recorded before and aft
 (the machine is shared). JAX_DISABLE_MOST_OPTIMIZATIONS is removed from the environment: the demo as a
 user runs it.
 
-    python experiments/scale/compile_cache.py [--settings small default] [--out experiments/results/scale/compile_cache.json]
+    python experiments/scale/compile_cache.py [--settings small default] [--out PATH] [--update]
     python experiments/scale/compile_cache.py --grid   # -> compile_cache_grid.json (Params grid cells share a program)
     python experiments/scale/compile_cache.py --imports   # -> compile_cache_imports.json (import CPU seconds)
 """
@@ -33,6 +33,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "experiments"))  # outdir
+from outdir import add_update_flag, output_dir  # noqa: E402
+
+OUT = output_dir("scale") / "compile_cache.json"  # experiments/results/scale with --update, else its scratch mirror
 
 SETTINGS = {
     "small": ["--seeds", "4", "--steps-branin", "10", "--steps-hartmann6", "10"],
@@ -185,7 +189,7 @@ def grid_run(cache_dir: Path | None, out_dir: Path) -> dict:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--settings", nargs="+", default=["small", "default"], choices=list(SETTINGS))
-    ap.add_argument("--out", default=str(ROOT / "experiments/results/scale/compile_cache.json"))
+    ap.add_argument("--out", default=str(OUT))
     ap.add_argument(
         "--grid",
         action="store_true",
@@ -197,6 +201,7 @@ def main():
         help="instead: CPU seconds of importing jax, pandas, "
         "scipy.special and jbo in fresh processes -> compile_cache_imports.json",
     )
+    add_update_flag(ap)
     a = ap.parse_args()
     import jbo.studies
 

@@ -7,11 +7,12 @@ Setting (ours): GP-UCB (small inner optimiser), Branin, 4 seeds x 8 steps; two s
 (a pure-Python loop of ~0.1-0.2 s per evaluation that holds the GIL). Compile time (the first
 optimize on a fresh AskTell) is measured separately and excluded from the per-mode times.
 
-    python experiments/scale/host_executor.py   ->  experiments/results/scale/host_executor.json
+    python experiments/scale/host_executor.py [--update]  ->  host_executor.json (experiments/results/scale/)
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -22,12 +23,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # _host_sim (numpy onl
 
 import _host_sim  # noqa: E402
 
-OUT = Path(__file__).resolve().parents[1] / "results" / "scale" / "host_executor.json"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from outdir import add_update_flag, output_dir  # noqa: E402
+
 T, S = 8, 4
 BOUNDS = [[-5.0, 0.0], [10.0, 15.0]]
 
 
 def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_update_flag(ap).parse_args()
+    out = output_dir("scale") / "host_executor.json"
     os.environ.setdefault("JBO_CACHE", "0")  # a cold compile: no persistent compilation cache (jbo.cache)
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
@@ -105,9 +111,8 @@ def main():
         "optimiser's own ask/tell time (optimiser_only_run_s with an instant objective)",
         rows=rows,
     )
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(result, indent=1) + "\n")
-    print("wrote", OUT)
+    out.write_text(json.dumps(result, indent=1) + "\n")
+    print("wrote", out)
 
 
 if __name__ == "__main__":

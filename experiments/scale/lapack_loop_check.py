@@ -3,11 +3,12 @@ LAPACK calls on CPU"): the same programs run in child processes with JBO_LAPACK_
 lowering) and =1 (the loop), their actions compared bit for bit; and a 2-seed UHE-BO run through
 ask/tell (40 BO steps on Deceptive, n = 2) with a wall-clock timeout in each mode, the run that hung.
 
-    python experiments/scale/lapack_loop_check.py   -> experiments/results/scale/lapack_loop_check.json
+    python experiments/scale/lapack_loop_check.py [--update]  ->  lapack_loop_check.json (experiments/results/scale/)
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -15,7 +16,10 @@ import sys
 import time
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parents[1] / "results" / "scale" / "lapack_loop_check.json"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from outdir import add_update_flag, output_dir  # noqa: E402
+
+OUT = output_dir("scale") / "lapack_loop_check.json"
 CHILD = r"""
 import sys, numpy as np, jax, jax.numpy as jnp, jbo
 from jbo.algorithms import uhe
@@ -59,6 +63,8 @@ def child(name, mode, timeout):
 
 
 def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_update_flag(ap).parse_args()
     import numpy as np
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))

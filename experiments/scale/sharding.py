@@ -12,7 +12,7 @@ seconds apart and the load average next to every timing (the machine is shared).
 the two curves (max |difference| of every metric, and whether they are bit-identical).
 --bitwise adds the same two runs with bitwise=True (runs one after another by lax.map; on 4 devices one
 one-device executable per device instead of an SPMD program; see jbo.parallel) and compares those
-curves too. Writes experiments/results/scale/sharding.json (or --out). Settings are ours (16-32 seeds were asked for,
+curves too. Writes sharding.json (or --out; experiments/results/scale/ with --update). Settings are ours (16-32 seeds were asked for,
 a few dozen steps, on branin or hartmann6); XLA's default optimisations are on (the user's setting).
 """
 
@@ -26,7 +26,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-OUT = ROOT / "experiments" / "results" / "scale" / "sharding.json"
+sys.path.insert(0, str(ROOT / "experiments"))  # outdir
+from outdir import add_update_flag, output_dir  # noqa: E402
 
 
 def child(args):
@@ -124,12 +125,14 @@ def main():
     ap.add_argument("--problem", default="branin")
     ap.add_argument("--bitwise", action="store_true", help="also the two runs with bitwise=True")
     ap.add_argument("--devices", type=int, default=4, help="forced host devices in the child")
-    ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--out", default=None, help="default: sharding.json in the output folder")
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds before the child counts as hung")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    add_update_flag(ap)
     args = ap.parse_args()
     if args.child:
         return child(args)
+    args.out = args.out or str(output_dir("scale") / "sharding.json")
     flags = f"--xla_force_host_platform_device_count={args.devices}"
     env = {**os.environ, "XLA_FLAGS": flags, "PYTHONPATH": str(ROOT)}
     env.pop("JAX_DISABLE_MOST_OPTIMIZATIONS", None)

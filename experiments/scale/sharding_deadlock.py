@@ -26,7 +26,7 @@ compiled program. Default configurations:
 inserts collectives for the batched while_loop predicates); --bitwise adds (4 devices, bitwise=True:
 one one-device executable per device, dispatched by the host, seeds by lax.map). The hang is a race: a configuration
 that finished once may hang on another run, so "finished" is evidence, not proof, of safety.
-Writes experiments/results/scale/sharding_deadlock.json.
+Writes sharding_deadlock.json (or --out; experiments/results/scale/ with --update, else its scratch mirror).
 """
 
 from __future__ import annotations
@@ -42,7 +42,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-OUT = ROOT / "experiments" / "results" / "scale" / "sharding_deadlock.json"
+sys.path.insert(0, str(ROOT / "experiments"))  # outdir
+from outdir import add_update_flag, output_dir  # noqa: E402
+
 SEEDS, STEPS, REPEATS = 32, 40, 5
 COLLECTIVES = ("all-reduce", "all-gather", "collective-permute", "all-to-all", "reduce-scatter")
 
@@ -105,10 +107,12 @@ def main():
     ap.add_argument("--bitwise", action="store_true", help="also 4 devices with bitwise=True")
     ap.add_argument("--only-bitwise", action="store_true", help="only the 4-device bitwise=True configuration")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
-    ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--out", default=None, help="default: sharding_deadlock.json in the output folder")
+    add_update_flag(ap)
     args = ap.parse_args()
     if args.child:
         return child(args.child)
+    args.out = args.out or str(output_dir("scale") / "sharding_deadlock.json")
     from jbo.studies import code_version, machine_info
 
     rows = []
