@@ -15,7 +15,7 @@ alternative implementation in another checkout. References are independent of th
             tests/test_accuracy.py's references (adaptive quadrature split at kinks and periods,
             closed forms) at its test points, and the stored optima against the reference at the
             stored maximiser.
-Writes experiments/results/accuracy/accuracy_<tag>.json.
+Writes accuracy_<tag>.json (into experiments/results/accuracy/ with --update, else its scratch mirror).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 import numpy as np
+from outdir import add_update_flag, output_dir
 
 jax.config.update("jax_enable_x64", True)
 
@@ -42,7 +43,7 @@ from jbo.problems import contextual as C  # noqa: E402
 from jbo.studies import code_version  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "experiments" / "results" / "accuracy"
+OUT = output_dir("accuracy")  # experiments/results/accuracy with --update, else its scratch mirror
 
 
 def log_ei_errors():
@@ -159,6 +160,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tag", required=True)
     ap.add_argument("--instances", type=int, default=200)
+    add_update_flag(ap)
     args = ap.parse_args()
     t0 = time.perf_counter()
     result = {

@@ -16,8 +16,8 @@ screened), in the same run: what the growing state and the long-run defaults buy
 Compile time (ahead-of-time lowering + XLA compilation) is reported apart from run time. Run time is
 one execution after a warm-up execution (T <= 200) or the first execution (larger T, where one
 execution is minutes and its fixed costs are negligible). Every run writes what it measured, and on
-what machine, to experiments/results/bench_engine_<tag>.json; the T axis also draws
-bench_engine_<tag>.png (seconds per seed against T, log-log, with least-squares slopes).
+what machine, to bench_engine_<tag>.json (in experiments/results/ with --update, else its scratch mirror);
+the T axis also draws bench_engine_<tag>.png (seconds per seed against T, log-log, with least-squares slopes).
 """
 
 from __future__ import annotations
@@ -32,12 +32,13 @@ from pathlib import Path
 
 import jax
 import numpy as np
+from outdir import add_update_flag, output_dir
 
 import jbo
 from jbo.studies import compile_seeds
 from jbo.studies import machine_info as machine
 
-RESULTS = Path(__file__).resolve().parent / "results"
+RESULTS = output_dir()  # experiments/results with --update, else its scratch mirror
 BOTORCH_SEEDS = {50: 2, 100: 2, 200: 1, 400: 1}  # seeds per T for BoTorch (its seconds grow like T^1.5)
 
 
@@ -179,6 +180,7 @@ def main():
     ap.add_argument("--fit-steps", type=int, default=5)
     ap.add_argument("--botorch-device", default="cpu", help="torch device of BoTorch's model: cpu or cuda")
     ap.add_argument("--tag", default=None)
+    add_update_flag(ap)
     args = ap.parse_args()
     tag = args.tag or ("t_axis" if args.axis == "steps" else f"refit{args.fit_restarts}x{args.fit_steps}")
     out = RESULTS / f"bench_engine_{tag}.json"

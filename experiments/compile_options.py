@@ -15,7 +15,7 @@ code, which LLVM's optimisation level can change).
     python experiments/compile_options.py --repeats 3 --levels xla_default O2 --out compile_options_t100_t200.json \
         --tasks gp_ucb/hartmann6/T100 gp_ucb/hartmann6/T200
 
-Writes experiments/results/compile_options.json (or --out).
+Writes compile_options.json (or --out) into experiments/results/ with --update, else its scratch mirror.
 """
 
 from __future__ import annotations
@@ -28,8 +28,9 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from outdir import add_update_flag, output_dir
 
-OUT = Path(__file__).resolve().parent / "results"
+OUT = output_dir()  # experiments/results with --update, else its scratch mirror
 LEVELS = {
     "xla_default": {},
     "O1": {"xla_backend_optimization_level": 1},
@@ -82,7 +83,8 @@ def main():
         default=["gp_ucb/hartmann6/T50", "gp_ucb/hartmann6/T400", "boke/hartmann3/T200"],
     )
     ap.add_argument("--levels", nargs="+", choices=list(LEVELS), default=list(LEVELS))
-    ap.add_argument("--out", default="compile_options.json", help="file name under experiments/results/")
+    ap.add_argument("--out", default="compile_options.json", help="file name in the output folder")
+    add_update_flag(ap)
     args = ap.parse_args()
     levels = {name: LEVELS[name] for name in args.levels}
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

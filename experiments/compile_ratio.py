@@ -20,7 +20,7 @@ variants alternating so that all see the same machine:
     python experiments/compile_ratio.py --steps 400 --repeats 3 --variants current refit_from_128 previous \
         --out compile_ratio_T400_refit_all.json
 
-Writes experiments/results/compile_ratio_T<steps>.json (or --out).
+Writes compile_ratio_T<steps>.json (or --out) into experiments/results/ with --update, else its scratch mirror.
 """
 
 from __future__ import annotations
@@ -33,8 +33,9 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from outdir import add_update_flag, output_dir
 
-OUT = Path(__file__).resolve().parent / "results"
+OUT = output_dir()  # experiments/results with --update, else its scratch mirror
 # name: (algorithm settings, compile options: None = jbo's, {} = XLA's defaults)
 VARIANTS = {
     "current": ({}, None),
@@ -79,7 +80,8 @@ def main():
     ap.add_argument("--steps", type=int, default=400)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=["current", "previous"])
-    ap.add_argument("--out", default=None, help="file name under experiments/results/")
+    ap.add_argument("--out", default=None, help="file name in the output folder")
+    add_update_flag(ap)
     args = ap.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from jbo.parallel import CPU_COMPILER_OPTIONS as jbo_options

@@ -12,8 +12,10 @@
 #   3. T = 1000 at 1024 seeds;
 #   4. SBO-KDE paper Fig 1 on Hartmann at the paper's settings (T = 350, M = 1024, 5 seeds), GP-UCB
 #      and SBO-KDE (experiments/sbo/fig1.py).
-# Every new or changed file under experiments/results goes into $OUT/results.tgz after each stage, the
-# whole console output into $OUT/log.txt.
+# The scripts write into the scratch mirror of experiments/results that experiments/outdir.py names
+# (JBO_UPDATE_RESULTS=1: into experiments/results itself); every new or changed file there goes into
+# $OUT/results.tgz after each stage, named experiments/results/<path> (unpack it in the repository root),
+# the whole console output into $OUT/log.txt.
 set -u
 cd "$(dirname "$0")/.."
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1 JBO_CACHE=0 XLA_PYTHON_CLIENT_MEM_FRACTION=0.92
@@ -25,9 +27,12 @@ mkdir -p "$OUT"
 log=$OUT/log.txt
 start=$SECONDS
 marker=$(mktemp)
+results=$($PY experiments/outdir.py)
+mkdir -p "$results"
 
 pack() {
-    find experiments/results -type f -newer "$marker" -print0 | tar czf "$OUT/results.tgz" --null -T -
+    find "$results" -type f -newer "$marker" -printf '%P\0' |
+        tar czf "$OUT/results.tgz" -C "$results" --transform 's,^,experiments/results/,' --null -T -
 }
 
 stage() {

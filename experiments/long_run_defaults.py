@@ -24,7 +24,8 @@ paired mean log10 ratio is above 0 by more than two standard errors (regret no w
     python experiments/long_run_defaults.py --compare refit_all --checkpoints 100 200   # ~10 min
     python experiments/long_run_defaults.py --quick             # 4 seeds, T = 160: a smoke run
 
-Writes experiments/results/long_run_<compare>.csv (one row per setting, problem and seed) and .json.
+Writes long_run_<compare>.csv (one row per setting, problem and seed) and .json into experiments/results/
+with --update, else its scratch mirror.
 """
 
 from __future__ import annotations
@@ -32,16 +33,16 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from pathlib import Path
 
 import jax
 import numpy as np
 import pandas as pd
+from outdir import add_update_flag, output_dir
 
 import jbo
 from jbo.studies import compile_seeds, machine_info
 
-OUT = Path(__file__).resolve().parent / "results"
+OUT = output_dir()  # experiments/results with --update, else its scratch mirror
 PROBLEMS = {
     "branin": ("branin", {}),
     "hartmann3": ("hartmann3", {}),
@@ -60,6 +61,7 @@ def main():
     ap.add_argument("--growth", type=float, default=1 / 32)
     ap.add_argument("--screen", type=int, default=128)
     ap.add_argument("--quick", action="store_true")
+    add_update_flag(ap)
     args = ap.parse_args()
     # refit and screen: from t = 128, the setting of their committed results (jbo's default is 64, chosen by refit_all)
     if args.compare == "refit":

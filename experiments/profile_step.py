@@ -12,7 +12,7 @@ about 3 times a query).
     python experiments/profile_step.py                  # N = 400, 8 seeds
     python experiments/profile_step.py --rows 128 400 1000
 
-Writes experiments/results/profile_step.json.
+Writes profile_step.json (into experiments/results/ with --update, else its scratch mirror).
 """
 
 from __future__ import annotations
@@ -21,17 +21,17 @@ import argparse
 import json
 import os
 import time
-from pathlib import Path
 
 import jax
 import jax.numpy as jnp
+from outdir import add_update_flag, output_dir
 
 import jbo
 from jbo import data, gp, optimize
 from jbo.engine import Step
 from jbo.studies import machine_info
 
-OUT = Path(__file__).resolve().parent / "results" / "profile_step.json"
+OUT = output_dir() / "profile_step.json"  # experiments/results with --update, else its scratch mirror
 
 
 def best_time(f, *args, repeats=5):
@@ -125,6 +125,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rows", type=int, nargs="+", default=[400])
     ap.add_argument("--seeds", type=int, default=8)
+    add_update_flag(ap)
     args = ap.parse_args()
     record = {
         "command": "python experiments/profile_step.py "

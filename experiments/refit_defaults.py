@@ -2,9 +2,9 @@
 
 GP-UCB (beta = 2, Matern-5/2 ARD, MLE refit every step) with several refit settings on branin,
 hartmann6, ackley (dim 4) and levy (dim 4), 32 seeds each, 6 LHS initial points; final simple
-regret and run seconds per seed (compile measured apart). Writes
-experiments/results/refit_defaults.csv (one row per setting and problem) and .json (the machine,
-the rule and the choice).
+regret and run seconds per seed (compile measured apart). Writes refit_defaults.csv (one row per
+setting and problem) and .json (the machine, the rule and the choice) into experiments/results/ with
+--update, else its scratch mirror.
 
     python experiments/refit_defaults.py            # ~10 min on 2 CPU cores
     python experiments/refit_defaults.py --quick    # 4 seeds, 2 settings: a smoke run
@@ -22,16 +22,16 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from pathlib import Path
 
 import jax
 import numpy as np
 import pandas as pd
+from outdir import add_update_flag, output_dir
 
 import jbo
 from jbo.studies import compile_seeds, machine_info
 
-OUT = Path(__file__).resolve().parent / "results"
+OUT = output_dir()  # experiments/results with --update, else its scratch mirror
 PROBLEMS = {
     "branin": ("branin", {}, 50),
     "hartmann6": ("hartmann6", {}, 60),
@@ -47,6 +47,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", type=int, default=32)
     ap.add_argument("--quick", action="store_true")
+    add_update_flag(ap)
     args = ap.parse_args()
     seeds = 4 if args.quick else args.seeds
     settings = SETTINGS[:2] if args.quick else SETTINGS

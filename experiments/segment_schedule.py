@@ -12,8 +12,8 @@ schedule up to rounding: a schedule changes shapes, not the algorithm).
     python experiments/segment_schedule.py --steps 400 --again
     python experiments/segment_schedule.py --steps 100 128 --out segment_schedule_o2.json
 
-Writes experiments/results/segment_schedule.json (or --out), keeping the rows of schedules already measured there
-(with the same seed count) unless --again.
+Writes segment_schedule.json (or --out) into experiments/results/ with --update, else its scratch mirror, keeping
+the rows of schedules already measured in that file (with the same seed count) unless --again.
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parent / "results"
+from outdir import add_update_flag, output_dir
+
+OUT = output_dir()  # experiments/results with --update, else its scratch mirror
 # T: the segment capacities tried (the last is T itself); "default" marks jbo.engine.bucket_schedule(T)
 SCHEDULES = {
     100: [(100,), (64, 100)],
@@ -58,8 +60,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--steps", type=int, nargs="+", default=list(SCHEDULES), choices=list(SCHEDULES))
     ap.add_argument("--seeds", type=int, default=8)
-    ap.add_argument("--out", default="segment_schedule.json", help="result file name under experiments/results")
+    ap.add_argument("--out", default="segment_schedule.json", help="result file name in the output folder")
     ap.add_argument("--again", action="store_true", help="measure schedules already in the result file again")
+    add_update_flag(ap)
     args = ap.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from jbo.engine import bucket_schedule
