@@ -1,16 +1,29 @@
 """BOKE / BOKE+ (Zhu et al. 2025): every claim of spec section 8 graded by the one verdict rule
-(jbo.verdict) from the committed result files. Writes experiments/results/verdicts/boke.{csv,md}.
+(jbo.verdict) from the committed result files. Writes boke.{csv,md} (experiments/results/verdicts/ with --update).
 
-    python experiments/verdicts/boke.py
+    python experiments/verdicts/boke.py [--update]
 """
 
 from __future__ import annotations
 
+import argparse
 import functools
 
 import numpy as np
 import pandas as pd
-from common import BETTER, COMPARABLE, NOT_WORSE, RESULTS, Claim, Pair, final_per_seed, paired, write
+from common import (
+    BETTER,
+    COMPARABLE,
+    NOT_WORSE,
+    OUT,
+    RESULTS,
+    Claim,
+    Pair,
+    add_update_flag,
+    final_per_seed,
+    paired,
+    write,
+)
 
 PAPER = "boke"
 SYNTH = "experiments/results/boke/fig6_fig7_synthetic.csv.gz"
@@ -404,8 +417,7 @@ def sensitivity() -> pd.DataFrame | None:
     BOKE+ setting against the spec's GP-UCB and the spec's BOKE against every GP-UCB setting
     ("competitive with GP-UCB"); BOKE+ at every coin against the spec's BOKE and BOKE+ against BOKE
     under Scott's data rule at each ς ("BOKE+ against BOKE", for "BOKE+ beats BOKE" and "BOKE and BOKE+
-    are comparable"). Writes experiments/results/verdicts/
-    boke_sensitivity.{md,csv}."""
+    are comparable"). Writes boke_sensitivity.{md,csv} (experiments/results/verdicts/ with --update)."""
     sens = _sensitivity_runs()
     if sens is None:
         return None
@@ -445,11 +457,13 @@ def sensitivity() -> pd.DataFrame | None:
             f"| {r.setting} | {r.function} | {r.question} | {r.A} | {r.B} | **{r.outcome}** | {r.wins}/{r.n} | "
             f"{r.median_diff:+.2f} [{r.ci_low:+.2f}, {r.ci_high:+.2f}] |"
         )
-    (RESULTS / "verdicts" / "boke_sensitivity.md").write_text("\n".join(lines) + "\n")
-    table.to_csv(RESULTS / "verdicts" / "boke_sensitivity.csv", index=False)
+    (OUT / "boke_sensitivity.md").write_text("\n".join(lines) + "\n")
+    table.to_csv(OUT / "boke_sensitivity.csv", index=False)
     return table
 
 
 if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_update_flag(ap).parse_args()
     table = write(PAPER, claims())
     print(table[["claim", "comparison", "outcome", "holds"]].to_string())

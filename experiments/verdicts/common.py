@@ -2,14 +2,18 @@
 
 A paper module (``boke.py``, ``sbo_kde.py``, ``ucvs.py``, ``uhe_bo.py``, ``r_perp.py``) lists its
 claims; each claim holds the paired comparisons that decide it (per-seed values of the two methods,
-lower is better, and the outcomes the paper asserts). :func:`write` grades them and writes
+lower is better, and the outcomes the paper asserts). The claims read the committed results (RESULTS:
+experiments/results, whatever the mode). :func:`write` grades them and writes
 
-    experiments/results/verdicts/<paper>.csv   one row per comparison (seeds, wins, p, interval, outcome)
-    experiments/results/verdicts/<paper>.md    the claims table that docs/papers/<paper>.md includes
+    <paper>.csv   one row per comparison (seeds, wins, p, interval, outcome)
+    <paper>.md    the claims table that docs/papers/<paper>.md includes
+
+into OUT: experiments/results/verdicts/ with --update, else its scratch mirror (experiments/outdir.py).
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,8 +22,11 @@ import pandas as pd
 
 from jbo import verdict
 
-RESULTS = Path(__file__).resolve().parents[1] / "results"
-OUT = RESULTS / "verdicts"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from outdir import add_update_flag, committed_dir, output_dir  # noqa: E402, F401 (for the paper modules)
+
+RESULTS = committed_dir()  # the results graded: the committed files
+OUT = output_dir("verdicts")  # the tables written: experiments/results/verdicts with --update, else scratch
 BETTER = ("better",)
 NOT_WORSE = ("better", "comparable")  # "competitive with", "comparable to", "on par with"
 COMPARABLE = ("comparable",)
@@ -124,7 +131,6 @@ def _evidence(pair: Pair, row: dict) -> str:
 def write(paper: str, claims: list[Claim]) -> pd.DataFrame:
     """Grade the claims, write the CSV and the Markdown table, return the per-comparison table."""
     rows, verdicts = grade(claims)
-    OUT.mkdir(parents=True, exist_ok=True)
     table = pd.DataFrame(rows)
     table.to_csv(OUT / f"{paper}.csv", index=False)
     lines = [

@@ -1,8 +1,8 @@
 """R-PERP (Iwazaki & Takeno, non-stationary kernelized bandits): every claim of spec sections 0, 5.3 and 6
-graded by the one verdict rule (jbo.verdict) from the committed result files. Writes
-experiments/results/verdicts/r_perp.{csv,md}.
+graded by the one verdict rule (jbo.verdict) from the committed result files. Writes r_perp.{csv,md}
+(experiments/results/verdicts/ with --update).
 
-    python experiments/verdicts/r_perp.py
+    python experiments/verdicts/r_perp.py [--update]
 
 Fig 2's metric is the dynamic cumulative regret R_t at the horizon T = 5000 (lower is better, compared on the
 log10 scale: it is positive). Seed i is one environment (three base functions drawn by numpy default_rng(i))
@@ -16,6 +16,7 @@ interval against the first half.
 
 from __future__ import annotations
 
+import argparse
 import functools
 import json
 import math
@@ -23,7 +24,7 @@ import re
 
 import numpy as np
 import pandas as pd
-from common import BETTER, COMPARABLE, RESULTS, Claim, Pair, final_per_seed, paired, write
+from common import BETTER, COMPARABLE, RESULTS, Claim, Pair, add_update_flag, final_per_seed, paired, write
 
 from jbo.verdict import holds, min_seeds, sign_test
 
@@ -594,5 +595,7 @@ def _no_permutation_reason(perm: pd.DataFrame, fig2: pd.DataFrame) -> str:
 
 
 if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_update_flag(ap).parse_args()
     table = write(PAPER, claims())
     print(table[["claim", "comparison", "outcome", "holds"]].to_string())

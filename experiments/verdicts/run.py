@@ -1,20 +1,21 @@
 """Grade every claim of the five papers by the one verdict rule (jbo.verdict; docs/papers/verdicts.md)
-from the committed result files; writes experiments/results/verdicts/<paper>.{csv,md}, the tables the
-paper pages include.
+from the committed result files; writes <paper>.{csv,md}, the tables the paper pages include, into
+experiments/results/verdicts/ with --update (else its scratch mirror).
 
-    python experiments/verdicts/run.py            # all five papers
-    python experiments/verdicts/run.py boke       # one
+    python experiments/verdicts/run.py --update           # all five papers
+    python experiments/verdicts/run.py --update boke      # one
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import write  # noqa: E402
+from common import add_update_flag, write  # noqa: E402
 
 PAPERS = ("boke", "sbo_kde", "ucvs", "uhe_bo", "r_perp")
 
@@ -30,4 +31,6 @@ def main(papers=PAPERS):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or PAPERS)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("papers", nargs="*", default=list(PAPERS), help=f"some of {', '.join(PAPERS)} (default: all)")
+    main(add_update_flag(ap).parse_args().papers)

@@ -1,7 +1,8 @@
 """SBO-KDE / DRBO-KDE (Huang et al., AAAI 2024): every claim of spec sections 7.4, 8 and 9 graded by the one
-verdict rule (jbo.verdict) from the committed result files. Writes experiments/results/verdicts/sbo_kde.{csv,md}.
+verdict rule (jbo.verdict) from the committed result files. Writes sbo_kde.{csv,md} (experiments/results/verdicts/
+with --update).
 
-    python experiments/verdicts/sbo_kde.py
+    python experiments/verdicts/sbo_kde.py [--update]
 
 Metric (the paper's Figs 1 and 2), at each seed's last step, lower is better, compared on the log10 scale:
 cumulative regret; for Complicated Hartmann the cumulative observed reward, taken as its shortfall
@@ -23,11 +24,24 @@ from it, on the methods it ran.
 
 from __future__ import annotations
 
+import argparse
 import json
 
 import numpy as np
 import pandas as pd
-from common import BETTER, COMPARABLE, NOT_WORSE, RESULTS, Claim, Pair, final_per_seed, grade, paired, write
+from common import (
+    BETTER,
+    COMPARABLE,
+    NOT_WORSE,
+    RESULTS,
+    Claim,
+    Pair,
+    add_update_flag,
+    final_per_seed,
+    grade,
+    paired,
+    write,
+)
 
 from jbo import studies
 
@@ -461,5 +475,7 @@ def _complexity_checks(budget: dict) -> list[tuple[str, bool]]:
 
 
 if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_update_flag(ap).parse_args()
     table = write(PAPER, claims())
     print(table[["claim", "comparison", "outcome", "holds"]].to_string())

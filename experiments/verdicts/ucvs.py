@@ -5,9 +5,9 @@ objective) and of the naive additions (12-D objectives, cheap costs, v = 0.02, 1
 claims also say how uCVS fares at the authors' acquisition sizes with the per-step refit (every cell of
 fig1_authors_*: the 12-D objectives with cheap costs and v = 0.02, Hartmann also with moderate costs at
 v = 0.02 and 0.04, Ackley and Hartmann with cheap costs also at v = 0.04).
-Writes experiments/results/verdicts/ucvs.{csv,md}.
+Writes ucvs.{csv,md} (experiments/results/verdicts/ with --update).
 
-    python experiments/verdicts/ucvs.py
+    python experiments/verdicts/ucvs.py [--update]
 
 Runs are compared at an equal cost budget: per seed, within one (objective, cost set, variance) cell,
 where the methods share the seed's initial design, free-variable sample and noise.
@@ -15,9 +15,11 @@ where the methods share the seed's initial design, free-variable sample and nois
 
 from __future__ import annotations
 
+import argparse
+
 import numpy as np
 import pandas as pd
-from common import BETTER, NOT_WORSE, RESULTS, Claim, Pair, describe, paired, write
+from common import BETTER, NOT_WORSE, RESULTS, Claim, Pair, add_update_flag, describe, paired, write
 
 from jbo import verdict
 
@@ -338,5 +340,7 @@ def _most_played_checks(runs: pd.DataFrame) -> list[tuple[str, bool]]:
 
 
 if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_update_flag(ap).parse_args()
     table = write(PAPER, claims())
     print(table[["claim", "comparison", "outcome", "holds"]].to_string())

@@ -1,8 +1,9 @@
 """UHE-BO (Ha et al., arXiv:2306.06844 v1): every claim of spec section 6, with the figures' mechanism
 claims (Fig 1 through the E0 harness of spec section 5.4, Fig 3), graded by the one verdict rule
-(jbo.verdict) from the committed result files. Writes experiments/results/verdicts/uhe_bo.{csv,md}.
+(jbo.verdict) from the committed result files. Writes uhe_bo.{csv,md} (experiments/results/verdicts/ with
+--update).
 
-    python experiments/verdicts/uhe_bo.py
+    python experiments/verdicts/uhe_bo.py [--update]
 
 Every method runs on the same seed keys (common random numbers: one initial design per seed), so the
 final values pair by seed. Synthetic problems compare the final simple regret on the log10 scale; the
@@ -12,13 +13,14 @@ mean reward) on the raw scale, with a margin for "comparable" stated in the clai
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from common import BETTER, NOT_WORSE, RESULTS, Claim, Pair, final_per_seed, paired, write
+from common import BETTER, NOT_WORSE, RESULTS, Claim, Pair, add_update_flag, final_per_seed, paired, write
 
 from jbo import verdict
 
@@ -462,5 +464,7 @@ def _runtime_checks(runtime: pd.DataFrame, a: str, b: str, bound: float, at_most
 
 
 if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_update_flag(ap).parse_args()
     table = write(PAPER, claims())
     print(table[["claim", "comparison", "outcome", "holds"]].to_string())
