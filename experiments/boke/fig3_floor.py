@@ -7,7 +7,7 @@ largest gap and the fill distance stops falling (Fig 3 measures 0.027 at t = 200
 exploration against 0.005 for LHS).
 
 Closed-form posterior variance (NumPy, float64) of n evenly spaced points on [0, 1], on a grid of
-4001 points. Writes experiments/results/boke/fig3_floor.csv.
+4001 points. Writes fig3_floor.csv (experiments/results/boke/ with --update, else its scratch mirror).
 
     python experiments/boke/fig3_floor.py
 """

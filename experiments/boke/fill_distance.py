@@ -11,7 +11,7 @@ for each t; every sequential method starts from one uniform point; the sup over 
 over 2^16 scrambled Sobol points plus the 2^d corners. Both sequential methods screen 128 d random
 candidates (+ the data) with 10 starts x 50 Adam steps (the regret experiments use 1024 d; we cut it
 here so that 100 seeds of GP exploration at d = 8 fit the time budget).
-Writes experiments/results/boke/fig3_fill_distance[_<tag>].{png,csv} (means and standard errors) and
+Writes (experiments/results/boke/ with --update) fig3_fill_distance[_<tag>].{png,csv} (means and standard errors) and
 fig3_fill_distance[_<tag>]_seeds.csv (every seed's fill distance at t = 50, 100 and 200, for the
 paired verdicts of experiments/verdicts/boke.py).
 """

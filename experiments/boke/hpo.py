@@ -6,7 +6,7 @@
 
 The objectives run in scikit-learn / xgboost on the host: every method is driven through
 jbo.AskTell, one seed at a time (seed s uses the key fold_in(key(0), s)), so a long run can stop and
-go on: each seed's rows go to experiments/results/boke/fig9/seed<s>.csv when its 24 runs (4 tasks x 6
+go on: each seed's rows go to fig9/seed<s>.csv in the output folder when its 24 runs (4 tasks x 6
 methods) are done, seeds with a file are skipped, and fig9_hpo.{csv,png} gather every seed file there.
 Methods: BOKE, BOKE+, KR-UCB (the spec's alpha = 0.5, which cannot widen before t = n0^2 and so
 only re-samples its design: shown, not used as evidence), KR-UCB with alpha = 0.8 (ours: it widens),
@@ -17,7 +17,7 @@ Wine Quality. From the paper / spec: the models, 5-fold CV R^2, rounding of inte
 evaluations with n0 = 5d initial points (the defaults here). Ours: bounds (spec 6.5), the
 substitutes, and - because one evaluation costs 0.3-2 s on this 2-core machine - fewer seeds than
 the paper's 30. varsigma = 0.1 std(y over the design); GP noise-free (jitter).
-Writes experiments/results/boke/fig9/seed<s>.csv and experiments/results/boke/fig9_hpo.{png,csv}.
+Writes fig9/seed<s>.csv and fig9_hpo.{png,csv} (experiments/results/boke/ with --update, else its scratch mirror).
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ samples of 0.7 Beta(3, 8) + 0.3 Beta(10, 2) at three bandwidths, the middle one 
 Fig. 4 is the acquisition after 5 points; Fig. 5 compares BOKE and BOKE+ from the same 5 points.
 Ours: noise sd 0.1 ("N(0, 0.01)" read as a variance, D21), the small/large bandwidths (0.01, 0.3),
 the CV grids, evenly spaced sample locations in Fig. 1, varsigma = 0.1 and 30 BO steps in Fig. 5.
-Writes experiments/results/boke/fig1_kr.png, fig2_kde.png, fig4_acquisition.png, fig5_boke_vs_plus.png.
+Writes fig1_kr.png, fig2_kde.png, fig4_acquisition.png, fig5_boke_vs_plus.png (experiments/results/boke/ with
+--update).
 """
 
 from __future__ import annotations

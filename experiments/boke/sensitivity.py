@@ -40,8 +40,8 @@ reference) takes the same grids with sigma_eps = 0.1 SD_U(g), SD_U(g) estimated 
 Fig 8 itself sets varsigma = 0.1 std(y over the design) per seed, of which this is the expectation's
 analogue, so the default grid point is close to, not equal to, Fig 8's BOKE.
 
-Writes experiments/results/boke/sensitivity[_<tag>].csv (one row per setting, function, method,
-setting and seed: the final simple regret); experiments/verdicts/boke.py reads every such file.
+Writes sensitivity[_<tag>].csv (one row per setting, function, method, setting and seed: the final simple
+regret; experiments/results/boke/ with --update); experiments/verdicts/boke.py reads every such file there.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ CPU time (D18): every seed runs in one vmapped scan; a method's time per step pe
 (scan seconds - objective seconds) / (seeds x BO steps), compile excluded, where the objective
 seconds are measured separately by evaluating the simulator on the same batch shape. The CPU-time
 axis is that per-step time times the step index, i.e. our implementation's cost on this machine.
-Writes experiments/results/boke/fig8_sprinkler.{png,csv.gz} and fig8_summary.csv.
+Writes fig8_sprinkler.{png,csv.gz} and fig8_summary.csv (experiments/results/boke/ with --update).
 """
 
 from __future__ import annotations

@@ -11,7 +11,8 @@ defaults of spec 9 (see jbo/algorithms/boke.py). Regret uses the noise-free f at
 Extra (ours): KR-UCB with alpha = 0.8, because with the spec's alpha = 0.5 KR-UCB cannot widen before
 t = n0^2, i.e. never within the budget for d >= 3.
 
-Writes experiments/results/boke/fig6_fig7_synthetic.{csv.gz,png} (+ fig6/fig7 PNGs) and a summary CSV.
+Writes fig6_fig7_synthetic.{csv.gz,png} (+ fig6/fig7 PNGs) and a summary CSV (experiments/results/boke/ with
+--update).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ over the measured t. The paper gives only the asymptotic table: BOKE O(m t) per 
 O(t^2 + m t), GP-UCB O(t^3 + m t^2).
 Second part: 30 seeds of BOKE on Hartmann3 (n0 = 15, T = 150) as one vmapped scan: compile and
 run seconds (the "< 30 s after compilation" target).
-Writes experiments/results/boke/table1_timing.{csv,png}.
+Writes table1_timing.{csv,png} (experiments/results/boke/ with --update, else its scratch mirror).
 """
 
 from __future__ import annotations

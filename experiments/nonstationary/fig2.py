@@ -15,10 +15,10 @@ realised V_T per instance (so H, H_ucb, W are per seed: seeds run in groups of e
 (0.01 main, {1, 0.1} ablation), C (theory-literal 1 and the reproduction preset 0.1), the UCB width
 B + rho/sqrt(lambda) sqrt(2 (gamma_hat + ln(1/delta))) with the greedy gamma_hat, instances drawn by
 numpy default_rng(seed) (seeds 0-2 are the spec's reference instances), JAX keys for noise and
-permutations, and the two ablations (no restarts: H = T; no permutation). Writes into
-experiments/results/nonstationary/: fig2[_quick].csv.gz (cumulative regret every 10 steps),
-fig2_summary[_quick].csv (R_t at 1000/2000/3000/5000, mean and s.e. over all seeds and over the three
-reference instances, next to the spec's reference), fig2_lam<lambda>[_quick].png, fig2[_quick].log.
+permutations, and the two ablations (no restarts: H = T; no permutation). Writes into the output folder
+(experiments/results/nonstationary/ with --update, else its scratch mirror): fig2[_quick].csv.gz (cumulative
+regret every 10 steps), fig2_summary[_quick].csv (R_t at 1000/2000/3000/5000, mean and s.e. over all seeds and
+over the three reference instances, next to the spec's reference), fig2_lam<lambda>[_quick].png, fig2[_quick].log.
 """
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ not depend on data). Thm 4's event is lcb <= fbar <= ucb at every arm,
 fbar the mean of the N functions of the batch; the width it needs is w* = max_x |mu(x) - fbar(x)| / sigma(x).
 We draw 400 (order, noise) pairs with the random order and 400 noise draws with the selection
 (deterministic) order, and report quantiles of w* next to Eq. 8's beta^{1/2} for C in {0, 0.1, 1}
-(C = 0 keeps only the RKHS-bias and noise terms). Writes experiments/results/nonstationary/permutation[_quick].csv.
+(C = 0 keeps only the RKHS-bias and noise terms). Writes permutation[_quick].csv (experiments/results/nonstationary/
+with --update, else its scratch mirror).
 """
 
 from __future__ import annotations

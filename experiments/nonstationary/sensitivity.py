@@ -21,11 +21,11 @@ regret R(m) - R(tau) and R(T) - R(m) over the two halves of the last interval (m
 where R-PERP runs one fresh learner on f^3 alone, and their ratio (below 1: R_t - R_tau over t - tau falls,
 i.e. sublinear growth after that seed's last restart); the slope of log R_t against log t over the last
 half of the run (t in [T/2, T]); for R-PERP the first step at which an arm is eliminated (empty if none),
-the smallest active set over the run and over the last interval, and beta^{1/2}. Writes into
-experiments/results/nonstationary/: sensitivity[_quick].csv, sensitivity[_quick].md (per setting: mean
-R_T, R-PERP against Random and the UCB methods, sublinearity after the last restart, graded by
-jbo.verdict), sensitivity_curves[_quick].csv.gz (R_t every 50 steps), sensitivity[_quick].log (command,
-machine, wall seconds).
+the smallest active set over the run and over the last interval, and beta^{1/2}. Writes into the output
+folder (experiments/results/nonstationary/ with --update, else its scratch mirror): sensitivity[_quick].csv,
+sensitivity[_quick].md (per setting: mean R_T, R-PERP against Random and the UCB methods, sublinearity after the
+last restart, graded by jbo.verdict), sensitivity_curves[_quick].csv.gz (R_t every 50 steps),
+sensitivity[_quick].log (command, machine, wall seconds).
 """
 
 from __future__ import annotations

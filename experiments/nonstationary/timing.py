@@ -9,7 +9,8 @@ load hits every method alike, and the median run time is divided by T. Both the 
 the 5-seed program (shared V_T = 4, so every seed has the same H and the seeds are one vmapped
 program) are timed. os.getloadavg() is recorded next to every measurement (other jobs share the CPU).
 jbo's persistent compilation cache is off here (JBO_CACHE=0 unless set), so compile_s is a real
-compile. Writes experiments/results/nonstationary/timing[_quick].json (with the code version).
+compile. Writes timing[_quick].json (with the code version) into experiments/results/nonstationary/ with
+--update, else its scratch mirror.
 """
 
 from __future__ import annotations

@@ -12,8 +12,8 @@ Ours: T = 350 (the released code's default), JAX PRNG seeds (torch streams canno
 inner optimiser (raw screening + 10 projected-Adam starts x opt_steps, not BoTorch's L-BFGS-B),
 exact expected values by deterministic quadrature inside the step (jbo/problems/contextual.py),
 and the two additions SBO-Oracle / SBO-Empirical with --extras.
-Writes experiments/results/sbo/fig1_<problem>.csv and .png (fig2_... for ackley_4c; --methods and --tag
-re-run some methods into fig1_<problem>_<tag>.csv next to the full files).
+Writes fig1_<problem>.csv and .png (fig2_... for ackley_4c; --methods and --tag re-run some methods into
+fig1_<problem>_<tag>.csv next to the full files) into experiments/results/sbo/ with --update, else its scratch mirror.
 --code-compat runs the baselines as the authors' released code does where the spec (and the paper's
 text) chose otherwise (jbo.algorithms.sbo, code_compat): GP-UCB with sqrt(1.5), StableOpt's and
 DRBO-KDE's reflected inf-ucb boxes, DRBO-KDE's detached u_low, DRBO-MMD's diagonal grid for dc > 1.

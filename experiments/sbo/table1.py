@@ -5,7 +5,7 @@
 Each method is one compiled program (the scan over 100 evaluations, n0 = 10); compile seconds are
 measured separately (ahead-of-time) and excluded from the run seconds, which are the mean over
 --runs seeds run one after another (the paper: mean +- sd of 10 runs, BoTorch/CVXPY on a CPU).
-Settings as experiments/sbo/fig1.py. Writes experiments/results/sbo/table1_timing.csv.
+Settings as experiments/sbo/fig1.py. Writes table1_timing.csv (experiments/results/sbo/ with --update).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ timed back to back, alternately, each by this script run with the checkout that 
 PYTHONPATH (the jbo it imports is recorded). Settings as experiments/sbo/table1.py (Ackley, one seed,
 100 evaluations, n0 = 10, the paper's M = 1024, 32 raw points for DRBO-MMD, grid 100); compile
 seconds separately; the 1-minute load average before and after each run. Appends one row per method
-to experiments/results/sbo/table1_mmd_solver.csv.
+to table1_mmd_solver.csv (experiments/results/sbo/ with --update, else its scratch mirror).
 """
 
 from __future__ import annotations

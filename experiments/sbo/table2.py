@@ -22,7 +22,7 @@ carries); independent draws for every sample size; JAX PRNG streams. Two convent
 "clipped" (the paper's text, the spec and jbo's environment: contexts clipped to [0, 1] before the KDE
 sees them) and "unclipped" (the released code, whose environment returns the context before clipping,
 so a far Cauchy draw inflates sd and hence h). For the normal the two coincide.
-Writes experiments/results/sbo/table2_kde_l1.csv and prints a Markdown table.
+Writes table2_kde_l1.csv (experiments/results/sbo/ with --update) and prints a Markdown table.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ Recorded per (n, seed, data, fit): each fitted lengthscale (unit-square coordina
 mean, the signal variance and the noise variance (standardised-y units). Writes estimator_bias.csv, a
 summary (median and quartiles per n, data and fit: estimator_bias_summary.csv) and estimator_bias.png
 (geometric-mean lengthscale and noise variance against n, median with the quartile band) to
-experiments/results/uhe/.
+experiments/results/uhe/ with --update, else its scratch mirror.
 
 From the paper and spec: the method, its pseudo data (Eq. 2, M = 2|D|), the GP model and priors, the
 problem (Branin, one of Fig 5's; the spec's D21 also uses it for Fig 3), noiseless objectives (D6),

@@ -9,7 +9,7 @@ vs MAP). Ours (D21): the function (Branin; the paper does not name it), the mome
 T = 100 run after n0 = 6), and a number for what the paper only shows: the RMSE of the posterior
 mean against the truth over a 60 x 60 grid, in units of the standard deviation of f on that grid,
 per seed, with the fitted lengthscales (unit-cube coordinates). The plot shows seed 0.
-Writes fig3.png and fig3.csv (one row per method and seed) to experiments/results/uhe/.
+Writes fig3.png and fig3.csv (one row per method and seed) to experiments/results/uhe/ with --update.
 """
 
 from __future__ import annotations

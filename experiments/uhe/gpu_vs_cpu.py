@@ -5,7 +5,7 @@
 Reads (from the folder it writes to: experiments/results/uhe/ with --update, else its scratch mirror)
 h100/fig2_h100*_hartmann3.csv (written on the lent H100 by
 `synthetic.py --figure fig2 --problems hartmann3 --tag _h100` and `--methods mcmc --tag _h100_mcmc`,
-which write into experiments/results/uhe/; the GPU's files were moved into h100/ with timing_h100.json)
+which write into the output folder; the GPU's files were moved into h100/ with timing_h100.json)
 and the CPU runs fig2_hartmann3.csv / fig2_mcmc_hartmann3.csv; writes h100/gpu_vs_cpu.csv: per
 method the mean log10 final simple regret on each platform and the seeds whose final regret agrees
 to a relative 1e-6 (the same keys and programs; XLA:GPU and XLA:CPU round differently, and a

@@ -43,11 +43,11 @@ per problem and its rows serve every variant.
 
 Settings from the paper: Matern-5/2 ARD, Gamma(1e-3, 10) priors, beta = 1.96, M = 2|D|. Ours: n0 = 3d
 uniform, noiseless objectives, the acquisition optimiser of jbo.algorithms.uhe; the budget T (default
-50 BO evaluations, half of the T = 100 of the Fig 2 runs, for time on a 2-core CPU). Writes
-experiments/results/uhe/sensitivity.csv (one row per variant, problem, method and seed: the final
-simple regret and the last fitted hyper-parameters), sensitivity.md (median log10 regret and UHE-BO
-against each method by jbo.verdict.compare, per variant and problem) and appends the command, the machine
-and each program's compile and run seconds to sensitivity.log.
+50 BO evaluations, half of the T = 100 of the Fig 2 runs, for time on a 2-core CPU). Writes (into
+experiments/results/uhe/ with --update, else its scratch mirror) sensitivity.csv (one row per variant, problem,
+method and seed: the final simple regret and the last fitted hyper-parameters), sensitivity.md (median log10
+regret and UHE-BO against each method by jbo.verdict.compare, per variant and problem) and appends the command,
+the machine and each program's compile and run seconds to sensitivity.log.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ compilation) is measured apart from the run; the run time covers the algorithm a
 in-program) objective. The load average is recorded next to every number: others share the CPU.
 Also measures the step's parts apart (`components`: the MAP fit on n points, the pseudo-data fit on
 2n, the acquisition) at each bucket size, which is where the UHE-BO / MAP ratio comes from.
-Writes experiments/results/uhe/timing.json.
+Writes timing.json (experiments/results/uhe/ with --update, else its scratch mirror).
 """
 
 from __future__ import annotations
