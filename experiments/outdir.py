@@ -5,7 +5,7 @@ The committed results live under ``experiments/results/``. A script run as
 ``$JBO_SCRATCH/<parts>`` when JBO_SCRATCH is set, else ``<tempdir>/jbo-results/<parts>``
 (``tempfile.gettempdir()``). With ``--update`` on its command line, or ``JBO_UPDATE_RESULTS=1`` in the
 environment (which child processes inherit), it writes into ``experiments/results/<parts>``, the
-committed files. The first folder a process asks for is printed (one line on stderr), so a run says
+committed files. The first folder a script asks for is printed (one line on stderr), so a run says
 where it writes.
 
 Reading earlier results:
@@ -25,6 +25,7 @@ it where there is one). ``python experiments/outdir.py [--update]`` prints the r
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import sys
 import tempfile
@@ -60,7 +61,7 @@ def output_dir(*parts: str) -> Path:
     global _announced
     path = root().joinpath(*parts)
     path.mkdir(parents=True, exist_ok=True)
-    if not _announced:
+    if not _announced and multiprocessing.current_process().name == "MainProcess":  # not in a pool's workers
         _announced = True
         how = "the committed results" if updating() else f"scratch; {FLAG} writes {committed_dir(*parts)}"
         print(f"results go to {path} ({how})", file=sys.stderr, flush=True)
