@@ -41,7 +41,9 @@ SOURCES = {
     "objective": "the objective returned a non-finite observation (a failed evaluation: spent, not told "
     "to the algorithm, left out of the regrets)",
     "action": "the algorithm's ask proposed a non-finite action",
-    "model": "the fitted model was not finite (a kernel, a mean or the GP fit gave NaN or inf)",
+    "model": "the model was not finite: the GP fit failed (its loss or a gradient was NaN or inf, e.g. a "
+    "kernel that is not positive definite or a profile with a NaN derivative; the method kept its previous "
+    "hyper-parameters) or the posterior was (the kernel or the mean gave NaN or inf)",
     "acquisition": "the acquisition had no finite value at the chosen point",
 }
 ON_NONFINITE = ("raise", "warn", "ignore")
@@ -66,6 +68,15 @@ def check_on_nonfinite(on_nonfinite) -> str:
     if on_nonfinite not in ON_NONFINITE:
         raise ValueError(f"on_nonfinite must be one of {ON_NONFINITE}, got {on_nonfinite!r}")
     return on_nonfinite
+
+
+def model_note(algorithm) -> str:
+    """' (kernel NAME)' for an algorithm with a GP model (its `model.kernel`: a built-in name or a
+    profile's function name), else '': the post-run messages name the kernel a model failure came from."""
+    kernel = getattr(getattr(algorithm, "model", None), "kernel", None)
+    if kernel is None:
+        return ""
+    return f" (kernel {kernel if isinstance(kernel, str) else getattr(kernel, '__name__', repr(kernel))})"
 
 
 def _where(index, axes) -> str:
@@ -182,8 +193,10 @@ def param_fields(params, prefix: str = "") -> list[str]:
 
 
 def check_params(params, owner: str = "") -> None:
-    """Type, finiteness and declared domain of every field of a Params NamedTuple (nested ones too);
-    a ValueError or TypeError names the field. Traced values (inside jit) are not checked."""
+    """Type, finiteness and declared domain of every field of a Params NamedTuple (nested ones too):
+    None, strings, bools and anything that is not a real number (or array of them) is a TypeError,
+    NaN or a value outside the domain a ValueError, each naming the field. Traced values (inside jit)
+    are not checked."""
     if not _is_params(params):
         return
     name = type(params).__name__
@@ -194,8 +207,8 @@ def check_params(params, owner: str = "") -> None:
         if _is_params(value):
             check_params(value, f"{where} -> ")
             continue
-        if isinstance(value, tuple) and not value or value is None or isinstance(value, jax.core.Tracer):
-            continue
+        if isinstance(value, tuple) and not value or isinstance(value, jax.core.Tracer):
+            continue  # an empty group (no Params), or a value inside jit
         a = _numbers(value, f"{where} must be a number")
         lo, hi, lo_open, hi_open = parse_domain(domains.get(field, "real"))
         text = domains.get(field, "a finite real number")

@@ -416,7 +416,8 @@ def lml_and_grad(params: GPParams, x: jax.Array, y: jax.Array, mask: jax.Array, 
         d lml / d theta = 1/2 tr(W dK~/d theta),  W = alpha alpha^T - K~^{-1},  alpha = K~^{-1}(y - mean),
         d lml / d mean = sum(alpha)  (0 for a zero-mean model).
 
-    dK/d log(lengthscale_j) = dk/dr2 * (-2 D_j) with D_j the per-coordinate scaled squared distances,
+    dK/d log(lengthscale_j) = dk/dr2 * (-2 D_j) with D_j the per-coordinate scaled squared distances
+    (0 where r2 = 0, exactly, also for a profile whose dk/dr2 is infinite there, e.g. one in sqrt(r2)),
     dK/d log(outputscale) = K, dK/d log(noise) = exp(log_noise) I on the valid rows. One Cholesky, one
     triangular inverse and O(d N^2) elementwise work, where reverse mode through the Cholesky costs
     several triangular solves: 1.4x faster per evaluation on XLA:CPU at N = 50 (measured), and equal
@@ -427,6 +428,10 @@ def lml_and_grad(params: GPParams, x: jax.Array, y: jax.Array, mask: jax.Array, 
     D = kernels.coordinate_sqdists(x, x, kp.lengthscale)  # (d, N, N)
     r2 = sum(D[j] for j in range(D.shape[0]))  # = kernels.sqdist_matrix, exact zeros on the diagonal
     K0, dk_dr2 = jax.jvp(lambda r: kernels.from_sqdist(model.kernel, kp, r), (r2,), (jnp.ones_like(r2),))
+    # Where r2 = 0 (the diagonal, repeated points) every D_j is 0 whatever the lengthscales, so the
+    # exact contribution is 0; a profile in r = sqrt(r2) (a Matern written by hand) has an infinite
+    # dk/dr2 there, and inf * 0 would make the gradient NaN.
+    dk_dr2 = jnp.where(r2 > 0.0, dk_dr2, 0.0)
     eye = jnp.eye(x.shape[0])
     both = mask[:, None] & mask[None, :]
     L = jnp.linalg.cholesky(jnp.where(both, K0 + model.noise(params) * eye, eye))
@@ -457,7 +462,10 @@ def _check_buffer(buffer: Buffer):
 
 def _fit_objective(buffer: Buffer, model: GPModel):
     """(loss, loss_and_grad): -(LML + log prior) / n of the clipped parameters on the model's y scale,
-    and its value with the closed-form gradient (pulled back through the clip)."""
+    and its value with the closed-form gradient (pulled back through the clip). loss_and_grad's value
+    is NaN where a gradient entry of a trained parameter is not finite (e.g. a kernel profile whose
+    derivative is NaN): a fit never steps on a gradient it cannot trust, and such a point counts as
+    failed (see :func:`fit`)."""
     mask = buffer.mask
     ym, ys = model.standardization(buffer.y, mask)
     y = jnp.where(mask, (buffer.y - ym) / ys, 0.0)
@@ -477,8 +485,11 @@ def _fit_objective(buffer: Buffer, model: GPModel):
         if has_prior:
             pv, pg = jax.value_and_grad(model.log_prior)(q)
             val, g = val + pv, jax.tree.map(jnp.add, g, pg)
-        return -val / n, pull_back(jax.tree.map(lambda t: -t / n, g))[0]
+        g = pull_back(jax.tree.map(lambda t: -t / n, g))[0]
+        trusted = jnp.all(jnp.stack([jnp.all(jnp.isfinite(gi) | (on == 0)) for gi, on in zip(g, trained)]))
+        return jnp.where(trusted, -val / n, jnp.nan), g
 
+    trained = model.trainable(buffer.x.shape[1])
     return loss, loss_and_grad
 
 
@@ -540,9 +551,12 @@ def fit(
     the previous step's fit), then `init` (or the defaults), the rest random log-uniform
     perturbations of `init`, noise included from slot 2 on (see :func:`_restart_starts`); with
     num_restarts = 1 and a warm start, only the warm start is refined (a cheap per-step refit).
-    Returns the start with the lowest final loss; a restart whose loss is not finite never wins
-    (unless all are). y is put on the model's scale exactly as :func:`condition` does.
-    For a converged fit (notebooks, checks) see :func:`fit_converged`.
+    Returns the start with the lowest final loss. A restart that met a loss, or a gradient entry of
+    a trained parameter, that was not finite has *failed* and never wins; when every restart fails
+    (a kernel whose Gram matrix is not positive definite, a profile with a NaN derivative) the fit
+    returns NaN hyper-parameters, never its unchanged start: a failed fit is visible to the caller,
+    and a GP method flags it (``nonfinite_model``; see jbo.checks). y is put on the model's scale
+    exactly as :func:`condition` does. For a converged fit (notebooks, checks) see :func:`fit_converged`.
     """
     model = as_model(model)
     _check_buffer(buffer)
@@ -571,22 +585,35 @@ def fit(
 
     def one(p0):
         def body(_, carry):
-            p, s = carry
+            p, s, ok = carry
             v, g = loss_and_grad(p)
             g = jax.tree.map(lambda gi, f: jnp.where(jnp.isfinite(gi), gi * f, 0.0), g, freeze)
             upd, s = opt.update(g, s, p)
-            return model.clip(optax.apply_updates(p, upd)), s
+            return model.clip(optax.apply_updates(p, upd)), s, ok & jnp.isfinite(v)
 
-        p, _ = jax.lax.fori_loop(0, num_steps, body, (p0, opt.init(p0)))
-        return p
+        p, _, ok = jax.lax.fori_loop(0, num_steps, body, (p0, opt.init(p0), jnp.asarray(True)))
+        return p, ok
 
-    ps = jax.vmap(one)(starts)
+    ps, ok = jax.vmap(one)(starts)
     if num_restarts == 1:  # nothing to choose between: skip the final loss (one factorisation per step)
-        return jax.tree.map(lambda a: a[0], ps)
+        return _failed_as_nan(jax.tree.map(lambda a: a[0], ps), ok[0])
     losses = jax.vmap(loss)(ps)
-    losses = jnp.where(jnp.isfinite(losses), losses, jnp.inf)
+    losses = jnp.where(jnp.isfinite(losses) & ok, losses, jnp.inf)
     i = jnp.argmin(losses)
-    return jax.tree.map(lambda a: a[i], ps)
+    return _failed_as_nan(jax.tree.map(lambda a: a[i], ps), jnp.isfinite(losses[i]))
+
+
+def keep_finite(new: GPParams, previous: GPParams) -> GPParams:
+    """The hyper-parameters a method keeps: `new`, or `previous` after a failed fit (NaN, see
+    :func:`fit`), so the next fit warm-starts from finite values. The method flags the failed step
+    itself (GP methods: the ``nonfinite_model`` info entry, from the NaN hyper-parameters it used)."""
+    ok = jnp.all(jnp.stack([jnp.all(jnp.isfinite(a)) for a in jax.tree.leaves(new)]))
+    return jax.tree.map(lambda a, b: jnp.where(ok, a, b), new, previous)
+
+
+def _failed_as_nan(params: GPParams, ok) -> GPParams:
+    """params where ok, else NaN everywhere (a failed fit; see :func:`fit`)."""
+    return jax.tree.map(lambda a: jnp.where(ok, a, jnp.nan), params)
 
 
 class FitReport(NamedTuple):
@@ -594,16 +621,17 @@ class FitReport(NamedTuple):
 
     params: GPParams  # final (clipped) parameters
     loss: jax.Array  # -(LML + log prior) / n at params; +inf where failed
-    failed: jax.Array  # bool: the loss was not finite at the start (the restart never moved)
+    failed: jax.Array  # bool: the loss, or a trained parameter's gradient, was not finite at the start (never moved)
     num_evals: jax.Array  # int32: loss-and-gradient evaluations used
     num_steps: jax.Array  # int32: L-BFGS iterations taken
     starts: GPParams  # the (clipped) starting points
 
 
 def best_restart(report: FitReport) -> GPParams:
-    """The parameters of the restart with the lowest loss (failed restarts score +inf)."""
+    """The parameters of the restart with the lowest loss (failed restarts score +inf); NaN when
+    every restart failed (see :func:`fit`)."""
     i = jnp.argmin(report.loss)
-    return jax.tree.map(lambda a: a[i], report.params)
+    return _failed_as_nan(jax.tree.map(lambda a: a[i], report.params), jnp.isfinite(report.loss[i]))
 
 
 def fit_report(

@@ -88,7 +88,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jbo import acquisitions, data, gp, kernels, optimize
+from jbo import acquisitions, checks, data, gp, kernels, optimize
 from jbo.algorithms.gp_bo import HypersParams
 from jbo.engine import Algorithm, Spec, Step
 from jbo.problems.control import truncated_normal_from_uniform
@@ -443,6 +443,7 @@ class CVS(Algorithm):
             "ucb_bar": state.ucb_bar,
             "lengthscale": jnp.exp(state.hyp.log_lengthscale),
             "outputscale": jnp.exp(state.hyp.log_outputscale),
+            "nonfinite_model": ~checks.all_finite(state.hyp),
         }
 
     # -------------------------------------------------------------- pieces

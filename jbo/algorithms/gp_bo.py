@@ -426,7 +426,9 @@ class GPBO(Algorithm):
         hyp, points, nonfinite = jax.lax.cond(
             k == 0, plan, lambda: (state.gp_params, state.batch_points, state.nonfinite)
         )
-        return points[k], state._replace(gp_params=hyp, batch_points=points, nonfinite=nonfinite)
+        return points[k], state._replace(
+            gp_params=gp.keep_finite(hyp, state.gp_params), batch_points=points, nonfinite=nonfinite
+        )
 
     def ask_pending(self, key, state: GPBOState, params: GPBOParams, step: Step, pending_from):
         """ask with the rows from `pending_from` on pending (jbo.AskTell's batches and evaluations still
@@ -469,7 +471,10 @@ class GPBO(Algorithm):
                 action = ControlAction(jnp.argmax(jnp.sum(state.space.masks, 1)).astype(jnp.int32), action)
         nonfinite = jnp.stack([~(checks.all_finite(hyp) & checks.all_finite(post.alpha)), ~jnp.isfinite(best)])
         return action, state._replace(
-            gp_params=hyp, post=None if state.post is None else post, nonfinite=nonfinite, pending_from=pending_from
+            gp_params=gp.keep_finite(hyp, state.gp_params),
+            post=None if state.post is None else post,
+            nonfinite=nonfinite,
+            pending_from=pending_from,
         )
 
     def tell(self, key, state: GPBOState, params, action, observation, step):

@@ -69,7 +69,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jbo import acquisitions, bandits, data, designs, gp, kernels, optimize
+from jbo import acquisitions, bandits, checks, data, designs, gp, kernels, optimize
 from jbo.algorithms.gp_bo import RandomSearch
 from jbo.engine import Algorithm, Spec, Step
 from jbo.spaces import Box
@@ -440,7 +440,7 @@ class UHE(Algorithm):
             theta = fit_pseudo(k_fit, buf, model, state.theta_fit, kw, self.factor, draw_rows=state.draw.shape[0])
         else:
             theta = fit_map(k_fit, buf, model, state.theta_fit, kw)
-        theta_fit = theta
+        theta_fit = gp.keep_finite(theta, state.theta_fit)  # a failed fit (NaN) is flagged by info()
         if self.method == "mcmc":
             logp = log_posterior(model, buf)
             z = hmc_samples(
@@ -528,6 +528,7 @@ class UHE(Algorithm):
             "reward": state.reward,
             "random": state.random,
             "scale": state.scale,
+            "nonfinite_model": ~checks.all_finite(p),
         }
 
 
