@@ -28,6 +28,8 @@ uninterrupted one (tested). :meth:`AskTell.discard_kept` drops the kept values t
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import pickle
 import re
@@ -70,6 +72,13 @@ def _ask_pending_fn(alg, state, params, step_keys, t, pending_from):
     ks = jax.vmap(lambda k: jax.random.split(jax.random.fold_in(k, t))[0])(step_keys)
     step = Step(t, t < alg.num_initial)
     return jax.vmap(lambda k, s: alg.ask_pending(k, s, params, step, pending_from))(ks, state)
+
+
+@eqx.filter_jit
+def _info_fn(alg, state, params):
+    """The algorithm's nonfinite_* info flags of every seed's state (jbo.checks)."""
+    info = jax.vmap(lambda s: alg.info(s, params))(state)
+    return {k: v for k, v in info.items() if isinstance(k, str) and k.startswith(checks.NONFINITE)}
 
 
 @eqx.filter_jit
@@ -182,14 +191,15 @@ class AskTell:
         self.params = algorithm.default_params() if params is None else params
         checks.check_params(self.params, f"{type(algorithm).__name__}: ")
         self._key = as_key(key)
-        keys = self._key[None] if num_seeds is None else _keys(key, num_seeds)
+        keys = self._key[None] if num_seeds is None else _keys(self._key, num_seeds)
         self.spec = Spec(self.space, self.num_steps, self.context_dim, dict(side_info or {}))
         design_keys, _, _, init_keys, self._step_keys = jax.vmap(_split_seed)(keys)
         self.design = jax.vmap(lambda k: algorithm.initial_actions(k, self.spec))(design_keys)
         self.state = jax.vmap(lambda k: algorithm.init(k, self.params, self.spec))(init_keys)
         self.t = 0
         self.actions, self.observations, self.failed = [], [], []  # failed: per step, per seed (a NaN or inf y)
-        self._pending = None
+        self._pending = None  # the state after this step's ask (None in the initial design)
+        self._asked = None  # (t, host action) of the ask awaiting its tell
         self._kept = None  # (t, host action, per-seed values or None) of a step that failed in optimize
         if data is not None:
             self.tell_data(*data)
@@ -225,15 +235,37 @@ class AskTell:
             return self.ask_batch(1)[0]
         if self.t >= self.num_steps:
             raise RuntimeError(f"the budget of {self.num_steps} evaluations is spent")
-        actions, self._pending = self._propose(self.state, self.t)
-        return self._out(actions)
+        actions, after = self._propose(self.state, self.t)
+        out = self._out(actions)
+        self._pending, self._asked = after, (self.t, out)
+        return out
 
     def _propose(self, state, t: int):
-        """(engine actions, post-ask state) at step t: the design's point while t < num_initial."""
+        """(engine actions, post-ask state) at step t: the design's point while t < num_initial. A
+        proposal that met NaN or inf (the algorithm's nonfinite_* info flags, or the action itself)
+        raises NonFiniteError and changes nothing."""
         if t < self.algorithm.num_initial:
             return jax.tree.map(lambda a: a[:, t], self.design), None
         step = jnp.asarray(t, jnp.int32)  # traced: a Python int would be static and re-jit every step
-        return _ask_fn(self.algorithm, state, self.params, self._step_keys, step)
+        actions, after = _ask_fn(self.algorithm, state, self.params, self._step_keys, step)
+        self._check_finite(actions, after, t)
+        return actions, after
+
+    def _check_finite(self, actions, state, t: int) -> None:
+        """Raise NonFiniteError when the state after an ask at step t flags NaN or inf (the model, the
+        acquisition) or the action is not finite, naming the source, the seed and the kernel."""
+        flags = {k: np.asarray(v) for k, v in _info_fn(self.algorithm, state, self.params).items()}
+        flags[checks.NONFINITE + "action"] = ~np.asarray(jax.vmap(checks.all_finite)(actions))
+        found = [(k[len(checks.NONFINITE) :], np.flatnonzero(v).tolist()) for k, v in sorted(flags.items()) if v.any()]
+        if not found:
+            return
+        lines = [f"  {src}: {checks.SOURCES.get(src, 'non-finite values')} (seed(s) {seeds})" for src, seeds in found]
+        raise checks.NonFiniteError(
+            f"AskTell.ask at step {t}: {type(self.algorithm).__name__}{checks.model_note(self.algorithm)} met "
+            "NaN or inf:\n" + "\n".join(lines) + "\nThe optimiser's state is unchanged.",
+            None,
+            [(src, t, (seeds[0],)) for src, seeds in found],
+        )
 
     # ---------------------------------------------------------------- batches and pending points
     def ask_batch(self, q: int) -> np.ndarray:
@@ -253,27 +285,29 @@ class AskTell:
                 f"asking {q} more points exceeds num_steps={self.num_steps} ({self.t} told, "
                 f"{len(self.pending)} pending)"
             )
-        if self._pending is not None:
+        if self._asked is not None:
             raise RuntimeError("a point from ask() is waiting for its tell; tell it before ask_batch")
-        out = []
+        state, pending, out = self.state, list(self.pending), []
         for _ in range(q):
-            t = self.t + len(self.pending)
+            t = self.t + len(pending)
             if t < self.algorithm.num_initial:
                 actions = jax.tree.map(lambda a: a[:, t], self.design)
             else:
                 # the state after the ask, without the pending rows: the completed evaluations and the
                 # hyper-parameters just fitted on them (the next fit's warm start)
-                actions, self.state = _ask_pending_fn(
+                actions, state = _ask_pending_fn(
                     self.algorithm,
-                    self._with_pending(),
+                    self._with_pending(state, pending),
                     self.params,
                     self._step_keys,
                     jnp.asarray(t, jnp.int32),
                     jnp.asarray(self._completed(), jnp.int32),
                 )
+                self._check_finite(actions, state, t)  # raises before anything changes
             x = self._out(actions)
-            self.pending.append((np.asarray(x), t))
+            pending.append((np.asarray(x), t))
             out.append(x)
+        self.state, self.pending = state, pending  # all q points, or none
         return np.stack(out)
 
     def _check_pending_ok(self):
@@ -291,11 +325,10 @@ class AskTell:
         """Evaluations told to the state (failed ones are not)."""
         return self.t - int(sum(bool(f[0]) for f in self.failed))
 
-    def _with_pending(self):
-        """The state with every pending point appended after the completed ones (its value a
+    def _with_pending(self, state, pending):
+        """`state` with every `pending` point appended after the completed ones (its value a
         zero: ask_pending gives every pending row the algorithm's lie instead)."""
-        state = self.state
-        for x, t in self.pending:
+        for x, t in pending:
             state = _tell_fn(
                 self.algorithm,
                 state,
@@ -357,42 +390,92 @@ class AskTell:
         return out, finite
 
     def tell(self, action, observation) -> None:
-        """Tell this step's points and observations (one per seed with num_seeds). With
+        """Tell the value of the point the last ask() proposed (one per seed with num_seeds), or of one
+        of ask_batch's pending points. A point that was not asked is refused (:meth:`tell_data` adds
+        evaluations of points of your own), and so is a second tell of the same ask. With
         on_nonfinite="fail" a NaN or inf value is a failed evaluation: the step is spent, the algorithm
         is not told (that seed's state stays as ask left it) and best() leaves it out."""
         if self.t >= self.num_steps:
             raise RuntimeError(f"the budget of {self.num_steps} evaluations is spent")
-        if isinstance(self.space, Box) and self.num_seeds is not None:
-            a = np.asarray(action, dtype=np.float64)
-            if a.shape != (self._seeds, self.space.dim):
-                raise ValueError(f"x must have shape {(self._seeds, self.space.dim)}, got {a.shape}")
-        acts = [self.space.from_host(a) for a in self._per_seed(action, "action")]
-        obs_items = self._per_seed(observation, "observation")
-        obs = [self._observation(o) for o in obs_items]  # every check before anything changes
+        acts, obs = self._checked_row(action, observation)  # every check before anything changes
+        if not self.pending:
+            if self._asked is None:
+                raise ValueError(
+                    f"tell() answers ask(), and no ask awaits its tell at step {self.t} (nothing was asked, or "
+                    "this ask was told already); to add evaluations of points of your own, use tell_data(x, y)"
+                )
+            if not _same_points(self._asked[1], action, tolerance=True):
+                raise ValueError(
+                    f"x = {_short(action)} is not the point ask() proposed at step {self.t} "
+                    f"({_short(self._asked[1])}); tell() answers the last ask. To add an evaluation of "
+                    "another point, use tell_data(x, y)"
+                )
         if self.pending:  # an asynchronous completion: the point must be one of the pending ones
             if self._take_pending(action) is None:
                 raise ValueError(f"x = {_short(action)} is not one of the {len(self.pending)} pending points")
         self._commit(action, acts, obs)
 
+    def _checked_row(self, action, observation):
+        """(engine actions, (observation, finite) pairs) of one step's host values, one per seed, with
+        every check that keeps a bad value out of the state (shape, bounds, numbers)."""
+        if isinstance(self.space, Box) and self.num_seeds is not None:
+            a = np.asarray(action, dtype=np.float64)
+            if a.shape != (self._seeds, self.space.dim):
+                raise ValueError(f"x must have shape {(self._seeds, self.space.dim)}, got {a.shape}")
+        acts = [self.space.from_host(a) for a in self._per_seed(action, "action")]
+        obs = [self._observation(o) for o in self._per_seed(observation, "observation")]
+        return acts, obs
+
     def tell_data(self, x, y) -> None:
-        """Start from observations the user already has: rows x (n, d) and y (n,) (with num_seeds, the
-        same data for every seed) are told as the next n steps, in order, each spending one step of
-        num_steps. Rows told while t < num_initial take the place of the initial design's points
-        (n >= num_initial: no design point is asked; to start from fewer rows without a design, build
-        the algorithm with num_initial = n); later rows are told as if the algorithm had asked them."""
-        x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64).reshape(-1)
-        if x.ndim != 2 or x.shape[0] != y.shape[0]:
+        """Start from observations the user already has, or add evaluations of points of your own:
+        rows x (n, d) and y (n,) (with num_seeds, the same data for every seed) are told as the next n
+        steps, in order, each spending one step of num_steps. Rows told while t < num_initial take the
+        place of the initial design's points (n >= num_initial: no design point is asked; to start from
+        fewer rows without a design, build the algorithm with num_initial = n); later rows are told as
+        if the algorithm had asked them. An ask awaiting its tell is dropped (the next ask proposes
+        afresh). Every row is checked before any is told: a bad row raises a ValueError naming it, and
+        the optimiser is left exactly as it was."""
+        if self.pending:
+            raise RuntimeError(
+                f"{len(self.pending)} point(s) of ask_batch are pending: tell them (or forget_pending()) before tell_data"
+            )
+        x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+        if x.ndim != 2 or y.ndim != 1 or x.shape[0] != y.shape[0]:
             raise ValueError(f"tell_data needs x of shape (n, d) and y of shape (n,), got {x.shape} and {y.shape}")
         if self.t + len(y) > self.num_steps:
             raise ValueError(
                 f"{len(y)} rows do not fit: {self.num_steps - self.t} of num_steps={self.num_steps} are left"
             )
-        for xi, yi in zip(x, y):
-            self._pending = None
-            if self.num_seeds is None:
-                self.tell(xi, float(yi))
-            else:
-                self.tell(np.repeat(xi[None], self._seeds, 0), np.full(self._seeds, yi))
+        rows = []
+        for i, (xi, yi) in enumerate(zip(x, y)):
+            action, value = (
+                (xi, float(yi))
+                if self.num_seeds is None
+                else (np.repeat(xi[None], self._seeds, 0), np.full(self._seeds, yi))
+            )
+            try:
+                rows.append((action, *self._checked_row(action, value)))
+            except (ValueError, TypeError) as e:
+                raise type(e)(
+                    f"tell_data row {i} (x = {_short(xi)}, y = {float(yi)!r}): {e}; nothing was told"
+                ) from None
+        saved = self._snapshot()
+        try:
+            for action, acts, obs in rows:
+                self._pending = None  # told as if the algorithm had asked it: from the state before the ask
+                self._commit(action, acts, obs)
+        except BaseException:
+            self._restore(saved)
+            raise
+
+    _MUTABLE = ("state", "t", "actions", "observations", "failed", "pending", "_pending", "_asked", "_kept")
+
+    def _snapshot(self) -> dict:
+        return {k: (list(v) if isinstance(v, list) else v) for k, v in ((k, getattr(self, k)) for k in self._MUTABLE)}
+
+    def _restore(self, saved: dict) -> None:
+        for k, v in saved.items():
+            setattr(self, k, v)
 
     def _commit(self, action, acts, obs) -> None:
         """Tell checked per-seed engine actions and (observation, finite) pairs: the only place the
@@ -415,7 +498,7 @@ class AskTell:
                 stacklevel=3,
             )
         self.state = new
-        self._pending = None
+        self._pending = self._asked = None
         self._kept = None
         self.actions.append(action)
         self.observations.append(observations)
@@ -511,10 +594,12 @@ class AskTell:
         os.replace: a process killed while saving leaves the previous file whole). A pending ask
         (asked, not told) is not saved: the resumed optimiser asks that step again with the same keys,
         so it proposes the same points; it loses at most the evaluations still pending. The file is a
-        pickle of NumPy arrays and plain values: load only files you trust."""
+        header line (SAVE_MAGIC, then the payload's length and sha256) and a pickle of NumPy arrays
+        and plain values: :meth:`load` refuses a file without the header or whose payload does not
+        match it (damaged) before unpickling anything; still, load only files you trust."""
         key_data = lambda k: np.asarray(jax.random.key_data(k))  # noqa: E731
         record = {
-            "format": 1,
+            "format": 1,  # the record's layout (the file's framing is SAVE_FORMAT)
             "algorithm": _describe(self.algorithm),
             "space": jax.tree.map(np.asarray, self.space),
             "num_steps": self.num_steps,
@@ -532,11 +617,15 @@ class AskTell:
             "pending": self.pending,
             "observations": [jax.tree.map(np.asarray, o) for o in self.observations],
         }
+        payload = pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL)
+        header = json.dumps(
+            {"format": SAVE_FORMAT, "bytes": len(payload), "sha256": hashlib.sha256(payload).hexdigest()}
+        )
         path = os.fspath(path)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=".asktell-", suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as f:
-                pickle.dump(record, f, protocol=pickle.HIGHEST_PROTOCOL)
+                f.write(SAVE_MAGIC + header.encode() + b"\n" + payload)
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, path)
@@ -550,10 +639,7 @@ class AskTell:
         """Resume an optimiser written by :meth:`save`, driving the same `algorithm` (algorithms may
         hold functions, which are not saved). The next ask equals the one the saved optimiser would
         have made (bit for bit on the same platform)."""
-        with open(path, "rb") as f:
-            rec = pickle.load(f)
-        if not isinstance(rec, dict) or rec.get("format") != 1:
-            raise ValueError(f"{path} is not an AskTell save file")
+        rec = _read_save_file(path)
         if rec["algorithm"] != _describe(algorithm):
             raise ValueError(
                 f"{path} was saved with another algorithm:\n  saved: {rec['algorithm']}\n"
@@ -631,6 +717,63 @@ class AskTell:
         return [np.asarray(a) if isinstance(self.space, Box) else a for a in self.actions]
 
 
+SAVE_MAGIC = b"jbo AskTell save file\n"
+SAVE_FORMAT = 2
+_RECORD = (
+    "format",
+    "algorithm",
+    "space",
+    "num_steps",
+    "num_seeds",
+    "context_dim",
+    "side_info",
+    "minimize",
+    "on_nonfinite",
+    "key",
+    "params",
+    "state",
+    "t",
+    "actions",
+    "failed",
+    "pending",
+    "observations",
+)
+
+
+def _read_save_file(path) -> dict:
+    """The record of an AskTell save file; a ValueError naming the file when it is not one, is
+    damaged (its payload does not match the header's length and sha256) or cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise ValueError(f"cannot read the AskTell save file {path}: {e}") from None
+    if raw.startswith(SAVE_MAGIC):
+        head, _, payload = raw[len(SAVE_MAGIC) :].partition(b"\n")
+        try:
+            header = json.loads(head)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            header = None
+        if not isinstance(header, dict) or header.get("format") != SAVE_FORMAT:
+            raise ValueError(f"{path} is an AskTell save file with an unreadable or unknown header: {head[:80]!r}")
+        if len(payload) != header.get("bytes") or hashlib.sha256(payload).hexdigest() != header.get("sha256"):
+            raise ValueError(
+                f"{path} is damaged: its payload ({len(payload)} bytes) does not match the length "
+                f"({header.get('bytes')}) and sha256 its header records (a truncated or altered file)"
+            )
+    elif raw[:1] == b"\x80":  # a save file without the header (record format 1): a bare pickle
+        payload = raw
+    else:
+        raise ValueError(f"{path} is not an AskTell save file (it does not start with {SAVE_MAGIC!r})")
+    try:
+        rec = pickle.loads(payload)
+    except Exception as e:  # noqa: BLE001  (any unpickling failure: a damaged or foreign file)
+        raise ValueError(f"{path} is not a readable AskTell save file ({type(e).__name__}: {e})") from None
+    if not isinstance(rec, dict) or rec.get("format") != 1 or any(k not in rec for k in _RECORD):
+        raise ValueError(f"{path} is not an AskTell save file (it holds no optimiser record)")
+    return rec
+
+
 def _is_key(a) -> bool:
     return hasattr(a, "dtype") and jax.dtypes.issubdtype(a.dtype, jax.dtypes.prng_key)
 
@@ -675,9 +818,20 @@ def _evaluate(fn, points, executor, timeout=None) -> list:
     return out
 
 
-def _same_points(a, b) -> bool:
-    """Host actions of one step equal (arrays, ints or (set, x) tuples; NaN marks free coordinates)."""
+def _same_points(a, b, tolerance: bool = False) -> bool:
+    """Host actions of one step equal (arrays, ints or (set, x) tuples; NaN marks free coordinates);
+    tolerance: equal to rounding (a relative 1e-9), for points that went through a user's code."""
     la, lb = jax.tree.leaves(a), jax.tree.leaves(b)
-    return len(la) == len(lb) and all(
-        np.array_equal(np.asarray(u), np.asarray(v), equal_nan=True) for u, v in zip(la, lb)
-    )
+    if len(la) != len(lb):
+        return False
+    for u, v in zip(la, lb):
+        try:
+            u, v = np.asarray(u, dtype=np.float64), np.asarray(v, dtype=np.float64)
+        except (TypeError, ValueError):
+            return False
+        if u.shape != v.shape:
+            return False
+        same = np.allclose(u, v, rtol=1e-9, atol=1e-12, equal_nan=True) if tolerance else np.array_equal(u, v, True)
+        if not same:
+            return False
+    return True

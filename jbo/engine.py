@@ -22,7 +22,9 @@ dynamic regret) and ``cost``; anything else it reports is kept. The runner deriv
 for every environment: ``best_value``, ``regret`` (instantaneous), ``simple_regret`` (f* - best value for a fixed
 optimum; the smallest instantaneous regret so far for a per-step one), ``cumulative_regret``, ``cost``
 (charged to the budget: 1 per evaluation unless the environment reports one; 0 for free initial
-steps), ``cumulative_cost`` and ``active``.
+steps), ``cumulative_cost`` and ``active``. A failed evaluation (a non-finite value; see jbo.checks)
+is left out of ``best_value`` and ``simple_regret``; before a run's first finite evaluation both
+are NaN, so a NaN-skipping mean over seeds (pandas, jbo.studies) averages the seeds that have one.
 
 **Budgets.** With ``budget=C`` a step is active while the cost spent before it is below C; once the
 budget is spent the remaining steps are inactive: the algorithm's and environment's states are
@@ -200,7 +202,7 @@ def _derive(raw: dict, tally: _Tally, charged):
     best = jnp.maximum(tally.best_value, jnp.where(jnp.isfinite(value), value, -jnp.inf))  # a failed value: left out
     cum_cost = tally.cumulative_cost + charged
     metrics = {k: v for k, v in raw.items() if k != "optimal_value"}
-    metrics.update(value=value, best_value=best, cost=charged, cumulative_cost=cum_cost)
+    metrics.update(value=value, best_value=_so_far(best), cost=charged, cumulative_cost=cum_cost)
     simple, cum_regret = tally.simple_regret, tally.cumulative_regret
     if "optimal_value" in raw:
         opt = raw["optimal_value"]
@@ -214,8 +216,15 @@ def _derive(raw: dict, tally: _Tally, charged):
             opt - best if isinstance(opt, (int, float)) else jnp.minimum(simple, jnp.where(counted, regret, jnp.inf))
         )
         cum_regret = cum_regret + jnp.where(counted, regret, 0.0)
-        metrics.update(regret=regret, simple_regret=simple, cumulative_regret=cum_regret)
+        metrics.update(regret=regret, simple_regret=_so_far(simple), cumulative_regret=cum_regret)
     return metrics, _Tally(best, simple, cum_regret, cum_cost)
+
+
+def _so_far(tally_value):
+    """A best value or simple regret as reported: NaN until the run has a finite evaluation (the
+    tally's -inf / +inf start), so a mean over seeds that skips NaN (pandas, jbo.studies) averages
+    the seeds that have a value instead of turning infinite."""
+    return jnp.where(jnp.isfinite(tally_value), tally_value, jnp.nan)
 
 
 # ---------------------------------------------------------------- the runner
@@ -576,11 +585,36 @@ def _run_seeds_jit(algorithm, environment, keys, num_steps, params, budget, free
     return runner(keys)
 
 
-def as_key(key):
-    """A JAX PRNG key from an int seed (not a bool) or a key, as every entry point accepts."""
-    if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)):
-        return jax.random.key(int(key))
-    return key
+def as_key(key, argument: str = "key"):
+    """The typed JAX PRNG key every entry point works with, from what a user may pass: an int seed
+    (a Python or NumPy integer, or a 0-d integer array; not a bool), a typed key (jax.random.key;
+    shape ()) or a legacy uint32 key (jax.random.PRNGKey; shape (2,)). Anything else is a TypeError
+    naming `argument`."""
+    if isinstance(key, jax.core.Tracer):
+        return key
+    if isinstance(key, (bool, np.bool_)):
+        raise TypeError(f"{argument} must be an int seed or a JAX key, got the bool {key!r}")
+    dtype, shape = getattr(key, "dtype", None), np.shape(key) if hasattr(key, "shape") else None
+    if dtype is not None and jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key):
+        if shape != ():
+            raise ValueError(
+                f"{argument} must be one key (shape ()), got a key array of shape {shape}; pass the key the "
+                "seeds are split from"
+            )
+        return key
+    integer = isinstance(key, (int, np.integer)) or (dtype is not None and np.dtype(dtype).kind in "iu" and shape == ())
+    if integer:
+        try:
+            return jax.random.key(int(key))
+        except (OverflowError, ValueError, TypeError) as e:
+            raise ValueError(f"{argument}: the int seed {int(key)} cannot seed a JAX key ({e})") from None
+    if dtype is not None and np.dtype(dtype) == np.uint32 and shape == (2,):  # jax.random.PRNGKey(seed)
+        return jax.random.wrap_key_data(jnp.asarray(key))
+    what = f"{type(key).__name__} of shape {shape} and dtype {dtype}" if dtype is not None else type(key).__name__
+    raise TypeError(
+        f"{argument} must be an int seed, a typed JAX key (jax.random.key) or a legacy uint32 key "
+        f"(jax.random.PRNGKey), got {what}: {str(key)[:60]}"
+    )
 
 
 def _keys(key, num_seeds):
@@ -605,7 +639,10 @@ def _checked(trace, on_nonfinite, axes, algorithm, environment):
     """The post-run checks (jbo.checks: non-finite values, a beaten optimum), labelled with the
     algorithm and problem."""
     name = getattr(environment, "name", None)
-    label = f"{type(algorithm).__name__} on {name if isinstance(name, str) else type(environment).__name__}"
+    label = (
+        f"{type(algorithm).__name__}{checks.model_note(algorithm)} on "
+        f"{name if isinstance(name, str) else type(environment).__name__}"
+    )
     checks.check_optimum(trace, label)
     return checks.check_trace(trace, on_nonfinite, axes, label)
 

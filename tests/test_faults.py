@@ -3,6 +3,7 @@ evaluations are left out, bad Params and host values get named errors, and AskTe
 starts from data, and saves and resumes to the same next ask."""
 
 import os
+import re
 import warnings
 
 import equinox as eqx
@@ -58,6 +59,9 @@ def test_failed_evaluations_are_left_out_of_the_model_and_the_regrets():
     assert failed.any() and np.array_equal(failed, np.asarray(tr.info["nonfinite_objective"]))
     np.testing.assert_array_equal(np.asarray(tr.final_state.buffer.count), (~failed).sum(1))
     best = np.maximum.accumulate(np.where(failed, -np.inf, value), axis=1)
+    best = np.where(np.isfinite(best), best, np.nan)  # NaN until a seed's first finite evaluation
+    assert np.isnan(best).any(), "no seed starts with a failed evaluation: the NaN start is untested"
+    np.testing.assert_allclose(np.asarray(tr.metrics["best_value"]), best)
     np.testing.assert_allclose(np.asarray(tr.metrics["simple_regret"]), 0.0 - best)
     np.testing.assert_allclose(
         np.asarray(tr.metrics["cumulative_regret"]), np.cumsum(np.where(failed, 0.0, -value), axis=1)
@@ -168,10 +172,10 @@ def test_asktell_starts_from_data_as_if_told_step_by_step():
     y0 = np.array([_f(x) for x in x0])
     started = jbo.AskTell(UCB, BRANIN.bounds, 8, 4, data=(x0, y0))
     by_hand = jbo.AskTell(UCB, BRANIN.bounds, 8, 4)
-    for x, y in zip(x0, y0):
+    for x, y in zip(x0, y0):  # one row at a time, an ask in between dropped (tell_data tells from the state before it)
         if by_hand.t >= UCB.num_initial:
             by_hand.ask()
-        by_hand.tell(x, y)
+        by_hand.tell_data(x[None], [y])
     assert started.t == 5
     np.testing.assert_array_equal(started.ask(), by_hand.ask())
     with pytest.raises(ValueError, match="do not fit"):
@@ -378,3 +382,256 @@ def test_a_joint_q_round_plays_the_points_chosen_at_its_start():
     assert np.min(np.linalg.norm(last[:, 0] - last[:, 1], axis=-1)) > 1e-6
     with pytest.raises(ValueError, match="no Monte-Carlo q-point form of PI"):
         jbo.algorithms.GPBO(acquisition="pi", batch_size=2, batch_mode="mc")
+
+
+# ------------------------------------------------------------------ AskTell: atomic, asked points only
+def _leaves(opt):
+    """Everything a tell may change, as NumPy copies (state leaves, counters, history)."""
+    state = [
+        np.array(jax.random.key_data(a) if jnp.issubdtype(a.dtype, jax.dtypes.prng_key) else a)
+        for a in jax.tree.leaves(opt.state)
+    ]
+    return state, opt.t, [np.array(a) for a in opt.actions], len(opt.observations), len(opt.failed)
+
+
+def _same(a, b):
+    (sa, ta, aa, oa, fa), (sb, tb, ab, ob, fb) = a, b
+    assert (ta, oa, fa, len(aa)) == (tb, ob, fb, len(ab))
+    for u, v in zip(sa + aa, sb + ab):
+        np.testing.assert_array_equal(u, v)
+
+
+X0 = np.array([[-2.0, 1.0], [0.0, 5.0], [3.0, 2.0], [8.0, 10.0], [1.0, 1.0]])
+Y0 = np.array([_f(x) for x in X0])
+
+
+@pytest.mark.parametrize(
+    "row, value, message",
+    [
+        ([20.0, 1.0], 1.0, "x lies outside the bounds"),
+        ([np.nan, 1.0], 1.0, "x must be finite"),
+        ([1.0, 1.0], np.nan, "non-finite value"),
+        ([1.0, 1.0], np.inf, "non-finite value"),
+    ],
+)
+def test_tell_data_checks_every_row_before_telling_any(row, value, message):
+    opt = jbo.AskTell(UCB, BRANIN.bounds, 10, 0, data=(X0[:2], Y0[:2]))
+    opt.ask()  # an ask awaiting its tell: a failed tell_data keeps it too
+    before = _leaves(opt)
+    x, y = np.vstack([X0[2:4], [row], X0[4:]]), np.r_[Y0[2:4], value, Y0[4:]]
+    with pytest.raises(ValueError, match=rf"tell_data row 2 \(x = .*\): .*{message}.*nothing was told"):
+        opt.tell_data(x, y)
+    _same(_leaves(opt), before)
+    assert opt._asked is not None
+    opt.tell_data(X0[2:], Y0[2:])  # the retry tells each row once
+    whole = jbo.AskTell(UCB, BRANIN.bounds, 10, 0, data=(X0, Y0))
+    _same(_leaves(opt), _leaves(whole))
+    np.testing.assert_array_equal(opt.ask(), whole.ask())
+
+
+def test_tell_answers_the_last_ask_once():
+    opt = jbo.AskTell(UCB, BRANIN.bounds, 8, 0)
+    with pytest.raises(ValueError, match=r"no ask awaits its tell at step 0 .* use tell_data\(x, y\)"):
+        opt.tell(np.array([0.0, 1.0]), 1.0)
+    for t in range(6):  # design steps and model steps (t >= num_initial = 4)
+        x = opt.ask()
+        with pytest.raises(ValueError, match=rf"is not the point ask\(\) proposed at step {t} .* tell_data"):
+            opt.tell(np.where(x < 2.5, x + 0.5, x - 0.5), _f(x))  # another point inside the bounds
+        before = _leaves(opt)
+        opt.tell(x * (1 + 1e-12), _f(x))  # rounding in the user's code is the same point
+        with pytest.raises(ValueError, match=rf"no ask awaits its tell at step {t + 1}"):
+            opt.tell(x, _f(x))  # the same ask told twice
+        assert opt.t == t + 1 and len(opt.actions) == len(before[2]) + 1
+    seeds = jbo.AskTell(UCB, BRANIN.bounds, 8, 0, num_seeds=2)
+    x = seeds.ask()
+    with pytest.raises(ValueError, match="is not the point ask"):
+        seeds.tell(x[::-1], [_f(p) for p in x])
+
+
+def test_keys_of_every_kind_give_the_same_decisions_and_other_values_are_named():
+    def asks(key):
+        opt = jbo.AskTell(UCB, BRANIN.bounds, 6, key)
+        out = []
+        for _ in range(5):
+            x = opt.ask()
+            out.append(x)
+            opt.tell(x, _f(x))
+        return np.stack(out)
+
+    want = asks(3)
+    for key in (np.int64(3), np.array(3, np.int32), jax.random.key(3), jax.random.PRNGKey(3), jnp.int32(3)):
+        np.testing.assert_array_equal(asks(key), want)
+    for bad in (True, 1.5, None, "0", [3], np.zeros(2), np.zeros(2, np.uint32)[:1]):
+        with pytest.raises(TypeError, match="key must be an int seed"):
+            jbo.AskTell(UCB, BRANIN.bounds, 6, bad)
+        with pytest.raises(TypeError, match="key must be an int seed"):
+            jbo.run(UCB, BRANIN, bad, 5)
+    with pytest.raises(ValueError, match=r"key must be one key \(shape \(\)\)"):
+        jbo.run_seeds(UCB, BRANIN, jax.random.split(jax.random.key(0), 2), 5, 2)
+
+
+def test_params_of_none_or_no_number_are_named_at_every_entry_point():
+    acq = UCB.default_params().acquisition
+    for value in (None, "2", [1, "x"], 1j):
+        bad = UCB.default_params()._replace(acquisition=acq._replace(beta=value))
+        calls = {
+            "run": lambda: jbo.run(UCB, BRANIN, 0, 5, params=bad),
+            "run_seeds": lambda: jbo.run_seeds(UCB, BRANIN, 0, 5, 2, params=bad),
+            "run_sweep": lambda: jbo.run_sweep(UCB, BRANIN, 0, 5, 2, bad),
+            "run_study": lambda: jbo.studies.run_study(
+                [UCB], [BRANIN], 0, 5, 2, params=lambda m, p: bad, progress=False
+            ),
+            "AskTell": lambda: jbo.AskTell(UCB, BRANIN.bounds, 5, 0, params=bad),
+            "replace_params": lambda: jbo.replace_params(UCB.default_params(), beta=value),
+        }
+        for name, call in calls.items():
+            with pytest.raises(TypeError, match=r"UCBParams.beta must be a number, got"):
+                call()
+
+
+def _saved(tmp_path):
+    opt = jbo.AskTell(UCB, BRANIN.bounds, 8, 0)
+    for _ in range(5):
+        x = opt.ask()
+        opt.tell(x, _f(x))
+    path = tmp_path / "opt.jbo"
+    opt.save(path)
+    return opt, path
+
+
+def test_a_file_that_is_not_or_no_longer_a_save_file_is_named(tmp_path):
+    opt, path = _saved(tmp_path)
+    raw = path.read_bytes()
+    head, payload = (
+        raw[: raw.index(b"\n", len(jbo.asktell.SAVE_MAGIC)) + 1],
+        raw[raw.index(b"\n", len(jbo.asktell.SAVE_MAGIC)) + 1 :],
+    )
+    flipped = bytearray(raw)
+    flipped[-40] ^= 0x01
+    cases = {
+        "text": (b"x,y\n1,2\n", "is not an AskTell save file"),
+        "empty": (b"", "is not an AskTell save file"),
+        "random bytes": (np.random.default_rng(1).bytes(300), "is not an AskTell save file"),
+        "truncated": (raw[:-25], "is damaged"),
+        "one bit flipped": (bytes(flipped), "is damaged"),
+        "bad header": (jbo.asktell.SAVE_MAGIC + b"{nonsense\n" + payload, "is an AskTell save file with an unreadable"),
+        "a pickle of something else": (
+            __import__("pickle").dumps({"format": 1}),
+            "is not an AskTell save file \\(it holds no optimiser record",
+        ),
+    }
+    for name, (content, message) in cases.items():
+        bad = tmp_path / f"{name}.jbo"
+        bad.write_bytes(content)
+        with pytest.raises(ValueError, match=rf"{re.escape(str(bad))} {message}"):
+            jbo.AskTell.load(bad, UCB)
+    with pytest.raises(ValueError, match="cannot read the AskTell save file"):
+        jbo.AskTell.load(tmp_path / "missing.jbo", UCB)
+    # a save file of the earlier layout (the bare pickle, no header) still loads, to the same next ask
+    legacy = tmp_path / "legacy.pkl"
+    legacy.write_bytes(payload)
+    assert head.startswith(jbo.asktell.SAVE_MAGIC)
+    np.testing.assert_array_equal(jbo.AskTell.load(legacy, UCB).ask(), opt.ask())
+
+
+# ------------------------------------------------------------------ a fit that cannot trust its gradient
+def matern_plus_periodic(r2):  # the how-to's profile form: a Matern 5/2 plus a periodic term in r = sqrt(r2)
+    r = jnp.sqrt(5.0 * r2)
+    return 0.5 * (1 + r + r * r / 3) * jnp.exp(-r) + 0.5 * jnp.exp(-2 * jnp.sin(jnp.pi * jnp.sqrt(r2) / 0.5) ** 2)
+
+
+@jax.custom_jvp
+def nan_derivative(r2):  # a finite kernel whose derivative is NaN (a user's derivative gone wrong)
+    return jnp.exp(-0.5 * r2)
+
+
+@nan_derivative.defjvp
+def _nan_derivative_jvp(primals, tangents):
+    return nan_derivative(primals[0]), jnp.nan * tangents[0]
+
+
+def test_a_fit_that_meets_a_nonfinite_loss_or_gradient_fails_visibly():
+    x = jax.random.uniform(jax.random.key(0), (12, 2))
+    y = jnp.sin(6 * x[:, 0]) + x[:, 1]
+    buffer = jbo.data.from_arrays(x, y, capacity=16)
+    ys = (y - y.mean()) / y.std(ddof=1)
+    mask = jnp.ones(12, bool)
+    # the independent facts: the periodic sum is not positive definite in 2-D (its LML is NaN); the
+    # other profile's LML is finite while JAX's own gradient of it is NaN
+    assert np.isnan(gp.log_marginal_likelihood(gp.default_params(2), x, ys, mask, matern_plus_periodic))
+    assert np.isfinite(gp.log_marginal_likelihood(gp.default_params(2), x, ys, mask, nan_derivative))
+    grad = jax.grad(gp.log_marginal_likelihood)(gp.default_params(2), x, ys, mask, nan_derivative)
+    assert np.isnan(np.asarray(grad.log_lengthscale)).all()
+    for kernel in (matern_plus_periodic, nan_derivative):
+        for kw in (dict(num_restarts=1), dict(num_restarts=3), dict(method="lbfgs", num_restarts=1, num_steps=10)):
+            fitted = gp.fit(jax.random.key(1), buffer, kernel, **kw)
+            assert all(np.isnan(np.asarray(a)).all() for a in fitted), (kernel.__name__, kw)
+    ok = gp.fit(jax.random.key(1), buffer, "matern52", num_restarts=3)
+    assert all(np.isfinite(np.asarray(a)).all() for a in ok)
+
+
+def test_a_profile_in_sqrt_r2_fits_like_the_built_in_kernel():
+    """exp(-sqrt(r2)) is Matern 1/2 written by hand: dk/dr2 is infinite at r2 = 0, where the exact
+    lengthscale derivative is 0. Its closed-form gradient equals the built-in matern12's and central
+    differences of the LML, and its fit equals the built-in's; in 1-D the Matern plus periodic sum is
+    positive definite and fits to finite values whose gradient matches central differences."""
+    x = jax.random.uniform(jax.random.key(3), (10, 2))
+    ys = jnp.cos(5 * x[:, 0]) - x[:, 1]
+    ys = (ys - ys.mean()) / ys.std(ddof=1)
+    mask = jnp.ones(10, bool)
+    by_hand = lambda r2: jnp.exp(-jnp.sqrt(r2))  # noqa: E731
+    p = gp.default_params(2, lengthscale=jnp.array([0.3, 0.5]))
+    v, g = gp.lml_and_grad(p, x, ys, mask, by_hand)
+    v_builtin, g_builtin = gp.lml_and_grad(p, x, ys, mask, "matern12")
+    np.testing.assert_allclose(v, v_builtin, rtol=1e-12)
+    for a, b in zip(g, g_builtin):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    for j in range(2):
+        h = 1e-6 * jnp.eye(2)[j]
+        lml = lambda s: gp.log_marginal_likelihood(
+            p._replace(log_lengthscale=p.log_lengthscale + s * h), x, ys, mask, by_hand
+        )  # noqa: E731
+        np.testing.assert_allclose(g.log_lengthscale[j], (lml(1.0) - lml(-1.0)) / 2e-6, rtol=1e-5)
+    buffer = jbo.data.from_arrays(x, ys, capacity=12)
+    fits = [gp.fit(jax.random.key(1), buffer, k, num_restarts=2, num_steps=30) for k in (by_hand, "matern12")]
+    for a, b in zip(*fits):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+    x1 = x[:, :1]
+    assert np.isfinite(gp.log_marginal_likelihood(gp.default_params(1), x1, ys, mask, matern_plus_periodic))
+    p1 = gp.default_params(1)
+    _, g1 = gp.lml_and_grad(p1, x1, ys, mask, matern_plus_periodic)
+    lml1 = lambda s: gp.log_marginal_likelihood(
+        p1._replace(log_lengthscale=p1.log_lengthscale + s), x1, ys, mask, matern_plus_periodic
+    )  # noqa: E731
+    np.testing.assert_allclose(g1.log_lengthscale[0], (lml1(1e-6) - lml1(-1e-6)) / 2e-6, rtol=1e-5)
+    fitted = gp.fit(jax.random.key(1), jbo.data.from_arrays(x1, ys, capacity=12), matern_plus_periodic, num_steps=30)
+    assert all(np.isfinite(np.asarray(a)).all() for a in fitted)
+    assert abs(float(fitted.log_lengthscale[0]) - float(jnp.log(0.2))) > 1e-3  # it moved from its start
+
+
+def test_a_failed_fit_is_flagged_naming_the_kernel_and_asktell_raises():
+    alg = jbo.algorithms.GPBO(kernel=nan_derivative, **SMALL)
+    with pytest.raises(
+        jbo.NonFiniteError,
+        match=r"(?s)GPBO \(kernel nan_derivative\) on branin met NaN .*\n  model: [^\n]*GP fit failed[^\n]* first at step 4",
+    ):
+        jbo.run(alg, BRANIN, 1, 8)
+    with pytest.warns(RuntimeWarning, match="kernel nan_derivative"):
+        trace = jbo.run(alg, BRANIN, 1, 8, on_nonfinite="warn")
+    flags = np.asarray(trace.info["nonfinite_model"])
+    assert flags[4:].all() and not flags[:4].any()
+    # the method keeps its previous (here: its initial) hyper-parameters, so the run goes on from finite ones
+    np.testing.assert_allclose(np.asarray(trace.info["lengthscale"])[4:], 0.2)
+    assert np.isfinite(np.asarray(trace.actions)).all()
+    opt = jbo.AskTell(alg, BRANIN.bounds, 8, 1)
+    for _ in range(4):
+        x = opt.ask()
+        opt.tell(x, _f(x))
+    before = _leaves(opt)
+    with pytest.raises(
+        jbo.NonFiniteError,
+        match=r"AskTell.ask at step 4: GPBO \(kernel nan_derivative\) met NaN or inf:\n  acquisition.*\n  model",
+    ):
+        opt.ask()
+    _same(_leaves(opt), before)
+    assert opt._asked is None

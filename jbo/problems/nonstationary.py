@@ -30,7 +30,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jbo import engine
+from jbo import checks, engine
 from jbo.engine import Environment
 from jbo.problems.finite import FiniteArmProblem
 from jbo.spaces import FiniteArms
@@ -240,6 +240,7 @@ def run_instances(algorithms, environments, keys, num_steps: int, params=None, p
     out_m, out_i, report = [None] * S, [None] * S, []
     for alg, idx in groups.items():
         p = alg.default_params() if params is None else params
+        checks.check_params(p, f"{type(alg).__name__}: ")
         envs, axes = engine.stack_environments([environments[i] for i in idx])  # equal leaves kept once
         ks = keys[jnp.asarray(idx)]
         axes_key = tuple(jax.tree.leaves(axes, is_leaf=lambda x: x is None))
