@@ -73,17 +73,46 @@ def study(args) -> int:
         print(jbo.study_config.describe(jbo.study_config.parse(args.config)))
         return 0
     out = Path(args.out) if args.out else Path(f"jbo_study_{Path(args.config).stem}")
+    if args.verify:
+        return verify(jbo.study_config.parse(args.config), out)
     t0 = time.perf_counter()
-    table = jbo.study_config.run(args.config, out, fresh=args.fresh, progress=not args.quiet)
+    try:
+        table = jbo.study_config.run(args.config, out, fresh=args.fresh, progress=not args.quiet)
+    except jbo.study_config.StudyInterrupted as e:
+        print(f"jbo study: {e}", file=sys.stderr)
+        return 130
     summ = jbo.studies.summary(table)
     import pandas as pd
 
     with pd.option_context("display.width", 160, "display.max_columns", 20, "display.max_colwidth", 40):
         print(summ.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
-    print(
-        f"wrote {out / 'table.csv'} and {out / 'summary.csv'} ({len(table)} rows) in {time.perf_counter() - t0:.1f} s"
-    )
+    plot = out / jbo.study_config.PLOT
+    wrote = f"{out / 'table.csv'}, {out / 'summary.csv'}" + (f" and {plot}" if plot.exists() else "")
+    print(f"wrote {wrote} ({len(table)} rows) in {time.perf_counter() - t0:.1f} s")
+    if not plot.exists():
+        print("no regret plot: matplotlib is not installed (pip install 'jbo[plots]')")
     return 0
+
+
+def verify(study, out: Path) -> int:
+    """`jbo study CONFIG --verify`: every cell's state in `out`; exit 1 when a cell file cannot be used."""
+    import jbo.study_config
+
+    if not (out / jbo.study_config.MANIFEST).exists():
+        print(f"jbo study: error: {out} holds no study (no {jbo.study_config.MANIFEST})", file=sys.stderr)
+        return 2
+    rows = jbo.study_config.verify(out, study)
+    bad = [r for r in rows if r[2] not in (None, "not run")]
+    for i, cid, reason in rows:
+        if reason in (None, "not run"):
+            print(f"{i:4d}  {reason or 'ok':8s} {cid}")
+        else:
+            print(f"{i:4d}  {'BAD':8s} {cid}: {out / jbo.study_config.CELLS / f'{i:04d}.csv'}: {reason}")
+    done = sum(r[2] is None for r in rows)
+    print(f"{done} of {len(rows)} cells finished and verified; {len(bad)} cell file(s) cannot be used")
+    if bad:
+        print("running the same `jbo study` command again runs the cells that cannot be used", file=sys.stderr)
+    return 1 if bad else 0
 
 
 def cache(args) -> int:
@@ -262,6 +291,11 @@ def main(argv=None) -> int:
     s.add_argument("--fresh", action="store_true", help="delete the study's previous results in --out and start over")
     s.add_argument("--check", action="store_true", help="validate the config and list its cells; run nothing")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.add_argument(
+        "--verify",
+        action="store_true",
+        help="check every finished cell of --out against its manifest entry and content; run nothing (exit 1 on a bad cell)",
+    )
     _import_flag(s)
     c = sub.add_parser("cache", help="where the persistent compilation cache is and its size (see jbo.cache)")
     c.add_argument("--clear", action="store_true", help="delete the cached programs")
@@ -277,7 +311,7 @@ def main(argv=None) -> int:
         _import(args)
         if args.command in ("study", "cache"):
             return (study if args.command == "study" else cache)(args)
-    except ValueError as e:
+    except ValueError as e:  # a bad config, a study directory that cannot be resumed or combined (StudyDataError)
         print(f"jbo {args.command}: error: {e}", file=sys.stderr)
         return 2
     return listing(args.command)

@@ -202,8 +202,9 @@ def run_study(
             t0 = time.perf_counter()
             trace = jax.block_until_ready(fn(keys))
             run_s = time.perf_counter() - t0
-            checks.check_optimum(trace, f"{mname} on {pname}")
-            checks.check_trace(trace, on_nonfinite, ("seed",), f"{mname} on {pname}")
+            label = f"{mname}{checks.model_note(alg)} on {pname}"
+            checks.check_optimum(trace, label)
+            checks.check_trace(trace, on_nonfinite, ("seed",), label)
             if progress:
                 plan = fn.plan
                 where = (
@@ -235,9 +236,26 @@ def save(table: pd.DataFrame, path) -> Path:
     return path
 
 
+TABLE_COLUMNS = ("method", "problem", "seed", "step")
+
+
 def load(path) -> pd.DataFrame:
+    """A study table written by :func:`save` (or a study's table.csv): CSV, or a pickle for .pkl
+    (load only pickles you trust). A file that cannot be read, or a table without the columns
+    method, problem, seed and step, is a ValueError naming the file."""
     path = Path(path)
-    return pd.read_pickle(path) if path.suffix == ".pkl" else pd.read_csv(path)
+    try:
+        table = (
+            pd.read_pickle(path) if path.suffix == ".pkl" else pd.read_csv(path, dtype={"method": str, "problem": str})
+        )
+    except FileNotFoundError:
+        raise ValueError(f"no study table at {path}") from None
+    except Exception as e:  # noqa: BLE001  (empty, binary or malformed: name the file)
+        raise ValueError(f"{path} is not a readable study table ({type(e).__name__}: {e})") from None
+    missing = [c for c in TABLE_COLUMNS if not isinstance(table, pd.DataFrame) or c not in table]
+    if missing:
+        raise ValueError(f"{path} is not a study table: it lacks the column(s) {missing}")
+    return table
 
 
 def replace_methods(table: pd.DataFrame, *reruns: pd.DataFrame) -> pd.DataFrame:
@@ -271,11 +289,19 @@ def on_cost_grid(table: pd.DataFrame, grid, metric: str | None = None) -> pd.Dat
 
 
 def summary(
-    table: pd.DataFrame, metric: str | None = None, at_step: int | None = None, at_cost: float | None = None
+    table: pd.DataFrame,
+    metric: str | None = None,
+    at_step: int | None = None,
+    at_cost: float | None = None,
+    alpha: float = 0.05,
 ) -> pd.DataFrame:
     """Mean, standard error and median of `metric` per (problem, method), with timings: at each
     run's last step (default), at step `at_step`, or at cumulative cost `at_cost` (cost axis).
-    metric: default simple_regret where the optimum is known, else best_value."""
+    metric: default simple_regret where the optimum is known, else best_value.
+
+    median_low / median_high: the percentile bootstrap (1 - alpha) interval of the median over seeds
+    (jbo.verdict.bootstrap_median_interval: 4000 resamples from a fixed-seed generator, so the table
+    is reproducible); NaN with one seed."""
     metric = metric or default_metric(table)
     if metric not in table:
         raise ValueError(f"the table has no column {metric!r}; it has {sorted(table.columns)}")
@@ -297,11 +323,20 @@ def summary(
             f"mean_{metric}": g[metric].mean(),
             "stderr": g[metric].std(ddof=1) / np.sqrt(g["seed"].nunique()),
             f"median_{metric}": g[metric].median(),
+            "median_low": g[metric].agg(lambda v: _median_interval(v, alpha)[0]),
+            "median_high": g[metric].agg(lambda v: _median_interval(v, alpha)[1]),
             "compile_s": gl["compile_s"].first(),
             "run_s": gl["run_s"].first(),
         }
     )
     return out.reset_index()
+
+
+def _median_interval(values, alpha: float):
+    from jbo.verdict import bootstrap_median_interval
+
+    v = np.asarray(values, dtype=np.float64)
+    return bootstrap_median_interval(v, alpha) if v.size > 1 else (np.nan, np.nan)
 
 
 def machine_info() -> str:
@@ -344,10 +379,7 @@ def plot(
     metric = metric or default_metric(table)
     if cost_grid is not None:
         table = on_cost_grid(table, cost_grid, metric).rename(columns={"cost": "step"})
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # the session's backend: inline in a notebook, Agg on a headless machine
 
     probs = list(dict.fromkeys(table["problem"]))
     ncols = min(ncols or len(probs), len(probs))
@@ -361,8 +393,11 @@ def plot(
             v = grp.pivot(index="seed", columns="step", values=metric).to_numpy()
             if log:
                 v = np.maximum(v, floor)
-            mean = v.mean(0)
-            se = v.std(0, ddof=1) / np.sqrt(v.shape[0]) if v.shape[0] > 1 else np.zeros_like(mean)
+            n = np.sum(~np.isnan(v), axis=0)  # seeds with a value (NaN before a seed's first finite evaluation)
+            with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # a step no seed has a value at: NaN, not drawn
+                mean = np.nanmean(v, axis=0)
+                se = np.where(n > 1, np.nanstd(v, axis=0, ddof=1) / np.sqrt(np.maximum(n, 1)), 0.0)
             steps = np.asarray(cost_grid) if cost_grid is not None else np.arange(1, v.shape[1] + 1)
             ax.plot(steps, mean, label=method)
             ax.fill_between(steps, np.maximum(mean - se, floor) if log else mean - se, mean + se, alpha=0.25)

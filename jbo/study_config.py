@@ -9,6 +9,9 @@ seed keys (common random numbers), exactly as ``run_study``.
 Config schema (TOML, read with the standard library's ``tomllib``)::
 
     name = "demo"                  # optional, free text
+    imports = ["my_plugins", "plugins.py"]  # optional: modules (dotted names, or .py paths relative to
+                                   # the config's folder) imported first, so the algorithms, problems and
+                                   # kernels they register can be named below
     seeds = 16                     # required: seeds per cell, a positive int
     seed = 0                       # master PRNG seed (int >= 0; default 0): keys = split(key(seed), seeds)
     steps = 40                     # evaluations per run: a positive int or a list of them (a budget axis);
@@ -38,16 +41,27 @@ before anything runs, with a ValueError naming the field and the allowed values.
 
 Output directory (``--out``)::
 
-    manifest.json    config hash, the normalised config, the cell list (written first)
+    manifest.json    config hash, the normalised config, the cell list (written first), and for every
+                     finished cell what its file must hold: rows, columns and the file's sha256
     config.toml      a copy of the config as given
     cells/0003.csv   one file per finished cell, written atomically (temporary file, fsync, os.replace)
     table.csv        all cells in cell order (written atomically at the end)
     summary.csv      jbo.studies.summary of the table
+    regret.png       jbo.studies.plot of the table (when matplotlib is installed)
 
 A kill at any moment leaves only whole cell files (plus perhaps a temporary file, removed on resume).
 Running the same command again **resumes**: finished cells are read back, not run; at most the cell
 in flight is lost. A directory written by a different config (another hash of the normalised config)
 is refused; ``fresh=True`` (``--fresh``) deletes this module's files there and starts over.
+
+**Cell files are verified, never trusted.** A cell counts as finished only when its file matches
+its manifest entry (the sha256 of its bytes) and holds what the cell must hold: one row per (seed,
+step), every seed 0..S-1 and step 1..T once, the cell's id, method and problem labels in every row,
+and the columns of the entry. A file without an entry (a kill between the cell file and the
+manifest) is adopted when it passes the content checks. On resume a file that fails is named, with
+the reason, and its cell is run again; :func:`combine` refuses a directory with such a file
+(:class:`StudyDataError`, naming the file and the way out), so nothing inconsistent is ever combined;
+:func:`verify` reports every cell's state (``jbo study CONFIG --verify``).
 
 Table columns: those of ``jbo.studies.run_study`` (method, problem, seed, step, the engine's scalar
 metrics, compile_s, run_s), then ``cell`` (the cell id), ``num_steps``, ``budget`` (NaN without one)
@@ -75,12 +89,33 @@ import numpy as np
 
 from jbo._lazy import pandas as pd
 
-TOP_KEYS = ("name", "seeds", "seed", "steps", "budget", "free_initial", "bitwise", "methods", "problems")
+TOP_KEYS = (
+    "name",
+    "imports",
+    "seeds",
+    "seed",
+    "steps",
+    "budget",
+    "free_initial",
+    "bitwise",
+    "methods",
+    "problems",
+)
 METHOD_KEYS = ("name", "options", "params")
 PROBLEM_KEYS = ("name", "options", "noise_std", "steps", "budget")
 TIMING_COLUMNS = ("compile_s", "run_s")
+CELL_COLUMNS = ("method", "problem", "seed", "step", *TIMING_COLUMNS, "cell", "num_steps", "budget")
 MANIFEST = "manifest.json"
 CELLS = "cells"
+PLOT = "regret.png"
+
+
+class StudyDataError(ValueError):
+    """A study directory holds a cell file that does not match what its cell must hold."""
+
+
+class StudyInterrupted(KeyboardInterrupt):
+    """A study stopped by Ctrl-C; the message says which cells were kept and how to resume."""
 
 
 # ------------------------------------------------------------------------------------------ config
@@ -262,12 +297,15 @@ def config_hash(config: dict) -> str:
 
 
 def parse(config) -> Study:
-    """Validate and expand a config (a dict, TOML text, or a path to a .toml file) into a Study."""
+    """Validate and expand a config (a dict, TOML text, or a path to a .toml file) into a Study.
+    The config's `imports` are imported first (a .py path relative to the config file's folder)."""
+    base = Path.cwd()
     if isinstance(config, Path) or (
         isinstance(config, str)
         and "\n" not in config
         and (config.endswith((".toml", ".yaml", ".yml")) or Path(config).is_file())
     ):
+        base = Path(config).resolve().parent
         config = load_toml(config)
     elif isinstance(config, str):
         import tomllib
@@ -283,6 +321,13 @@ def parse(config) -> Study:
     from jbo.engine import replace_params
 
     _check_keys(config, TOP_KEYS, "top level")
+    imports = config.get("imports", [])
+    if not isinstance(imports, list) or not all(isinstance(m, str) and m for m in imports):
+        _fail("imports", f"must be a list of module names or .py paths, got {imports!r}")
+    if imports:
+        from jbo import plugins
+
+        plugins.import_modules(imports, "study config: imports", relative_to=base)
     for k in ("seeds", "methods", "problems"):
         if k not in config:
             _fail(k, "missing (required keys: seeds, methods, problems)")
@@ -386,6 +431,7 @@ def parse(config) -> Study:
                         )
     normalised = {
         "name": name,
+        **({"imports": imports} if imports else {}),  # absent when empty: older study directories resume
         "seeds": seeds,
         "seed": seed,
         "free_initial": free_initial,
@@ -446,14 +492,104 @@ def _cell_path(out: Path, cell: Cell) -> Path:
     return out / CELLS / f"{cell.index:04d}.csv"
 
 
+LABELS = {"method": str, "problem": str, "cell": str}  # read as text: a label "1" stays "1"
+
+
 def _read_csv(path) -> pd.DataFrame:
-    return pd.read_csv(path)
+    return pd.read_csv(path, dtype=LABELS)
 
 
-def _prepare(out: Path, study: Study, config_text: str | None, fresh: bool) -> set:
-    """Create or check the output directory; return the indices of finished cells."""
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _content_problem(frame, cell: Cell, seeds: int, columns) -> str | None:
+    """Why `frame` is not the table of `cell` (None when it is): the columns, one row per (seed,
+    step) for seeds 0..seeds-1 and steps 1..T, the cell's labels in every row, numeric metrics."""
+    have = list(frame.columns)
+    missing = [c for c in columns if c not in have]
+    if missing:
+        return f"lacks column(s) {missing}"
+    want = seeds * cell.num_steps
+    if len(frame) != want:
+        return f"holds {len(frame)} rows, a cell of {seeds} seeds x {cell.num_steps} steps has {want}"
+    for col, label in (("cell", cell.id), ("method", cell.method), ("problem", cell.problem)):
+        other = sorted(set(frame[col].astype(str)) - {label})
+        if other:
+            return f"has rows labelled {col} = {other[:3]}, not {label!r}"
+    for col in have:
+        if col not in LABELS and not col.startswith("param_") and not pd.api.types.is_numeric_dtype(frame[col]):
+            return f"column {col!r} is not numeric"
+    pairs = set(zip(frame["seed"].tolist(), frame["step"].tolist()))
+    if pairs != {(s, t) for s in range(seeds) for t in range(1, cell.num_steps + 1)}:
+        return f"does not hold each seed 0..{seeds - 1} and step 1..{cell.num_steps} exactly once"
+    return None
+
+
+def _required_columns(study: Study) -> list:
+    return list(CELL_COLUMNS) + [f"param_{f}" for f in study.param_fields]
+
+
+def check_cell(out, study: Study, cell: Cell, entry: dict | None) -> str | None:
+    """Why the file of `cell` in directory `out` cannot be used (None when it can): missing, changed
+    since it was written (its sha256 against the manifest `entry`), unreadable, or not the cell's
+    table (see the module docstring). Without an entry only the content is checked."""
+    path = _cell_path(Path(out), cell)
+    if not path.exists():
+        return "the file is missing"
+    if entry is not None:
+        if entry.get("id") != cell.id:
+            return f"the manifest entry is for cell {entry.get('id')!r}"
+        digest = _sha256(path)
+        if digest != entry.get("sha256"):
+            return f"its sha256 {digest[:12]} differs from the {str(entry.get('sha256'))[:12]} recorded when it was written"
+    try:
+        frame = _read_csv(path)
+    except Exception as e:  # noqa: BLE001  (empty, binary or malformed: every parser error is a reason)
+        return f"it is not a readable table ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})"
+    columns = entry["columns"] if entry is not None else _required_columns(study)
+    if entry is not None and list(frame.columns) != list(columns):
+        return f"its columns {list(frame.columns)} differ from the recorded {list(columns)}"
+    return _content_problem(frame, cell, study.config["seeds"], columns)
+
+
+def _entry(out: Path, cell: Cell, frame) -> dict:
+    path = _cell_path(out, cell)
+    return {
+        "id": cell.id,
+        "file": str(path.relative_to(out)),
+        "rows": len(frame),
+        "columns": list(frame.columns),
+        "sha256": _sha256(path),
+    }
+
+
+def _read_manifest(out: Path) -> dict:
+    path = out / MANIFEST
+    try:
+        manifest = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise StudyDataError(f"{path} is not a jbo study manifest ({e}); use --fresh to start over") from None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("cells"), list):
+        raise StudyDataError(f"{path} is not a jbo study manifest (no cell list); use --fresh to start over")
+    return manifest
+
+
+def _write_manifest(out: Path, manifest: dict) -> None:
+    write_atomic(out / MANIFEST, lambda p: p.write_text(json.dumps(manifest, indent=1, default=str)))
+
+
+def _prepare(out: Path, study: Study, config_text: str | None, fresh: bool, report=None) -> set:
+    """Create or check the output directory; return the indices of finished cells, each verified
+    (:func:`check_cell`). A cell file that fails is reported through `report(message)` (default:
+    a line on stderr), deleted and its cell left to run again."""
+    report = report or (lambda msg: print(msg, file=sys.stderr, flush=True))
     manifest_path = out / MANIFEST
-    ours = [manifest_path, out / CELLS, out / "config.toml", out / "table.csv", out / "summary.csv"]
+    ours = [manifest_path, out / CELLS, out / "config.toml", out / "table.csv", out / "summary.csv", out / PLOT]
     if fresh:
         for p in ours:
             if p.is_dir():
@@ -462,10 +598,7 @@ def _prepare(out: Path, study: Study, config_text: str | None, fresh: bool) -> s
                 p.unlink()
     out.mkdir(parents=True, exist_ok=True)
     if manifest_path.exists():
-        try:
-            manifest = json.loads(manifest_path.read_text())
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{manifest_path} is not a jbo study manifest ({e}); use --fresh to start over") from None
+        manifest = _read_manifest(out)
         if manifest.get("config_hash") != study.hash:
             raise ValueError(
                 f"{out} holds a study written by a different config (hash {str(manifest.get('config_hash'))[:12]} "
@@ -494,17 +627,73 @@ def _prepare(out: Path, study: Study, config_text: str | None, fresh: bool) -> s
             "cells": [c.id for c in study.cells],
             "code_version": code_version(),
             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "finished": {},
         }
-        write_atomic(manifest_path, lambda p: p.write_text(json.dumps(manifest, indent=1, default=str)))
+        _write_manifest(out, manifest)
     if config_text is not None and not (out / "config.toml").exists():
         write_atomic(out / "config.toml", lambda p: p.write_text(config_text))
     (out / CELLS).mkdir(exist_ok=True)
     for tmp in (out / CELLS).glob(".*.tmp-*"):  # a write a kill interrupted
         tmp.unlink()
-    for name in (MANIFEST, "config.toml", "table.csv", "summary.csv"):
+    for name in (MANIFEST, "config.toml", "table.csv", "summary.csv", PLOT):
         for tmp in out.glob(f".{name}.tmp-*"):
             tmp.unlink()
-    return {c.index for c in study.cells if _cell_path(out, c).exists()}
+    finished, done, changed = dict(manifest.get("finished", {})), set(), "finished" not in manifest
+    for cell in study.cells:
+        entry, path = finished.get(str(cell.index)), _cell_path(out, cell)
+        if not path.exists() and entry is None:
+            continue
+        reason = check_cell(out, study, cell, entry)
+        if reason is None:
+            done.add(cell.index)
+            if entry is None:  # written, then killed before the manifest: adopted after the content checks
+                finished[str(cell.index)] = _entry(out, cell, _read_csv(path))
+                changed = True
+            continue
+        report(f"{path} (cell {cell.id!r}) cannot be used: {reason}; running the cell again")
+        path.unlink(missing_ok=True)
+        finished.pop(str(cell.index), None)
+        changed = True
+    if changed:
+        _write_manifest(out, {**manifest, "finished": finished})
+    return done
+
+
+def verify(out, study: Study | None = None) -> list:
+    """[(cell index, cell id, reason or None)] for every cell of the study in `out`: None for a
+    finished cell whose file passes :func:`check_cell`, "not run" for a cell without a file or
+    entry. Without `study`, files are checked against their manifest entries only (sha256, columns,
+    rows, cell ids); with it, against what each cell must hold too."""
+    out = Path(out)
+    manifest = _read_manifest(out)
+    finished = manifest.get("finished", {})
+    if study is not None and manifest.get("config_hash") != study.hash:
+        raise StudyDataError(f"{out} holds a study written by a different config than the one given")
+    rows = []
+    for i, cid in enumerate(manifest["cells"]):
+        entry, path = finished.get(str(i)), out / CELLS / f"{i:04d}.csv"
+        if entry is None and not path.exists():
+            rows.append((i, cid, "not run"))
+        elif study is not None:
+            rows.append((i, cid, check_cell(out, study, study.cells[i], entry)))
+        elif entry is None:
+            rows.append((i, cid, "the file has no manifest entry (not verified)"))
+        else:
+            rows.append((i, cid, _entry_problem(out, path, cid, entry)))
+    return rows
+
+
+def _entry_problem(out: Path, path: Path, cid: str, entry: dict) -> str | None:
+    """check_cell without the study: the manifest entry's sha256, columns, rows and cell id."""
+    if not path.exists():
+        return "the file is missing"
+    digest = _sha256(path)
+    if entry.get("id") != cid or digest != entry.get("sha256"):
+        return f"its sha256 {digest[:12]} differs from the {str(entry.get('sha256'))[:12]} recorded when it was written"
+    frame = _read_csv(path)
+    if list(frame.columns) != entry["columns"] or len(frame) != entry["rows"] or set(frame["cell"]) != {cid}:
+        return "its content differs from its manifest entry"
+    return None
 
 
 def _cell_frame(study: Study, cell: Cell) -> pd.DataFrame:
@@ -535,7 +724,10 @@ def _cell_frame(study: Study, cell: Cell) -> pd.DataFrame:
 def run(config, out, fresh: bool = False, progress: bool = True, config_text: str | None = None) -> pd.DataFrame:
     """Run (or resume) a study into directory `out`; returns the combined table (also table.csv).
 
-    config: a path to a .toml file, TOML text or a dict (see the module docstring for the schema)."""
+    config: a path to a .toml file, TOML text or a dict (see the module docstring for the schema).
+    Finished cells are verified before they are skipped (a damaged file is named and its cell run
+    again). Ctrl-C raises :class:`StudyInterrupted`, whose message says what was kept and how to
+    resume."""
     if (
         config_text is None
         and isinstance(config, (str, Path))
@@ -546,6 +738,7 @@ def run(config, out, fresh: bool = False, progress: bool = True, config_text: st
     study = parse(config)
     out = Path(out)
     done = _prepare(out, study, config_text, fresh)
+    manifest = _read_manifest(out)
     from tqdm.auto import tqdm
 
     bar = tqdm(
@@ -565,7 +758,13 @@ def run(config, out, fresh: bool = False, progress: bool = True, config_text: st
                 continue
             bar.set_postfix_str(f"{cell.method} on {cell.problem}", refresh=True)
             frame = _cell_frame(study, cell)
+            problem = _content_problem(frame, cell, study.config["seeds"], _required_columns(study))
+            if problem is not None:  # the runner's own table: a bug, never written
+                raise RuntimeError(f"cell {cell.id!r}: the table produced {problem}")
             write_atomic(_cell_path(out, cell), lambda p: frame.to_csv(p, index=False))
+            manifest.setdefault("finished", {})[str(cell.index)] = _entry(out, cell, frame)
+            _write_manifest(out, manifest)
+            done.add(cell.index)
             bar.update(1)
             if progress:
                 bar.write(
@@ -574,30 +773,60 @@ def run(config, out, fresh: bool = False, progress: bool = True, config_text: st
                     f"compile {frame['compile_s'].iloc[0]:.1f} s, run {frame['run_s'].iloc[0]:.1f} s",
                     file=sys.stderr,
                 )
+    except KeyboardInterrupt:
+        raise StudyInterrupted(
+            f"interrupted: {len(done)} of {len(study.cells)} cells are finished and kept in {out}; "
+            "the same command resumes from there"
+        ) from None
     finally:
         bar.close()
     return combine(out, study)
 
 
 def combine(out, study: Study | None = None) -> pd.DataFrame:
-    """The finished cells of `out` as one table (cell order); writes table.csv and summary.csv
-    atomically when every cell is finished."""
+    """The finished cells of `out` as one table (cell order), each verified first (:func:`verify`);
+    a cell file that fails raises :class:`StudyDataError` naming it, so nothing inconsistent is
+    combined. When every cell is finished, writes table.csv, summary.csv and regret.png (with
+    matplotlib) atomically."""
     out = Path(out)
-    manifest = json.loads((out / MANIFEST).read_text())
-    ids = manifest["cells"]
-    frames = [
-        _read_csv(out / CELLS / f"{i:04d}.csv") for i in range(len(ids)) if (out / CELLS / f"{i:04d}.csv").exists()
-    ]
+    rows = verify(out, study)
+    bad = [(i, cid, reason) for i, cid, reason in rows if reason not in (None, "not run")]
+    if bad:
+        lines = [f"  {out / CELLS / f'{i:04d}.csv'} (cell {cid!r}): {reason}" for i, cid, reason in bad]
+        raise StudyDataError(
+            f"{out}: {len(bad)} cell file(s) cannot be combined:\n"
+            + "\n".join(lines)
+            + "\nrunning the study again (the same `jbo study` command or jbo.study_config.run) runs these cells again"
+        )
+    frames = [_read_csv(out / CELLS / f"{i:04d}.csv") for i, _, reason in rows if reason is None]
     if not frames:
         raise ValueError(f"{out} has no finished cells")
     table = pd.concat(frames, ignore_index=True)
-    if len(frames) == len(ids):
+    if len(frames) == len(rows):
         write_atomic(out / "table.csv", lambda p: table.to_csv(p, index=False))
         from jbo.studies import summary
 
         summ = summary(table)
         write_atomic(out / "summary.csv", lambda p: summ.to_csv(p, index=False))
+        _write_plot(out / PLOT, table)
     return table
+
+
+def _write_plot(path: Path, table) -> bool:
+    """jbo.studies.plot of the table at `path` (atomically); False when matplotlib is not installed."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    import matplotlib.pyplot as plt
+
+    from jbo.studies import default_metric, plot
+
+    metric = default_metric(table)
+    fig = plot(table, metric=metric, log=metric != "best_value", ncols=min(3, table["problem"].nunique()))
+    write_atomic(path, lambda p: fig.savefig(p, dpi=110, format="png"))
+    plt.close(fig)
+    return True
 
 
 def describe(study: Study) -> str:

@@ -1,5 +1,9 @@
+import re
+
 import jax
 import numpy as np
+import pandas as pd
+import pytest
 
 import jbo
 
@@ -50,3 +54,42 @@ def test_replace_methods_takes_each_rerun_methods_rows():
     assert dict(zip(zip(got.method, got.seed), got.v)) == want
     assert len(got) == len(want)
     assert jbo.studies.replace_methods(first).equals(first)
+
+
+def test_summary_median_interval_is_the_percentile_bootstrap_of_the_median():
+    """The median's interval against the exact percentile-bootstrap distribution: for n odd and
+    distinct values x_(1) < ... < x_(n), a resample's median is <= x_(j) when at least (n + 1) / 2 of
+    its n draws are among the j smallest, P = P(Binomial(n, j / n) >= (n + 1) / 2). The 2.5% and
+    97.5% points of that distribution are order statistics; 4000 resamples land on them or next to them."""
+    from scipy import stats
+
+    rng = np.random.default_rng(7)
+    rows = []
+    for method, n in (("a", 11), ("b", 15)):
+        v = rng.lognormal(size=n)
+        rows += [{"method": method, "problem": "p", "seed": s, "step": 1, "simple_regret": v[s]} for s in range(n)]
+    table = pd.DataFrame(rows).assign(compile_s=0.0, run_s=0.0)
+    summ = jbo.studies.summary(table)
+    for _, row in summ.iterrows():
+        v = np.sort(table[table.method == row["method"]]["simple_regret"].to_numpy())
+        n = v.size
+        cdf = stats.binom.sf((n + 1) // 2 - 1, n, np.arange(1, n + 1) / n)  # P(resample median <= v[j - 1])
+        lo, hi = np.searchsorted(cdf, 0.025), np.searchsorted(cdf, 0.975)
+        assert v[max(lo - 1, 0)] <= row["median_low"] <= v[lo + 1]
+        assert v[hi - 1] <= row["median_high"] <= v[min(hi + 1, n - 1)]
+        assert row["median_low"] <= row["median_simple_regret"] <= row["median_high"]
+    one = jbo.studies.summary(table[table.seed == 0])
+    assert one[["median_low", "median_high"]].isna().all().all()  # one seed: no interval
+
+
+def test_load_names_a_file_that_is_not_a_study_table(tmp_path):
+    for name, content in (
+        ("empty.csv", b""),
+        ("bytes.csv", np.random.default_rng(0).bytes(200)),
+        ("other.csv", b"a,b\n1,2\n"),
+    ):
+        (tmp_path / name).write_bytes(content)
+        with pytest.raises(ValueError, match=re.escape(str(tmp_path / name))):
+            jbo.studies.load(tmp_path / name)
+    with pytest.raises(ValueError, match="no study table at"):
+        jbo.studies.load(tmp_path / "missing.csv")

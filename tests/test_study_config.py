@@ -110,6 +110,24 @@ def test_kill_resume_equals_uninterrupted_and_cache_is_hit_across_processes(tmp_
     assert not any((b_out / "cells").iterdir()) and not (b_out / "table.csv").exists()
 
 
+def _fake_table(method, problem, num_seeds, num_steps, key=0):
+    """A complete cell table as run_study builds it (one row per seed and step), with values that
+    depend on the key, the labels, the seed and the step, so any edit of a row is visible."""
+    seed, step = np.meshgrid(np.arange(num_seeds), np.arange(1, num_steps + 1), indexing="ij")
+    rng = np.random.default_rng([key, len(method), len(problem), num_steps])
+    return pd.DataFrame(
+        {
+            "method": method,
+            "problem": problem,
+            "seed": seed.ravel(),
+            "step": step.ravel(),
+            "simple_regret": rng.random(seed.size),
+            "compile_s": 1.0,
+            "run_s": 1.0,
+        }
+    )
+
+
 def test_tables_match_run_study_columns_and_params_reach_the_run(monkeypatch, tmp_path):
     """The plumbing, without compiling: each cell calls jbo.studies.run_study on one pair with the cell's
     Params (built by replace_params), seeds and budget; labels and columns as documented."""
@@ -141,17 +159,7 @@ def test_tables_match_run_study_columns_and_params_reach_the_run(monkeypatch, tm
                 bitwise=bitwise,
             )
         )
-        return pd.DataFrame(
-            {
-                "method": m,
-                "problem": p,
-                "seed": 0,
-                "step": np.arange(1, num_steps + 1),
-                "simple_regret": 0.0,
-                "compile_s": 1.0,
-                "run_s": 1.0,
-            }
-        )
+        return _fake_table(m, p, num_seeds, num_steps)
 
     monkeypatch.setattr(jbo.studies, "run_study", fake_run_study)
     cfg = """
@@ -417,3 +425,176 @@ def test_cache_repair_removes_truncated_entries(tmp_path):
     (tmp_path / "jit_b-2-cache").write_bytes(whole[: len(whole) // 2])  # a write cut by a kill
     assert cache.repair(tmp_path) == ["jit_b-2-cache"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["jit_a-1-cache"]
+
+
+# ------------------------------------------------------------------ verified cell files
+SMALL = """
+name = "small"
+seeds = 2
+seed = 5
+steps = [6, 8]
+methods = ["random_search", "gp_ucb"]
+problems = ["forrester"]
+"""
+
+
+@pytest.fixture
+def fake_cells(monkeypatch):
+    """run_study replaced by _fake_table (no compilation); returns the list of cells it was asked for."""
+    calls = []
+
+    def fake_run_study(methods, problems, key, num_steps, num_seeds, **kw):
+        (m, _), (p, _) = next(iter(methods.items())), next(iter(problems.items()))
+        calls.append(m)
+        return _fake_table(m, p, num_seeds, num_steps, key)
+
+    monkeypatch.setattr(jbo.studies, "run_study", fake_run_study)
+    return calls
+
+
+def _truncate(path):
+    raw = path.read_bytes()
+    path.write_bytes(raw[: int(len(raw) * 0.8)])
+
+
+def _header_only(path):
+    path.write_text(path.read_text().splitlines()[0] + "\n")
+
+
+def _stray_row(path):
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(lines + [lines[-1].replace("gp_ucb", "bogus").replace("random_search", "bogus")]) + "\n")
+
+
+def _edit_one_value(path):  # the table still has the right shape and labels: only the checksum sees it
+    lines = path.read_text().splitlines()
+    fields = lines[2].split(",")
+    fields[4] = repr(float(fields[4]) + 0.25)
+    path.write_text("\n".join(lines[:2] + [",".join(fields)] + lines[3:]) + "\n")
+
+
+DAMAGE = {
+    "truncated": (_truncate, "sha256"),
+    "header only": (_header_only, "sha256"),
+    "stray row": (_stray_row, "sha256"),
+    "random bytes": (lambda p: p.write_bytes(np.random.default_rng(0).bytes(400)), "sha256"),
+    "empty": (lambda p: p.write_bytes(b""), "sha256"),
+    "one value edited": (_edit_one_value, "sha256"),
+    "deleted": (lambda p: p.unlink(), "the file is missing"),
+    "another cell's file": (lambda p: p.write_bytes((p.parent / "0000.csv").read_bytes()), "sha256"),
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGE))
+def test_a_damaged_cell_is_named_refused_and_run_again(damage, fake_cells, tmp_path, capsys):
+    out = tmp_path / "s"
+    whole = jbo.study_config.run(SMALL, out, progress=False)
+    assert len(whole) == 2 * (6 + 8) * 2 and len(fake_cells) == 4
+    cell = out / "cells" / "0001.csv"
+    hurt, reason = DAMAGE[damage]
+    hurt(cell)
+    # combine refuses, naming the file and why
+    with pytest.raises(jbo.study_config.StudyDataError, match=reason) as err:
+        jbo.study_config.combine(out, jbo.study_config.parse(SMALL))
+    assert str(cell) in str(err.value) and "runs these cells again" in str(err.value)
+    # --verify names it and exits 1
+    cfg = tmp_path / "small.toml"
+    cfg.write_text(SMALL)
+    from jbo.cli import main
+
+    capsys.readouterr()
+    assert main(["study", str(cfg), "--out", str(out), "--verify"]) == 1
+    assert f"BAD      forrester|T=6|gp_ucb: {cell}" in capsys.readouterr().out
+    # resuming names the file, runs that cell (and only it) again, and heals the table
+    again = jbo.study_config.run(SMALL, out, progress=False)
+    assert f"{cell} (cell 'forrester|T=6|gp_ucb') cannot be used" in capsys.readouterr().err
+    assert fake_cells[4:] == ["gp_ucb"]
+    pd.testing.assert_frame_equal(again, whole, check_exact=True)
+    pd.testing.assert_frame_equal(pd.read_csv(out / "table.csv"), whole, check_exact=True)
+    assert jbo.study_config.verify(out) == [(i, c.id, None) for i, c in enumerate(jbo.study_config.parse(SMALL).cells)]
+    assert main(["study", str(cfg), "--out", str(out), "--verify"]) == 0
+
+
+def test_a_cell_written_before_its_manifest_entry_is_adopted_only_when_whole(fake_cells, tmp_path, capsys):
+    """A kill between the cell file and the manifest leaves a file without an entry: a whole one is
+    kept (its content checked against what the cell must hold), a truncated one is run again."""
+    out = tmp_path / "s"
+    whole = jbo.study_config.run(SMALL, out, progress=False)
+    manifest = json.loads((out / "manifest.json").read_text())
+    entries = dict(manifest["finished"])
+    for k in ("1", "2"):
+        del manifest["finished"][k]
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    _truncate(out / "cells" / "0002.csv")
+    with pytest.raises(jbo.study_config.StudyDataError, match="no manifest entry"):
+        jbo.study_config.combine(out)  # without the study: nothing unrecorded is combined
+    again = jbo.study_config.run(SMALL, out, progress=False)
+    assert fake_cells[4:] == ["random_search"]  # cell 2 only; cell 1 adopted
+    err = capsys.readouterr().err
+    assert "0002.csv" in err and "0001.csv" not in err
+    pd.testing.assert_frame_equal(again, whole, check_exact=True)
+    assert json.loads((out / "manifest.json").read_text())["finished"] == entries  # the same records as written
+
+
+def test_cell_content_checks_catch_what_a_checksum_cannot_know(tmp_path):
+    """Without a manifest entry the content decides: rows, seeds x steps, labels and numbers."""
+    study = jbo.study_config.parse(SMALL)
+    cell = study.cells[3]
+    good = _fake_table(cell.method, cell.problem, 2, cell.num_steps)
+    good["cell"], good["num_steps"], good["budget"] = cell.id, cell.num_steps, np.nan
+    (tmp_path / "cells").mkdir()
+    path = tmp_path / "cells" / "0003.csv"
+
+    def reason(frame):
+        frame.to_csv(path, index=False)
+        return jbo.study_config.check_cell(tmp_path, study, cell, None)
+
+    assert reason(good) is None
+    assert "holds 15 rows, a cell of 2 seeds x 8 steps has 16" in reason(good.iloc[:-1])
+    assert "each seed 0..1" in reason(good.assign(seed=np.where(good["seed"] == 1, 2, good["seed"])))
+    assert "method = ['bogus']" in reason(good.assign(method=["bogus"] + [cell.method] * 15))
+    assert "lacks column(s) ['cell']" in reason(good.drop(columns="cell"))
+    assert "'simple_regret' is not numeric" in reason(good.assign(simple_regret="x"))
+    path.write_bytes(b"\x00\xff" * 50)
+    assert "not a readable table" in jbo.study_config.check_cell(tmp_path, study, cell, None)
+
+
+def test_study_output_has_a_plot_and_ctrl_c_keeps_finished_cells(fake_cells, monkeypatch, tmp_path, capsys):
+    out = tmp_path / "s"
+    jbo.study_config.run(SMALL, out, progress=False)
+    assert (out / "regret.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    calls = []
+
+    def interrupted(methods, problems, key, num_steps, num_seeds, **kw):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        m, p = next(iter(methods)), next(iter(problems))
+        return _fake_table(m, p, num_seeds, num_steps, key)
+
+    monkeypatch.setattr(jbo.studies, "run_study", interrupted)
+    cfg = tmp_path / "small.toml"
+    cfg.write_text(SMALL)
+    from jbo.cli import main
+
+    assert main(["study", str(cfg), "--out", str(tmp_path / "k"), "--quiet"]) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        f"jbo study: interrupted: 1 of 4 cells are finished and kept in {tmp_path / 'k'}; the same command resumes from there"
+    ]
+    assert jbo.study_config.verify(tmp_path / "k")[0][2] is None
+
+
+def test_a_config_imports_user_modules_before_it_is_checked(fake_cells, tmp_path):
+    (tmp_path / "my_algs.py").write_text(
+        "import jbo\n"
+        "jbo.algorithms.register('cfg_import_random', lambda **o: jbo.algorithms.RandomSearch(**o), replace=True)\n"
+    )
+    cfg = tmp_path / "study.toml"
+    cfg.write_text(
+        SMALL.replace('"gp_ucb"', '"cfg_import_random"').replace("name =", 'imports = ["my_algs.py"]\nname =')
+    )
+    table = jbo.study_config.run(cfg, tmp_path / "s", progress=False)
+    assert set(table["method"]) == {"random_search", "cfg_import_random"}
+    with pytest.raises(ValueError, match=r"study config: imports\[0\]: cannot import 'nope.py'"):
+        jbo.study_config.parse(SMALL.replace("name =", 'imports = ["nope.py"]\nname ='))
