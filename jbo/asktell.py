@@ -523,6 +523,11 @@ class AskTell:
         not returned by then fails with a TimeoutError naming the step and seed (its worker may go on
         running: a thread cannot be stopped, so use a process pool for code that can hang).
         """
+        if self.pending:
+            raise RuntimeError(
+                f"{len(self.pending)} point(s) of ask_batch are pending: optimize does not wait for them; "
+                "tell them (or forget_pending()) first"
+            )
         if timeout is not None and (executor is None or not timeout > 0):
             raise ValueError("timeout needs an executor and a positive number of seconds")
         if executor is not None and not isinstance(executor, Executor) and not hasattr(executor, "submit"):

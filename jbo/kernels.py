@@ -191,6 +191,7 @@ def cross(name: str, params: KernelParams, x: jax.Array, X: jax.Array) -> jax.Ar
 
 # ---------------------------------------------------------------- random Fourier features
 _MATERN_NU = {"matern12": 0.5, "matern32": 1.5, "matern52": 2.5}
+FOURIER = ("se", *_MATERN_NU)  # the kernels with random Fourier features (Thompson sampling)
 
 
 class FourierFeatures(NamedTuple):
@@ -207,7 +208,7 @@ def fourier_features(key, name: str, params: KernelParams, dim: int, num_feature
     SE: omega ~ N(0, I). Matern-nu: omega is multivariate Student-t with 2 nu degrees of freedom,
     omega = z * sqrt(nu / g), g ~ Gamma(nu, 1). Frequencies are divided by the lengthscales.
     """
-    if callable(name) or name not in ("se",) + tuple(_MATERN_NU):
+    if callable(name) or name not in FOURIER:
         raise ValueError(f"random Fourier features exist for SE and Matern kernels, not {name!r}")
     kz, kg, kb = jax.random.split(key, 3)
     z = jax.random.normal(kz, (num_features, dim))

@@ -288,6 +288,11 @@ def test_asktell_batches_complete_in_any_order_and_survive_a_restart(tmp_path):
     with pytest.raises(ValueError, match="not one of the 2 pending points"):
         opt.tell(batch[2], 1.0)
     more = opt.ask_batch(1)  # chosen with batch[0] and batch[1] still pending
+    with pytest.raises(RuntimeError, match=r"3 point\(s\) of ask_batch are pending: optimize does not wait"):
+        opt.optimize(_f, num_evaluations=1)
+    with pytest.raises(RuntimeError, match="are pending: tell them"):
+        opt.tell_data(batch[:1], [1.0])
+    assert len(opt.pending) == 3 and opt.t == 5
     opt.save(tmp_path / "opt.pkl")  # the process dies here: three evaluations are pending
     with pytest.warns(RuntimeWarning, match=r"3 evaluation\(s\) were pending"):
         back = jbo.AskTell.load(tmp_path / "opt.pkl", UCB)

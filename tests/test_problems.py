@@ -104,3 +104,19 @@ def test_noise_option_and_vmappable_objective():
     np.testing.assert_allclose(p.objective(xs), jax.vmap(p.objective)(xs))
     with pytest.raises(ValueError, match="noise_std"):
         p.with_noise(-1.0)
+
+
+def test_objectives_are_plain_functions_for_jit_grad_and_vmap():
+    """problem.objective and objective_unit go to jax.jit, grad and vmap as they are; the Branin
+    function and its gradient written out in NumPy are the truth."""
+    p = jbo.problems.get("branin")
+    u = jnp.array([[0.3, 0.7], [0.9, 0.1], [0.5, 0.5]])
+    x = np.asarray(p.bounds[0]) + u * np.asarray(p.bounds[1] - p.bounds[0])
+    a, b, c, r, s, t = 1.0, 5.1 / (4 * np.pi**2), 5 / np.pi, 6.0, 10.0, 1 / (8 * np.pi)
+    inner = x[:, 1] - b * x[:, 0] ** 2 + c * x[:, 0] - r
+    want = -(a * inner**2 + s * (1 - t) * np.cos(x[:, 0]) + s)  # maximisation form
+    np.testing.assert_allclose(jax.jit(p.objective_unit)(u), want, rtol=1e-12)
+    np.testing.assert_allclose(jax.vmap(jax.jit(p.objective))(jnp.asarray(x)), want, rtol=1e-12)
+    dx = -np.stack([2 * a * inner * (-2 * b * x[:, 0] + c) - s * (1 - t) * np.sin(x[:, 0]), 2 * a * inner], axis=1)
+    width = np.asarray(p.bounds[1] - p.bounds[0])
+    np.testing.assert_allclose(jax.vmap(jax.grad(p.objective_unit))(u), dx * width, rtol=1e-10)

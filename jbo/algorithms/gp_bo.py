@@ -25,7 +25,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jbo import acquisitions, checks, data, designs, gp, optimize
+from jbo import acquisitions, checks, data, designs, gp, kernels, optimize
 from jbo.acquisitions import check_scalar, srinivas_beta  # noqa: F401  (re-exported: jbo.algorithms.srinivas_beta)
 from jbo.engine import BUCKET_STEP, Algorithm, Spec, Step, check_bucket
 from jbo.spaces import Box, ControlAction, ControlObservation, ControlSets, FiniteArms
@@ -253,10 +253,11 @@ class GPBO(Algorithm):
         self.batch_mode, self.batch_samples = batch_mode, batch_samples
 
     def __check_init__(self):
-        if isinstance(self.acquisition, acquisitions.Thompson) and not isinstance(self.model.kernel, str):
-            raise ValueError("Thompson sampling needs random Fourier features: use an SE or Matern kernel")
-        if isinstance(self.acquisition, acquisitions.Thompson) and self.model.kernel == "rq":
-            raise ValueError("Thompson sampling needs random Fourier features: use an SE or Matern kernel")
+        if isinstance(self.acquisition, acquisitions.Thompson) and self.model.kernel not in kernels.FOURIER:
+            raise ValueError(
+                f"Thompson sampling needs random Fourier features, which exist for {kernels.FOURIER}; "
+                f"got the kernel {checks.model_note(self)[len(' (kernel ') : -1]}"
+            )
         if self.num_initial < 1:
             raise ValueError("GP-BO needs num_initial >= 1")
         if self.design not in ("lhs", "sobol"):

@@ -47,16 +47,29 @@ class Problem(Environment):
         if jnp.shape(x)[-1:] != (self.dim,):
             raise ValueError(f"{self.name}: {what} must have trailing dimension {self.dim}, got shape {jnp.shape(x)}")
 
-    def objective(self, x):
-        """f(x) for x of shape (d,) (or (..., d), mapped) in original coordinates."""
-        self._check(x, "x")
-        x = jnp.asarray(x, jnp.float64)
-        return self.fn(x) if x.ndim == 1 else jnp.vectorize(self.fn, signature="(d)->()")(x)
+    # objective and objective_unit are plain functions (properties), not methods: a bound method of a
+    # Module is a pytree holding the problem's arrays, which jax.jit cannot hash as a function
+    @property
+    def objective(self) -> Callable:
+        """f(x) for x of shape (d,) (or (..., d), mapped) in original coordinates; a plain function
+        (jax.jit, grad and vmap take it as it is)."""
 
-    def objective_unit(self, u):
-        """f at unit-cube coordinates u."""
-        self._check(u, "u")
-        return self.objective(self.space.from_unit(jnp.asarray(u, jnp.float64)))
+        def objective(x):
+            self._check(x, "x")
+            x = jnp.asarray(x, jnp.float64)
+            return self.fn(x) if x.ndim == 1 else jnp.vectorize(self.fn, signature="(d)->()")(x)
+
+        return objective
+
+    @property
+    def objective_unit(self) -> Callable:
+        """f at unit-cube coordinates u (shape (d,) or (..., d)); a plain function, as `objective`."""
+
+        def objective_unit(u):
+            self._check(u, "u")
+            return self.objective(self.space.from_unit(jnp.asarray(u, jnp.float64)))
+
+        return objective_unit
 
     def with_noise(self, noise_std: float) -> Problem:
         if not (noise_std >= 0 and np.isfinite(noise_std)):
