@@ -80,13 +80,26 @@ def model_note(algorithm) -> str:
 
 
 def _where(index, axes) -> str:
-    names = list(axes) + [f"axis {i}" for i in range(len(axes), len(index))]
-    return ", ".join(f"{n} {i}" for n, i in zip(names, index)) if index else "the run"
+    """'seed 3, setting 0' for named axes; an unnamed one as 'index 1 of axis 2'."""
+    if not index:
+        return "the run"
+    parts = [f"{axes[k]} {i}" if k < len(axes) else f"index {i} of axis {k}" for k, i in enumerate(index)]
+    return ", ".join(parts)
 
 
-def check_trace(trace, on_nonfinite: str = "raise", axes: tuple = (), label: str = "the run"):
+def check_trace(trace, on_nonfinite: str = "raise", axes: tuple = (), label: str = "the run", environment=None):
     """Look at a trace's nonfinite_* flags (leading axes named by `axes`, then the step axis) and raise
-    NonFiniteError, warn, or do nothing, as on_nonfinite says. Returns the trace."""
+    NonFiniteError, warn, or do nothing, as on_nonfinite says. Returns the trace.
+
+    environment: the run's environment; where it has `host_failures()` (a host objective, see
+    jbo.problems.from_callback) the failed calls it reports are named in the message, and warned
+    about even with on_nonfinite="ignore" (an exception is not a value to ignore)."""
+    failures = getattr(environment, "host_failures", lambda: [])()
+    details = "".join(f"\n    {line}" for line in failures)
+    if failures and on_nonfinite == "ignore":
+        warnings.warn(
+            f"{label}: the host objective failed (failed evaluations):{details}", RuntimeWarning, stacklevel=3
+        )
     if check_on_nonfinite(on_nonfinite) == "ignore" or not isinstance(trace.info, dict):
         return trace
     problems, lines = [], []
@@ -105,6 +118,7 @@ def check_trace(trace, on_nonfinite: str = "raise", axes: tuple = (), label: str
         lines.append(
             f"  {source}: {SOURCES.get(source, 'non-finite values')}; first at step {step} of "
             f"{_where(index, axes)} ({int(runs.sum())} step(s) in {hit} of {runs.shape[0]} run(s))"
+            + (f"; the host objective failed at:{details}" if source == "objective" and failures else "")
         )
     if not problems:
         return trace
@@ -161,17 +175,22 @@ def check_optimum(trace, label: str = "the run") -> None:
 
 
 # ---------------------------------------------------------------- Params domains
-_INTERVAL = re.compile(r"^\s*([\[(])\s*(-?inf|[-+0-9.e]+)\s*,\s*(-?inf|[-+0-9.e]+)\s*([\])])\s*$")
+_NUMBER = r"[-+]?(?:inf|(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)"
+_INTERVAL = re.compile(rf"^\s*([\[(])\s*({_NUMBER})\s*,\s*({_NUMBER})\s*([\])])\s*$")
 
 
 def parse_domain(text: str):
-    """'[0, inf)' -> (0.0, inf, closed low, open high); 'real' -> (-inf, inf): any finite number."""
+    """'[0, inf)' -> (0.0, inf, open low False, open high True); 'real' -> (-inf, inf): any finite
+    number. Ends are numbers or [+-]inf; an empty interval is refused."""
     if text == "real":
         return -math.inf, math.inf, True, True
-    m = _INTERVAL.match(text)
+    m = _INTERVAL.match(text) if isinstance(text, str) else None
     if not m:
         raise ValueError(f"a domain is 'real' or an interval such as '[0, inf)', got {text!r}")
-    return float(m.group(2)), float(m.group(3)), m.group(1) == "(", m.group(4) == ")"
+    lo, hi, lo_open, hi_open = float(m.group(2)), float(m.group(3)), m.group(1) == "(", m.group(4) == ")"
+    if lo > hi or (lo == hi and (lo_open or hi_open)):
+        raise ValueError(f"the domain {text!r} is empty")
+    return lo, hi, lo_open, hi_open
 
 
 def _is_params(p) -> bool:

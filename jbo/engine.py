@@ -506,6 +506,7 @@ def _batch_runner(
             extra,
             bitwise,
             tuple(sorted(parallel.CPU_COMPILER_OPTIONS.items())),  # a change of options compiles anew
+            bool(jax.config.read("jax_disable_most_optimizations")),  # and so does a change of XLA's optimisations
         )
         hash(key)
     except TypeError:  # an unhashable static field: compile without caching
@@ -644,7 +645,7 @@ def _checked(trace, on_nonfinite, axes, algorithm, environment):
         f"{name if isinstance(name, str) else type(environment).__name__}"
     )
     checks.check_optimum(trace, label)
-    return checks.check_trace(trace, on_nonfinite, axes, label)
+    return checks.check_trace(trace, on_nonfinite, axes, label, environment)
 
 
 def run(

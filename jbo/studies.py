@@ -204,7 +204,7 @@ def run_study(
             run_s = time.perf_counter() - t0
             label = f"{mname}{checks.model_note(alg)} on {pname}"
             checks.check_optimum(trace, label)
-            checks.check_trace(trace, on_nonfinite, ("seed",), label)
+            checks.check_trace(trace, on_nonfinite, ("seed",), label, problem)
             if progress:
                 plan = fn.plan
                 where = (

@@ -75,6 +75,10 @@ def xla_optimized():
     samples): compile with XLA's optimisations back on."""
     import jax
 
+    # JAX's in-memory jit caches do not key on this flag: clear them on the way in and out, so a program
+    # compiled earlier in the process with the other setting is not reused (jbo's own runner cache keys on it)
+    jax.clear_caches()
     jax.config.update("jax_disable_most_optimizations", False)
     yield
+    jax.clear_caches()
     jax.config.update("jax_disable_most_optimizations", os.environ.get("JAX_DISABLE_MOST_OPTIMIZATIONS") == "1")

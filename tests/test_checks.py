@@ -111,8 +111,10 @@ def _first(flags):
 
 
 def _where_text(index, axes):
-    names = list(axes) + [f"axis {i}" for i in range(len(axes), len(index))]
-    return ", ".join(f"{n} {i}" for n, i in zip(names, index)) if index else "the run"
+    """Named axes as 'seed 2', unnamed ones as 'index 1 of axis 2' (the documented text)."""
+    if not index:
+        return "the run"
+    return ", ".join(f"{axes[k]} {i}" if k < len(axes) else f"index {i} of axis {k}" for k, i in enumerate(index))
 
 
 @pytest.mark.parametrize(
@@ -167,7 +169,7 @@ def test_check_trace_unnamed_axes_and_unknown_sources():
     flags[1, 0, 3] = True
     flags[0, 1, 3] = True  # the same step: the first run in C order (seed 0, index 1 of the unnamed axis 1)
     with pytest.raises(
-        NonFiniteError, match=r"  mine: non-finite values; first at step 3 of seed 0, axis 1 1 \(2 step"
+        NonFiniteError, match=r"  mine: non-finite values; first at step 3 of seed 0, index 1 of axis 1 \(2 step"
     ):
         checks.check_trace(_trace({"nonfinite_mine": flags}), "raise", ("seed",))
     with pytest.raises(ValueError, match="on_nonfinite must be one of"):
@@ -260,13 +262,23 @@ def test_check_optimum_without_a_known_optimum_says_nothing():
         ("[-inf, 5]", (-math.inf, 5.0, False, False)),
         ("(-1.5e-3,2e2)", (-1.5e-3, 200.0, True, True)),
         ("  [ -2 , .5 )  ", (-2.0, 0.5, False, True)),
+        ("(0, +inf)", (0.0, math.inf, True, True)),
+        ("[3, 3]", (3.0, 3.0, False, False)),
     ],
 )
 def test_parse_domain(text, want):
     assert checks.parse_domain(text) == want
 
 
-@pytest.mark.parametrize("text", ["", "0, 1", "[0 1]", "[a, 1]", "{0, 1}", "Real", "[nan, 1]"])
+@pytest.mark.parametrize("text", ["[2, 1]", "(3, 3]", "[3, 3)"])
+def test_parse_domain_refuses_an_empty_interval(text):
+    with pytest.raises(ValueError, match=re.escape(f"the domain {text!r} is empty")):
+        checks.parse_domain(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["", "0, 1", "[0 1]", "[a, 1]", "{0, 1}", "Real", "[nan, 1]", "[1e, 2]", "[-, 1]", "[., 1]", None]
+)
 def test_parse_domain_refuses_what_is_not_an_interval(text):
     with pytest.raises(
         ValueError, match=re.escape(f"a domain is 'real' or an interval such as '[0, inf)', got {text!r}")
@@ -407,13 +419,27 @@ class Simulator:
         return float(-np.sum(np.asarray(x) ** 2))
 
 
-def test_a_host_objective_that_raises_stops_the_run_with_its_message():
-    """The user's exception reaches the caller (no hang) with its type and message in the error; the
-    process keeps working afterwards."""
+def test_a_host_objective_that_raises_is_a_failed_evaluation_named_after_the_run():
+    """A call that raises inside the compiled run is a failed evaluation (NaN observation, spent, left
+    out of the best value); after the run NonFiniteError names the problem, the first step and each
+    point with its exception; warn mode returns the trace, ignore mode still warns; the process and
+    the compiled program keep working."""
     sim = Simulator()
     prob = jbo.problems.from_callback(sim, [[0.0, 0.0], [1.0, 1.0]], name="sim")
-    with pytest.raises(Exception, match=r"ValueError: simulator diverged at x=\[0\.[5-9]"):
+    with pytest.raises(
+        NonFiniteError,
+        match=r"(?s)on sim met NaN or inf:\n  objective: .*the host objective failed at:\n    x=\[0\.[5-9][0-9.e-]*, [0-9.e-]+\] -> ValueError: simulator diverged at x=\[0\.[5-9]",
+    ):
         jbo.run(RANDOM, prob, 0, 8)
+    with pytest.warns(RuntimeWarning, match="ValueError: simulator diverged"):
+        trace = jbo.run(RANDOM, prob, 0, 8, on_nonfinite="warn")
+    x, y = np.asarray(trace.actions), np.asarray(trace.observations)
+    crashed = x[:, 0] > 0.5
+    assert crashed.any() and np.isnan(y[crashed]).all() and np.isfinite(y[~crashed]).all()
+    best = np.maximum.accumulate(np.where(crashed, -np.inf, -np.sum(x**2, axis=1)))
+    np.testing.assert_allclose(np.asarray(trace.metrics["best_value"]), np.where(np.isfinite(best), best, np.nan))
+    with pytest.warns(RuntimeWarning, match="the host objective failed"):
+        jbo.run(RANDOM, prob, 0, 8, on_nonfinite="ignore")
     sim.crash = False
     trace = jbo.run(RANDOM, prob, 0, 8)  # the same compiled program, now without the crash
     x = np.asarray(trace.actions)

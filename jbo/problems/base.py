@@ -71,6 +71,14 @@ class Problem(Environment):
 
         return objective_unit
 
+    def host_failures(self) -> list[str]:
+        """The failed calls of a host objective (:func:`from_callback`) since the last look, one line
+        each (the point and the exception), then forgotten; [] for a traced objective. The entry points
+        call it after every run and add the lines to the run's non-finite report."""
+        fn = self.fn.fn if isinstance(self.fn, _Negated) else self.fn
+        host = getattr(fn, "__self__", None)
+        return host.take_failures() if isinstance(host, _HostCall) else []
+
     def with_noise(self, noise_std: float) -> Problem:
         if not (noise_std >= 0 and np.isfinite(noise_std)):
             raise ValueError(f"noise_std must be finite and >= 0, got {noise_std!r}")
@@ -128,17 +136,38 @@ class _Negated:
 
 
 class _HostCall:
-    """A host function wrapped for jax.pure_callback, with a clear error on bad values (hashable)."""
+    """A host function wrapped for jax.pure_callback (hashable by identity).
+
+    A call that raises, or returns anything but one number (None, a string, a bool, an array), is a
+    *failed evaluation*: the callback returns NaN, so the run spends the step without telling the
+    algorithm (the engine's rule for a non-finite value), and the failure is kept, with its point, for
+    the post-run check (:meth:`Problem.host_failures`), which names it. An exception raised through
+    jax.pure_callback would instead abort the whole compiled program with an internal JAX error."""
+
+    KEPT = 5  # failures kept with their point and exception; the rest are counted
 
     def __init__(self, fn, name):
         self.fn, self.name = fn, name
+        self.failures, self.count = [], 0  # since the last take_failures()
 
     def __call__(self, x):
-        """One number (NaN and inf pass through: the engine counts them as failed evaluations and
-        names them after the run); None, a string, a bool or an array is an error naming the point."""
-        return np.asarray(
-            host_number(self.fn(np.asarray(x)), f"{self.name}: the objective at x={np.asarray(x).tolist()}")
-        )
+        """One number (NaN and inf pass through: the engine counts them as failed evaluations)."""
+        point = np.asarray(x)
+        try:
+            return np.asarray(host_number(self.fn(point), f"{self.name}: the objective at x={point.tolist()}"))
+        except Exception as e:  # noqa: BLE001  (any failure of the user's code: a failed evaluation)
+            self.count += 1
+            if len(self.failures) < self.KEPT:
+                self.failures.append((point.tolist(), e))
+            return np.asarray(np.nan)
+
+    def take_failures(self) -> list[str]:
+        """One line per kept failure since the last call (and how many more), then forget them."""
+        lines = [f"x={x} -> {type(e).__name__}: {e}" for x, e in self.failures]
+        if self.count > len(self.failures):
+            lines.append(f"and {self.count - len(self.failures)} more")
+        self.failures, self.count = [], 0
+        return lines
 
     def traced(self, x):
         return jax.pure_callback(self, jax.ShapeDtypeStruct((), jnp.float64), x, vmap_method="sequential")
@@ -154,7 +183,9 @@ def from_callback(
 ) -> Problem:
     """A Problem whose objective runs on the host through jax.pure_callback (inside the scan).
 
-    Prefer jbo.AskTell for expensive objectives: it keeps the scan pure and batches across seeds.
+    A call that raises or returns no number is a failed evaluation (spent, not told; see
+    jbo.checks), and the run's post-run check names the point and the exception. Prefer jbo.AskTell
+    for expensive objectives: it keeps the scan pure and batches across seeds.
     """
     return from_function(
         _HostCall(fn, name).traced, bounds, name, optimal_value, noise_std=noise_std, minimize=minimize
