@@ -3,6 +3,8 @@ against random search, and the pieces that had no test: the Srinivas schedule, p
 noise, and the `jbo demo` command."""
 
 import math
+import os
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -89,6 +91,33 @@ def test_every_registered_algorithm_has_a_test():
 LOOPED = {"gp_ts", "sbo:sbo_kde", "sbo:drbo_mmd", "uhe_bo"}
 
 
+GOLDEN = Path(__file__).resolve().parent / "golden"
+GOLDEN_RTOL, GOLDEN_ATOL = 1e-9, 1e-12
+
+
+def _golden_arrays(trace) -> dict:
+    """What a golden trace pins: every action leaf and every metric of the run."""
+    out = {f"action_{i}": np.asarray(a) for i, a in enumerate(jax.tree.leaves(trace.actions))}
+    out.update({f"metric_{k}": np.asarray(v) for k, v in trace.metrics.items()})
+    return out
+
+
+def _check_golden(name: str, trace) -> None:
+    """The run equals the trace recorded for this algorithm (tests/golden/<name>.npz; JBO_WRITE_GOLDEN=1
+    records it): a redesign of the engine or the algorithms keeps every number, to 1e-9."""
+    path = GOLDEN / f"{name.replace(':', '__')}.npz"
+    got = _golden_arrays(trace)
+    if os.environ.get("JBO_WRITE_GOLDEN") == "1":
+        GOLDEN.mkdir(exist_ok=True)
+        np.savez(path, **got)
+        return
+    assert path.exists(), f"no golden trace for {name}: record it with JBO_WRITE_GOLDEN=1"
+    want = dict(np.load(path))
+    assert sorted(got) == sorted(want), (name, sorted(got), sorted(want))
+    for k, v in want.items():
+        np.testing.assert_allclose(got[k], v, rtol=GOLDEN_RTOL, atol=GOLDEN_ATOL, err_msg=f"{name}: {k}")
+
+
 def _assert_trees_equal(a, b, **tol):
     jax.tree.map(lambda u, v: np.testing.assert_allclose(u, v, **tol), a, b)  # actions may be pytrees
 
@@ -120,6 +149,7 @@ def test_registered_algorithm_runs_and_seeds_do_not_leak(name):
     T = 5
     keys = jax.random.split(KEY, 2)
     seeds = jbo.run_seeds(alg, prob, KEY, T, 2)
+    _check_golden(name, seeds)
     for k in ("value", "best_value", "cumulative_cost"):
         assert np.isfinite(np.asarray(seeds.metrics[k])).all(), k
     _assert_inside(prob.space, seeds.actions)
@@ -223,3 +253,12 @@ def test_demo_command_writes_its_table(tmp_path, capsys):
     summ = pd.read_csv(tmp_path / "demo_summary.csv")
     assert len(summ) == 2 and np.isfinite(summ.mean_simple_regret).all()
     assert (tmp_path / "demo_regret.png").exists() and "simple_regret" in capsys.readouterr().out
+
+
+def test_a_long_gp_run_keeps_its_golden_trace():
+    """GP-UCB past the refit-every-step phase and across a segment boundary (T = 120: segments of 64
+    and 120 rows, refits every step while t < 64, then on the growth schedule) equals its recorded trace."""
+    alg = jbo.algorithms.get("gp_ucb", **GP_SMALL)
+    trace = jbo.run(alg, jbo.problems.get("hartmann3", noise_std=0.1), KEY, 120)
+    assert alg.capacities(120) == (64, 120)
+    _check_golden("gp_ucb_T120", trace)
