@@ -19,7 +19,6 @@ from jbo.problems import control
 from jbo.problems import cvs as P
 from jbo.spaces import ControlSets
 
-RNG = np.random.default_rng(11)
 TINY = dict(
     num_mc=8, num_raw=8, num_starts=1, opt_steps=3, bucket=False
 )  # small inner optimiser, one buffer size: fast compiles
@@ -47,7 +46,7 @@ def _post(n=9, cap=14, d=4, seed=0):
 # ---------------------------------------------------------------- 1. masked GP == unmasked (NumPy)
 def test_masked_gp_equals_numpy_on_valid_rows():
     post, X, y = _post()
-    Q = RNG.uniform(size=(6, 4))
+    Q = np.random.default_rng(20).uniform(size=(6, 4))
     mu, var = gp.predict_batch(post, jnp.asarray(Q))
     noise = 1e-3 + A.MODEL.noise_floor
     mu_np, sd_np = _np_posterior(X, y, Q, 0.4, 1.3, noise, 0.2)
@@ -64,8 +63,9 @@ def test_masked_gp_equals_numpy_on_valid_rows():
 def test_expected_bounds_equal_direct_monte_carlo_and_full_set_is_pointwise():
     post, X, y = _post()
     noise = 1e-3 + A.MODEL.noise_floor
-    R = RNG.uniform(size=(32, 4))
-    xc = RNG.uniform(size=4)
+    rng = np.random.default_rng(21)
+    R = rng.uniform(size=(32, 4))
+    xc = rng.uniform(size=4)
     mask = np.array([True, False, True, False])
     em, es = A.expected_bounds(post, jnp.asarray(xc), jnp.asarray(mask), jnp.asarray(R))
     mu, sd = _np_posterior(X, y, np.where(mask, xc, R), 0.4, 1.3, noise, 0.2)
@@ -148,10 +148,16 @@ def test_truncated_normal_scale_reproduces_the_variance(v, s):
     assert abs(scale - s) < 1e-6  # bocvs.md 4.5
     tn = stats.truncnorm(-0.5 / scale, 0.5 / scale, loc=0.5, scale=scale)  # SciPy: independent closed form
     assert abs(tn.var() - v) < 1e-12
-    u = jax.random.uniform(jax.random.key(1), (200_000,))
+    n = 200_000
+    u = jax.random.uniform(jax.random.key(1), (n,))
     x = np.asarray(control.truncated_normal_from_uniform(u, scale))
-    assert x.min() >= 0 and x.max() <= 1
-    assert abs(x.mean() - 0.5) < 3e-3 and abs(x.var() - v) < 3e-3 * v / 0.02
+    # sampling spread of the moments, from the law's exact moments: sd(mean) = sqrt(v / n) (2.2e-4 to
+    # 6.3e-4 here), sd(var) = sqrt((m4 - v^2) / n) (m4 the fourth central moment); 5 sd each
+    m4 = tn.expect(lambda t: (t - 0.5) ** 4)
+    assert abs(x.mean() - 0.5) < 5 * math.sqrt(v / n)
+    assert abs(x.var() - v) < 5 * math.sqrt((m4 - v**2) / n)
+    # the whole law: Kolmogorov-Smirnov distance to SciPy's truncated normal below its 0.1% point 1.95 / sqrt(n)
+    assert stats.kstest(x, tn.cdf).statistic < 1.95 / math.sqrt(n)
     np.testing.assert_allclose(x[:50], tn.ppf(np.asarray(u[:50])), atol=1e-9)
 
 
@@ -196,10 +202,61 @@ def _np_airfoil(U):
     return a["mean_constant"] + k @ a["alpha"]
 
 
+def _np_plant_vg(u):
+    """_np_plant at one point u (5,) and its gradient (the SE kernel's derivative written out)."""
+    d = P.plant_data()
+    lo, hi = d["bounds"]
+    diff = (lo + u * (hi - lo) - d["Z"]) / d["lengthscales0"]
+    e = d["variance0"] * np.exp(-0.5 * (diff**2).sum(-1)) * d["weights"]
+    return e.sum(), (e @ (-diff / d["lengthscales0"])) * (hi - lo)
+
+
+def _np_airfoil_vg(U, chunk=512):
+    """_np_airfoil at the rows of U (n, 5) and its gradients (n, 5): dk/du = -(5/3) s (1 + sqrt5 r) e^{-sqrt5 r}
+    (u - x) / l^2 for the Matern-5/2 k = s (1 + sqrt5 r + 5 r^2 / 3) e^{-sqrt5 r}."""
+    a = P.airfoil_data()
+    vals, grads = [], []
+    for i in range(0, len(U), chunk):
+        diff = (U[i : i + chunk, None, :] - a["X"][None]) / a["lengthscale"]
+        s5 = math.sqrt(5) * np.sqrt((diff**2).sum(-1))
+        k = a["outputscale"] * (1 + s5 + s5**2 / 3) * np.exp(-s5)
+        dk = -(5 / 3) * a["outputscale"] * (1 + s5) * np.exp(-s5)
+        vals.append(a["mean_constant"] + k @ a["alpha"])
+        grads.append(np.einsum("nj,njd->nd", dk * a["alpha"], diff / a["lengthscale"]))
+    return np.concatenate(vals), np.concatenate(grads)
+
+
+# Hartmann-6 written out from Surjanovic & Bingham's virtual library ("hart6"): f = sum_i alpha_i
+# exp(-sum_j A_ij (x_j - P_ij)^2) on [0, 1]^6, max 3.32237 (the uCVS objective's sign)
+H6_ALPHA = np.array([1.0, 1.2, 3.0, 3.2])
+H6_A = np.array(
+    [[10, 3, 17, 3.5, 1.7, 8], [0.05, 10, 17, 0.1, 8, 14], [3, 3.5, 1.7, 10, 17, 8], [17, 8, 0.05, 10, 0.1, 14]]
+)
+H6_P = 1e-4 * np.array(
+    [
+        [1312, 1696, 5569, 124, 8283, 5886],
+        [2329, 4135, 8307, 3736, 1004, 9991],
+        [2348, 1451, 3522, 2883, 3047, 6650],
+        [4047, 8828, 8732, 5743, 1091, 381],
+    ]
+)
+
+
+def _np_hartmann6(U):
+    return (H6_ALPHA * np.exp(-(H6_A * (U[..., None, :6] - H6_P) ** 2).sum(-1))).sum(-1)
+
+
+def _np_minus_ackley6(U):
+    """-Ackley (a = 20, b = 0.2, c = 2 pi; Surjanovic & Bingham) at z = -32.768 + 65.536 u, first 6 coordinates."""
+    z = -32.768 + 65.536 * U[..., :6]
+    return 20 * np.exp(-0.2 * np.sqrt((z**2).mean(-1))) + np.exp(np.cos(2 * np.pi * z).mean(-1)) - 20 - math.e
+
+
 def test_simulators_batched_and_pointwise_equal_numpy_formulas():
     """plant/airfoil at many rows at once (the kernels' cross-covariance matrix, used for the Monte-Carlo
     means) and one point at a time both equal the formulas written out in NumPy; so does env.expected."""
-    U = RNG.uniform(size=(64, 5))
+    rng = np.random.default_rng(22)
+    U = rng.uniform(size=(64, 5))
     U[0] = P.airfoil_data()["X"][3]  # r = 0 at a data point
     for batch, one, ref in ((P.plant_batch, P.plant, _np_plant), (P.airfoil_batch, P.airfoil, _np_airfoil)):
         want = ref(U)
@@ -207,21 +264,75 @@ def test_simulators_batched_and_pointwise_equal_numpy_formulas():
         np.testing.assert_allclose(np.asarray(jax.vmap(one)(jnp.asarray(U))), want, rtol=1e-12, atol=1e-12)
     env = P.CVSProblem("airfoil", "cheap", 0.02, num_mc=50)
     R = np.asarray(env.reset(jax.random.key(3)).free_sample)
-    x = RNG.uniform(size=5)
+    x = rng.uniform(size=5)
     got = float(env.expected(2, jnp.asarray(x), jnp.asarray(R)))
     assert abs(got - np.mean(_np_airfoil(np.where(np.asarray(env.sets.masks[2]), x, R)))) < 1e-12
 
 
-def test_shift_f_lo_is_a_lower_bound_and_nearly_attained():
-    """f - f_lo >= 0 on 4096 random points, and f_lo within 0.01 of the minimum our search found
-    (bocvs.md D2; Levy keeps the spec's rounded -414.41, 0.004 above its minimum -414.414)."""
-    mins = {"hartmann12": 2.8e-7, "ackley12": -22.2898, "levy12": -414.414, "plant": -1.13261, "airfoil": -2.86281}
+def _minimum_by_search(name):
+    """min of f over the unit cube, found here from the formulas written out in NumPy: Hartmann-6 is a sum
+    of positive terms (inf >= 0), its smallest corner value 2.8e-8 bounds the minimum from above;
+    Levy is a sum of one-coordinate terms (Surjanovic & Bingham: sin^2(pi w_1) + sum_{i<6} (w_i - 1)^2
+    (1 + 10 sin^2(pi w_i + 1)) + (w_6 - 1)^2 (1 + sin^2(2 pi w_6)), w = 1 + (z - 1) / 4), each maximised on a
+    dense grid; Ackley, plant and airfoil by multi-start L-BFGS-B (Ackley's from its symmetric near-corner
+    point z_i = 32.5, where cos(2 pi z_i) = -1, and 4 random points)."""
+    from scipy.optimize import minimize
+
+    if name == "hartmann12":
+        return _np_hartmann6(np.array(np.meshgrid(*[[0.0, 1.0]] * 6)).reshape(6, -1).T).min()
+    if name == "levy12":
+        w = 1 + (np.linspace(-10, 10, 200_001) - 1) / 4
+        middle = (w - 1) ** 2 * (1 + 10 * np.sin(np.pi * w + 1) ** 2)
+        last = (w - 1) ** 2 * (1 + np.sin(2 * np.pi * w) ** 2)
+        return -((np.sin(np.pi * w) ** 2 + middle).max() + 4 * middle.max() + last.max())
+    rng = np.random.default_rng(25)
+    if name == "ackley12":
+        starts = np.vstack([np.full(6, (32.5 + 32.768) / 65.536), rng.uniform(size=(4, 6))])
+        fun, jac = _np_minus_ackley6, None
+    else:  # the plant's minimum lies near an edge of the cube and its basin is small (3% of uniform starts):
+        # the design puts a third of its coordinates on a face, and the 16 starts are 0.3 apart (found from
+        # 16 of 16 design seeds; the 5 best points of a uniform design find it from half of them)
+        fun = _np_plant_vg if name == "plant" else lambda u: tuple(v[0] for v in _np_airfoil_vg(u[None]))
+        U = np.clip(rng.uniform(-0.25, 1.25, size=(4000, 5)), 0.0, 1.0)
+        design = np.array([fun(u)[0] for u in U]) if name == "plant" else _np_airfoil_vg(U)[0]
+        starts, jac = [], True
+        for u in U[np.argsort(design)]:
+            if all(np.abs(u - s).max() > 0.3 for s in starts):
+                starts.append(u)
+            if len(starts) == 16:
+                break
+    runs = [minimize(fun, u0, jac=jac, method="L-BFGS-B", bounds=[(0, 1)] * len(u0)) for u0 in starts]
+    return min(float(r.fun) for r in runs)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "hartmann12",
+        pytest.param(
+            "ackley12",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="f_lo = -22.29 is above the minimum of -Ackley-6: -22.3203 at z_i = 32.5004 (every i)",
+            ),
+        ),
+        "levy12",
+        "plant",
+        "airfoil",
+    ],
+)
+def test_shift_f_lo_is_a_lower_bound_and_nearly_attained(name):
+    """f - f_lo >= 0 on 4096 random points, and f_lo at most 0.01 below the minimum found here independently
+    and not above it (bocvs.md D2; the spec's plant value -1.027 is above the minimum -1.1326). Levy keeps
+    the spec's -414.41, the minimum -414.414 (at u = 0) rounded to the printed digits: 0.004 above it."""
+    obj = P.OBJECTIVES[name]
     U = jnp.asarray(np.random.default_rng(5).uniform(size=(4096, 12)))
-    for name, obj in P.OBJECTIVES.items():
-        vals = np.asarray(jax.jit(jax.vmap(obj.fn))(U[:, : obj.dim]))
-        assert vals.min() >= obj.f_lo
-        assert abs(mins[name] - obj.f_lo) <= 0.01  # experiments/results/cvs/reference_constants.csv
-    assert abs(float(P.levy12(jnp.zeros(12))) - P.OBJECTIVES["levy12"].f_lo) < 0.005
+    assert np.asarray(jax.jit(jax.vmap(obj.fn))(U[:, : obj.dim])).min() >= obj.f_lo
+    found = _minimum_by_search(name)
+    rounding = 0.005 if name == "levy12" else 0.0  # half the last printed digit of the spec's value
+    assert found - 0.01 <= obj.f_lo <= found + rounding, (found, obj.f_lo)
+    if name == "levy12":
+        assert abs(float(P.levy12(jnp.zeros(12))) - found) < 1e-9  # the minimum is at the corner u = 0
 
 
 def test_plant_maximum_by_search():
@@ -287,27 +398,34 @@ def test_acceptable_sets_and_cheapest_set_of_section_4_7(name, acceptable, cheap
 
 
 def test_airfoil_reference_constant_by_independent_numpy_monte_carlo():
-    """F*_6 (the airfoil's F+ at v = 0.02) at its committed maximiser, by NumPy Monte Carlo over 4096
-    fresh truncated-normal rows (scipy): within three standard errors plus the 2048-row search's own
-    Monte-Carlo error (~0.012) of the committed constant."""
-    import csv
-    from pathlib import Path
+    """F*_6 (the airfoil's F+ at v = 0.02: set 6 controls x_1, x_2) searched here: the NumPy formula's mean
+    over 512 truncated-normal rows (scipy) maximised on a 3 x 3 grid and polished by L-BFGS-B, then the mean
+    at that maximiser over 16384 fresh rows (standard error 0.0027). Measured: maximisers (0.297, 0.293)
+    +- 0.004 over 4 searches; fresh means 0.850, 0.860, 0.849 (4096 rows each, searches of 1024 rows) and
+    0.847 (this test): F*_6 = 0.850 +- 0.002 (per-row sd 0.337). The committed 0.8631 is the maximum of a
+    2048-row mean (standard error 0.0074): 1.8 of those above, with the maximum's small upward bias; the
+    spec prints 0.842 +- 0.01. Tolerance: 3 sds of the difference of the two means (0.024)."""
+    from scipy.optimize import minimize
 
-    table = Path(__file__).resolve().parents[1] / "experiments/results/cvs/reference_constants.csv"
-    row = next(
-        r
-        for r in csv.DictReader(table.open())
-        if r["objective"] == "airfoil" and float(r["variance"]) == 0.02 and r["set"] == "6"
-    )
     sd = control.scale_for_variance(0.02)
-    R = stats.truncnorm.rvs(-0.5 / sd, 0.5 / sd, loc=0.5, scale=sd, size=(4096, 5), random_state=11)
     mask = np.asarray(P.masks(P.SETS_AIRFOIL, 5)[5])
-    x = np.zeros(5)
-    x[np.nonzero(mask)[0]] = [float(a) for a in row["argmax"].split()]
-    vals = _np_airfoil(np.where(mask, x, R))
+    assert mask.tolist() == [True, True, False, False, False]
+
+    def mean_and_grad(x2, R):
+        v, g = _np_airfoil_vg(np.where(mask, np.r_[x2, 0.0, 0.0, 0.0], R))
+        return v.mean(), g[:, mask].mean(0)
+
+    R = stats.truncnorm.rvs(-0.5 / sd, 0.5 / sd, loc=0.5, scale=sd, size=(512, 5), random_state=10)
+    grid = np.array(np.meshgrid(*[np.linspace(0.1, 0.9, 3)] * 2)).reshape(2, -1).T
+    start = grid[np.argmax([mean_and_grad(x, R)[0] for x in grid])]
+    neg = lambda x: tuple(-np.asarray(v) for v in mean_and_grad(x, R))  # noqa: E731
+    best = minimize(neg, start, jac=True, method="L-BFGS-B", bounds=[(0, 1)] * 2).x
+    fresh = stats.truncnorm.rvs(-0.5 / sd, 0.5 / sd, loc=0.5, scale=sd, size=(16384, 5), random_state=11)
+    vals = _np_airfoil_vg(np.where(mask, np.r_[best, 0.0, 0.0, 0.0], fresh))[0]
     se = vals.std(ddof=1) / np.sqrt(vals.size)
-    assert abs(vals.mean() - P.F_STAR[("airfoil", 0.02)][5]) < 3 * se + 0.025
-    assert P.F_STAR[("airfoil", 0.02)][5] == max(P.F_STAR[("airfoil", 0.02)])
+    committed = P.F_STAR[("airfoil", 0.02)][5]
+    assert abs(vals.mean() - committed) < 3 * math.sqrt(se**2 + vals.var(ddof=1) / 2048), (vals.mean(), best, se)
+    assert committed == max(P.F_STAR[("airfoil", 0.02)])
 
 
 def test_hartmann_set_value_by_independent_monte_carlo():
@@ -318,8 +436,7 @@ def test_hartmann_set_value_by_independent_monte_carlo():
     assert abs(float(env.expected(4, x, R)) - 3.32237) < 1e-5
     Rn = np.asarray(R)
     pts = np.where(np.asarray(env.sets.masks[1]), np.asarray(x), Rn)
-    A6, P6 = np.asarray(jbo.problems.synthetic._H6_A), np.asarray(jbo.problems.synthetic._H6_P)
-    ref = (np.array([1.0, 1.2, 3.0, 3.2]) * np.exp(-(A6 * (pts[:, None, :6] - P6) ** 2).sum(-1))).sum(-1).mean()
+    ref = _np_hartmann6(pts).mean()
     assert abs(float(env.expected(1, x, R)) - ref) < 1e-10
 
 
@@ -463,8 +580,9 @@ def test_official_preset_explores_from_set_two_and_uses_its_rules():
     p = alg.default_params()
     assert p.beta_exploit == pytest.approx(1.96**2) and p.beta_lcb == pytest.approx(0.09) and p.alpha0 == 0
     state = alg.init(jax.random.key(0), p, spec)
-    X = RNG.uniform(size=(6, 5))
-    state = state._replace(buffer=data.from_arrays(jnp.asarray(X), jnp.asarray(RNG.normal(size=6)), 30))
+    rng = np.random.default_rng(23)
+    X = rng.uniform(size=(6, 5))
+    state = state._replace(buffer=data.from_arrays(jnp.asarray(X), jnp.asarray(rng.normal(size=6)), 30))
     ask = jax.jit(lambda s: alg.ask(jax.random.key(1), s, p, Step(jnp.int32(7), jnp.asarray(False))))
     sets = []
     for _ in range(3):
@@ -524,8 +642,9 @@ def test_expected_values_chunked_equal_a_direct_mean():
     """The reporting evaluator (chunks of plays, 8 at a time) == the NumPy mean of f over the rows."""
     env = P.CVSProblem("airfoil", "cheap", 0.02)
     key = jax.random.key(11)
-    sets = RNG.integers(0, 7, size=(2, 10))
-    xs = RNG.uniform(size=(2, 10, 5))
+    rng = np.random.default_rng(24)
+    sets = rng.integers(0, 7, size=(2, 10))
+    xs = rng.uniform(size=(2, 10, 5))
     got = np.asarray(P.expected_values(env, sets, xs, key, num=64, chunk=7))
     R = np.asarray(env.free_sample(key, 64))
     masks = np.asarray(env.sets.masks)
@@ -605,7 +724,7 @@ def test_noise_free_hartmann_cheap_commits_to_the_valid_subset():
 # ---------------------------------------------------------------- EI-naive (an addition, bocvs.md 3.4)
 def test_ei_naive_expected_improvement_equals_exact_gaussian_monte_carlo():
     """EI(i, xc) from joint RFF sample paths == the same expectation under the exact joint Gaussian
-    posterior of f at the composed points and the observed points (NumPy, 400k draws); and its
+    posterior of f at the composed points and the observed points (NumPy, 200k draws); and its
     gradient in the controlled coordinates equals finite differences for fixed paths."""
     post, X, y = _post(n=3, cap=5, d=2, seed=5)
     mask, xc = np.array([True, False]), np.array([0.3, 0.0])
@@ -617,13 +736,22 @@ def test_ei_naive_expected_improvement_equals_exact_gaussian_monte_carlo():
     mean = 0.2 + kq @ np.linalg.solve(K, y - 0.2)
     cov = _np_se(Q, Q, 0.4, 1.3) - kq @ np.linalg.solve(K, kq.T)
     f = np.random.default_rng(0).multivariate_normal(mean, cov, size=200_000, method="eigh")
-    exact = np.maximum(f[:, :3].mean(1) - f[:, 3:].max(1), 0.0).mean()
+    improvement = np.maximum(f[:, :3].mean(1) - f[:, 3:].max(1), 0.0)
+    exact, exact_se = improvement.mean(), improvement.std() / np.sqrt(improvement.size)  # 0.00636, 0.00010
+
+    def ei_of(key):  # 600 paths of 1024 features: one estimate
+        paths = A.sample_paths(key, post, 600, 1024)
+        return A.expected_improvement(paths, post, A.incumbents(paths, post), jnp.asarray(xc), mask, jnp.asarray(R))
+
+    # centred: over 60 keys the estimates average 0.00646 +- 0.00024 (the RFF paths' bias is within 0.0005 of
+    # 0), one estimate spreads by sd 0.0019 (30% of the value). The mean of 16 keys within 4 standard errors
+    # (ours, sd / 4, and the exact draws'): 0.0019, so an EI of 0 or one off by more than 30% fails.
+    ests = np.asarray(jax.jit(jax.vmap(ei_of))(jax.random.split(jax.random.key(3), 16)))
+    se = ests.std(ddof=1) / 4
+    assert abs(ests.mean() - exact) < 4 * math.sqrt(se**2 + exact_se**2), (ests.mean(), exact, se)
     paths = A.sample_paths(jax.random.key(3), post, 600, 1024)
     best = A.incumbents(paths, post)
     ei = jax.jit(lambda x: A.expected_improvement(paths, post, best, x, jnp.asarray(mask), jnp.asarray(R)))
-    per_path = np.maximum(np.asarray(A.path_values(paths, post, jnp.asarray(Q[:3]))).mean(1) - np.asarray(best), 0)
-    se = per_path.std() / np.sqrt(len(per_path))
-    assert abs(float(ei(jnp.asarray(xc))) - exact) < 4 * se + 0.02 * exact, (float(ei(jnp.asarray(xc))), exact, se)
     g = jax.jit(jax.grad(ei))(jnp.asarray(xc))
     fd = (ei(jnp.asarray(xc + [1e-6, 0])) - ei(jnp.asarray(xc - [1e-6, 0]))) / 2e-6
     assert float(g[1]) == 0.0 and abs(float(g[0]) - float(fd)) < 1e-5 * max(1.0, abs(float(fd)))

@@ -305,23 +305,45 @@ def test_asktell_batches_complete_in_any_order_and_survive_a_restart(tmp_path):
 
 
 def test_a_hanging_objective_times_out_naming_the_step_and_seed():
-    import time
-    from concurrent.futures import ThreadPoolExecutor
+    """Only the hanging seed can miss the deadline: the healthy seed's future is complete when submit
+    returns (before the deadline starts); the hanging one waits until the test releases it. The healthy
+    value is kept, and the retry evaluates the failed seed alone."""
+    import threading
+    from concurrent.futures import Future, ThreadPoolExecutor
 
     opt = jbo.AskTell(jbo.algorithms.get("random_search", num_initial=2), BRANIN.bounds, 6, 0, num_seeds=2)
     first = opt.ask()
+    healthy, hanging = _f(first[0]), first[1]
+    release = threading.Event()
 
-    def slow(x):
-        if np.allclose(x, first[1]):
-            time.sleep(3.0)
+    def objective(x):
+        if np.allclose(x, hanging):
+            release.wait(60.0)
         return _f(x)
 
-    with ThreadPoolExecutor(2) as pool:
-        with pytest.raises(
-            HostEvaluationError, match=r"at step 0.*\n  seed 1: .* TimeoutError: no result within 0.5 s"
-        ):
-            opt.optimize(slow, executor=pool, timeout=0.5)
-    assert opt.t == 0
+    class HealthyAtSubmit(ThreadPoolExecutor):
+        def submit(self, fn, x):
+            if np.allclose(x, hanging):
+                return super().submit(fn, x)
+            done = Future()
+            done.set_result(fn(x))
+            return done
+
+    with HealthyAtSubmit(2) as pool:
+        try:
+            with pytest.raises(
+                HostEvaluationError,
+                match=r"1 of 2 .* at step 0 .*:\n  seed 1: .* TimeoutError: no result within 0.5 s$",
+            ) as info:
+                opt.optimize(objective, executor=pool, timeout=0.5)
+        finally:
+            release.set()
+    assert opt.t == 0 and [f.seed for f in info.value.failures] == [1]
+    assert info.value.observations == [healthy, None]  # the healthy seed's value, kept for the retry
+    retried = []
+    opt.optimize(lambda x: retried.append(np.asarray(x)) or _f(x), num_evaluations=1)
+    assert opt.t == 1 and len(retried) == 1 and np.allclose(retried[0], hanging)
+    np.testing.assert_array_equal(np.asarray(opt.observations[0], float), [healthy, _f(hanging)])
 
 
 def test_best_predicted_is_the_observed_point_with_the_best_posterior_mean():

@@ -80,12 +80,20 @@ def _scipy_best(buf, model, num_starts=20):
     return obj, max(-r.fun for r in runs)
 
 
+# the default fit's gap at key 0 (docs/fits-under-vmap.md): Matern-5/2 MAP 1.6e-4, SE 1.2e-3 (2.1e-4 to
+# 1.2e-3 over keys 0-2), Matern-3/2 4.2e-2 (1.3e-2 to 4.8e-2 over keys 0-2); each bound is about twice the
+# largest measured value. The defaults it starts from are 7.0, 10.7 and 3.1 nats below the optimum, the
+# same fit stopped after 20 steps 3.2, 2.6 and 1.5.
 @pytest.mark.parametrize(
-    "case",
-    [_m52_map, pytest.param(_se3, marks=pytest.mark.slow), pytest.param(_m32, marks=pytest.mark.slow)],
+    "case, default_gap",
+    [
+        (_m52_map, 5e-4),
+        pytest.param(_se3, 3e-3, marks=pytest.mark.slow),
+        pytest.param(_m32, 0.1, marks=pytest.mark.slow),
+    ],
     ids=["m52_d2_n16_map", "se_d3_n30_mle", "m32_d4_n24_mle"],
 )
-def test_converged_fit_reaches_scipy_optimum_and_default_gap_is_reported(case):
+def test_converged_fit_reaches_scipy_optimum_and_default_gap_is_bounded(case, default_gap):
     x, y, model = case()
     buf = data.from_arrays(jnp.asarray(x), jnp.asarray(y), len(y) + (4 if case is _m32 else 0))
     obj, best = _scipy_best(buf, model)
@@ -98,7 +106,7 @@ def test_converged_fit_reaches_scipy_optimum_and_default_gap_is_reported(case):
         f"fit (adam default) {gap_default:.2e} nats"
     )
     assert abs(gap_converged) < 1e-3  # may be slightly negative: SciPy stops at its own tolerance
-    assert np.isfinite(gap_default) and gap_default > -1e-3
+    assert -1e-3 < gap_default < default_gap
     for leaf, lo, hi in [
         (converged.log_lengthscale, *model.lengthscale_bounds),
         (converged.log_outputscale, *model.outputscale_bounds),

@@ -2,6 +2,7 @@
 drifting objectives (dynamic regret), per-step algorithm info, side information, ring buffers,
 the GP model configuration, composition (user kernels and acquisitions), ask/tell on every space."""
 
+import math
 from typing import NamedTuple
 
 import jax
@@ -17,8 +18,7 @@ from jbo.problems.finite import FiniteArmProblem
 from jbo.spaces import ControlAction, ControlSets, FiniteArms
 
 KEY = jax.random.key(7)
-RNG = np.random.default_rng(3)
-ARMS = RNG.uniform(size=(6, 2))
+ARMS = np.random.default_rng(3).uniform(size=(6, 2))
 VALUES = np.array([[0.1, 0.5, 0.3, 0.9, 0.2, 0.0], [0.8, 0.1, 0.6, 0.0, 0.4, 0.3]])
 DRIFT = FiniteArmProblem(ARMS, VALUES, change_points=(7,), costs=[1.0, 0.5, 2.0, 1.5, 0.25, 1.0], noise_std=0.1)
 
@@ -188,8 +188,36 @@ def test_control_sets_compose_expected_value_and_costs():
         assert np.isclose(v, -((pts - 0.3) ** 2).sum(1).mean(), rtol=1e-10)
     cost = np.asarray(tr.metrics["cost"])
     assert np.allclose(cost[sets == 0], 0.1)  # below the threshold: deterministic
-    assert np.all((cost >= 0.001) & (cost <= 2.0))
     assert tr.metrics["active"].all()
+
+
+def test_control_set_costs_follow_the_clipped_normal_law():
+    """Set i costs clip(cost_mean[i] + cost_std N(0, 1), 0.001, 2) when cost_mean[i] >= the threshold,
+    else exactly cost_mean[i]: 4000 steps per set against the law's moments and the clip's atoms."""
+    from scipy import stats
+
+    f = lambda x: jnp.sum(x)  # noqa: E731
+    masks = [[True, False], [False, True], [True, True]]
+    num = 4000
+    keys = jax.random.split(jax.random.key(1), num)
+
+    def costs(prob):  # (3 sets, num steps)
+        state = prob.reset(jax.random.key(0))
+        step = lambda k, i: prob.step(k, state, ControlAction(i, jnp.full(2, 0.5)), Step(0, False))[1].cost  # noqa: E731
+        return np.asarray(jax.jit(jax.vmap(jax.vmap(step, (0, None)), (None, 0)))(keys, jnp.arange(3)))
+
+    plain = costs(ControlSetProblem(f, masks, cost_mean=[0.1, 0.2, 1.0], cost_std=0.05, cost_noise_threshold=0.15))
+    assert np.all(plain[0] == 0.1)  # below the threshold: no noise
+    for c, mean in ((plain[1], 0.2), (plain[2], 1.0)):  # the clip is 4 sd or more away: a normal; 5 sampling sds
+        assert abs(c.mean() - mean) < 5 * 0.05 / math.sqrt(num) and abs(c.std() - 0.05) < 5 * 0.05 / math.sqrt(2 * num)
+    # means near the clip bounds: atoms at 0.001 and 2.0 of mass Phi((0.001 - 0.02) / 0.05) and Phi(-1)
+    clipped = costs(ControlSetProblem(f, masks, cost_mean=[0.02, 1.95, 1.0], cost_std=0.05))
+    for c, at, mass in (
+        (clipped[0], 0.001, stats.norm.cdf((0.001 - 0.02) / 0.05)),
+        (clipped[1], 2.0, stats.norm.cdf(-1.0)),
+    ):
+        assert abs(np.mean(c == at) - mass) < 5 * math.sqrt(mass * (1 - mass) / num)  # binomial spread
+        assert c.min() >= 0.001 and c.max() <= 2.0
 
 
 def test_truncated_normal_free_variables_have_the_spec_variance():
@@ -197,9 +225,15 @@ def test_truncated_normal_free_variables_have_the_spec_variance():
 
     from jbo.problems.control import free_variables
 
-    r = np.asarray(free_variables(jax.random.key(0), (200_000,), 0.2))
+    n = 200_000
+    r = np.asarray(free_variables(jax.random.key(0), (n,), 0.2))
     ref = stats.truncnorm(-0.5 / 0.2, 0.5 / 0.2, loc=0.5, scale=0.2)
-    assert abs(r.mean() - 0.5) < 2e-3 and abs(r.var() - ref.var()) < 1e-3 * 5
+    # sampling spread from the law's exact moments: sd(mean) = sqrt(v / n) = 4.1e-4, sd(var) =
+    # sqrt((m4 - v^2) / n) = 8.3e-5; 5 sd each. The whole law: Kolmogorov-Smirnov distance below its
+    # 0.1% point 1.95 / sqrt(n).
+    v, m4 = ref.var(), ref.expect(lambda t: (t - 0.5) ** 4)
+    assert abs(r.mean() - 0.5) < 5 * math.sqrt(v / n) and abs(r.var() - v) < 5 * math.sqrt((m4 - v**2) / n)
+    assert stats.kstest(r, ref.cdf).statistic < 1.95 / math.sqrt(n)
 
 
 def test_ask_tell_on_control_sets_and_finite_arms_reproduce_the_scan():
@@ -271,7 +305,8 @@ def test_ring_buffer_window_and_full_buffer():
 
 
 def test_gp_on_a_sliding_window_equals_gp_on_the_window_alone():
-    x, y = RNG.uniform(size=(9, 2)), RNG.normal(size=9)
+    rng = np.random.default_rng(30)
+    x, y = rng.uniform(size=(9, 2)), rng.normal(size=9)
     buf = data.empty(5, 2)
     for xi, yi in zip(x, y):
         buf = data.append(buf, jnp.asarray(xi), yi, wrap=True)
@@ -279,7 +314,7 @@ def test_gp_on_a_sliding_window_equals_gp_on_the_window_alone():
     p = gp.default_params(2, 0.3, 1.0, 0.01)
     a = gp.condition(win, p, "se")
     b = gp.condition(data.from_arrays(jnp.asarray(x[-3:]), jnp.asarray(y[-3:]), 3), p, "se")
-    q = jnp.asarray(RNG.uniform(size=(4, 2)))
+    q = jnp.asarray(rng.uniform(size=(4, 2)))
     np.testing.assert_allclose(gp.predict_batch(a, q), gp.predict_batch(b, q), rtol=1e-10)
 
 
@@ -294,7 +329,8 @@ def _numpy_gp(x, y, xq, ls, s, noise, mean, standardize):
 
 @pytest.mark.parametrize("standardize, mean_mode", [(True, "zero"), (False, "constant"), (False, "trainable")])
 def test_gp_model_mean_and_standardisation_match_numpy(standardize, mean_mode):
-    x, y, xq = RNG.uniform(size=(7, 2)), RNG.normal(size=7) * 3 + 1, RNG.uniform(size=(3, 2))
+    rng = np.random.default_rng(31)
+    x, y, xq = rng.uniform(size=(7, 2)), rng.normal(size=7) * 3 + 1, rng.uniform(size=(3, 2))
     model = gp.GPModel(kernel="se", standardize=standardize, mean=mean_mode, noise_floor=0.0)
     p = gp.default_params(2, 0.4, 1.3, 0.05, 0.7)
     post = gp.condition(data.from_arrays(jnp.asarray(x), jnp.asarray(y), 10), p, model)
@@ -303,7 +339,8 @@ def test_gp_model_mean_and_standardisation_match_numpy(standardize, mean_mode):
 
 
 def test_gp_model_frozen_parameters_do_not_move_and_bounds_hold():
-    x, y = RNG.uniform(size=(12, 2)), RNG.normal(size=12)
+    rng = np.random.default_rng(32)
+    x, y = rng.uniform(size=(12, 2)), rng.normal(size=12)
     buf = data.from_arrays(jnp.asarray(x), jnp.asarray(y), 12)
     model = gp.GPModel(kernel="matern52", train=("lengthscale",), mean="constant", lengthscale_bounds=(0.05, 0.5))
     start = gp.default_params(2, 0.3, 1.7, 0.02, 0.4)
@@ -350,12 +387,20 @@ def test_user_kernel_and_user_acquisition_equal_the_built_ins():
 
 
 def test_gp_bo_on_finite_arms_scores_every_arm():
-    arms = FiniteArms(np.random.default_rng(11).uniform(size=(40, 2)))  # its own generator: order-independent
+    """GP-UCB plays the single best of 40 arms within 20 steps on at least 7 of 8 seeds. Measured on 16
+    seeds of this key: GP-UCB on 15 (first at steps 4-12), random search on the same keys on 4; a method
+    that finds it with probability 1/4 passes with probability 8 (1/4)^7 (3/4) + (1/4)^8 < 0.001, and one
+    that leaves the best arm unscored never does. (The second and third best arms have regret 0.003 and
+    0.015: a threshold on the regret lets random search pass.)"""
+    arms = FiniteArms(np.random.default_rng(11).uniform(size=(40, 2)))
     f = lambda x: -jnp.sum((x - 0.6) ** 2)  # noqa: E731
     prob = jbo.problems.finite.from_functions([f], arms)
-    tr = jbo.run(jbo.algorithms.get("gp_ucb", num_initial=5, fit_steps=10), prob, KEY, 20)
+    tr = jbo.run_seeds(jbo.algorithms.get("gp_ucb", num_initial=5, fit_steps=10), prob, KEY, 20, 8)
     assert tr.actions.dtype == jnp.int32 and int(tr.actions.max()) < 40
-    assert float(tr.metrics["simple_regret"][-1]) < 0.02
+    values = -((np.asarray(arms.arms) - 0.6) ** 2).sum(1)
+    played_best = (np.asarray(tr.actions) == np.argmax(values)).any(1)
+    assert played_best.sum() >= 7, played_best
+    np.testing.assert_array_equal(np.asarray(tr.metrics["simple_regret"])[:, -1] == 0, played_best)
 
 
 def test_paper_gp_with_ei_runs():
@@ -375,7 +420,9 @@ def test_replace_params_finds_nested_fields():
 # ---------------------------------------------------------------- registry and studies
 def test_problem_names_are_unique_and_contextual_problems_are_registered():
     names = jbo.problems.names()
-    assert len(names) == len(set(names))
+    with pytest.raises(ValueError, match="'ackley' is already registered"):  # a name maps to one problem
+        jbo.problems.register("ackley", lambda: jbo.problems.get("branin"))
+    assert jbo.problems.get("ackley").name == "ackley2" and jbo.problems.names() == names
     assert isinstance(jbo.problems.get("ackley"), jbo.problems.Problem)
     ctx = jbo.problems.get("sbo:ackley")
     assert ctx.context_dim == 1 and ctx.name == "ackley"

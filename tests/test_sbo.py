@@ -15,8 +15,6 @@ from jbo import data, gp
 from jbo.algorithms import sbo
 from jbo.problems import contextual as C
 
-RNG = np.random.default_rng(0)
-
 
 def _eq6_lp(v, u_low, delta):
     """Eq. 6 as an LP in (alpha, beta, t_1..t_M): max -beta - delta alpha + mean(t)."""
@@ -47,16 +45,17 @@ def _eq6_lp(v, u_low, delta):
 
 @pytest.mark.parametrize("case", range(6))
 def test_tv_closed_form_equals_lp(case):
+    rng = np.random.default_rng(case)
     m = 40
-    v = RNG.normal(size=m)
-    u_low = v.min() - RNG.uniform(0, 1) if case % 2 == 0 else np.quantile(v, 0.2)  # also v_m < u_low
+    v = rng.normal(size=m)
+    u_low = v.min() - rng.uniform(0, 1) if case % 2 == 0 else np.quantile(v, 0.2)  # also v_m < u_low
     delta = [0.05, 0.3, 0.9, 1.5, 0.01, 1.99][case]
     ours = float(sbo.tv_worst_case(jnp.asarray(v), u_low, delta))
     assert np.isclose(ours, _eq6_lp(v, u_low, delta), atol=1e-7)
 
 
 def test_tv_limits_and_gradient():
-    v = jnp.asarray(RNG.normal(size=64))
+    v = jnp.asarray(np.random.default_rng(10).normal(size=64))
     u_low = float(v.min()) - 0.5
     assert np.isclose(float(sbo.tv_worst_case(v, u_low, 0.0)), float(v.mean()))  # delta -> 0: the SAA value
     assert np.isclose(float(sbo.tv_worst_case(v, u_low, 2.0)), u_low)  # all mass can move: inf g
@@ -66,30 +65,72 @@ def test_tv_limits_and_gradient():
 
 
 def test_kde_bandwidth_and_sampling_statistics():
-    c = jnp.asarray(RNG.normal(0.5, 0.1, size=(50, 1)))
+    rng = np.random.default_rng(18)
+    c = jnp.asarray(rng.normal(0.5, 0.1, size=(50, 1)))
     buf_c = jnp.concatenate([c, jnp.zeros((14, 1))])
     mask = jnp.arange(64) < 50
     h = sbo.silverman_bandwidth(buf_c, mask)
     assert np.isclose(float(h[0]), 1.0592 * float(jnp.std(c)) * 50 ** (-0.2), rtol=1e-4)
-    s = sbo.kde_samples(jax.random.key(0), buf_c, mask, 200_000, h)
-    # a KDE sample = a data point + N(0, h^2): mean = data mean, variance = data var (ddof 0) + h^2
-    assert abs(float(s.mean()) - float(c.mean())) < 3e-3
-    assert np.isclose(float(s.var()), float(c.var()) + float(h[0]) ** 2, rtol=0.02)
-    assert float(s.max()) <= 1.0 and float(s.min()) >= 0.0
+    num = 200_000
+    s = np.asarray(sbo.kde_samples(jax.random.key(0), buf_c, mask, num, h))[:, 0]
+    # a KDE sample = a data point + N(0, h^2): mean = data mean, variance = var (ddof 0) + h^2, and fourth
+    # central moment mean_i(d_i^4 + 6 d_i^2 h^2) + 3 h^4 (d_i = c_i - mean); the clip to [0, 1] moves a
+    # mass below 1e-6 here. Tolerances: 5 sampling sds, sqrt(var / num) and sqrt((m4 - var^2) / num).
+    d, hh = np.asarray(c)[:, 0] - float(c.mean()), float(h[0])
+    var = np.mean(d**2) + hh**2
+    m4 = np.mean(d**4 + 6 * d**2 * hh**2) + 3 * hh**4
+    assert abs(s.mean() - float(c.mean())) < 5 * math.sqrt(var / num)
+    assert abs(s.var() - var) < 5 * math.sqrt((m4 - var**2) / num)
+    # the clip: data near 1 put an atom at 1 of mass mean_i P(c_i + h xi > 1) = mean_i Phi((c_i - 1) / h)
+    near = rng.uniform(0.85, 1.0, size=(50, 1))
+    hn = sbo.silverman_bandwidth(jnp.asarray(near), jnp.ones(50, bool))
+    sn = np.asarray(sbo.kde_samples(jax.random.key(1), jnp.asarray(near), jnp.ones(50, bool), num, hn))[:, 0]
+    atom = float(np.mean(stats.norm.cdf((near[:, 0] - 1) / float(hn[0]))))
+    assert abs(np.mean(sn == 1.0) - atom) < 5 * math.sqrt(atom * (1 - atom) / num)  # binomial spread
+    assert np.mean(sn > 1.0) == 0.0 and np.mean(sn == 0.0) == 0.0  # nothing beyond 1; no mass near 0 to clip
 
 
-def test_kde_l1_error_reproduces_appendix_e():
-    """Table 2 (normal context): L1 distance of the Silverman KDE to N(0.5, 0.1^2), 20 runs."""
-    grid = np.linspace(-0.5, 1.5, 4001)
+def _kde_l1_errors(rng, n, runs, grid):
+    """L1 distance of the Silverman KDE (sbo.silverman_bandwidth, unit-variance Gaussian kernel) of n
+    draws of N(0.5, 0.1^2) to that density on `grid` (trapezoid rule), for `runs` independent samples."""
     true = stats.norm(0.5, 0.1).pdf(grid)
-    for n, paper in ((10, 0.3222), (100, 0.1315)):
-        errs = []
-        for r in range(20):
-            c = RNG.normal(0.5, 0.1, size=(n, 1))
-            h = float(sbo.silverman_bandwidth(jnp.asarray(c), jnp.ones(n, bool))[0])
-            kde = stats.norm.pdf((grid[:, None] - c[:, 0]) / h).mean(1) / h
-            errs.append(np.trapezoid(np.abs(kde - true), grid))
-        assert abs(np.mean(errs) - paper) < 0.04, (n, np.mean(errs), paper)
+    c = rng.normal(0.5, 0.1, size=(runs, n))
+    h = np.asarray(jax.vmap(lambda ci: sbo.silverman_bandwidth(ci[:, None], jnp.ones(n, bool))[0])(jnp.asarray(c)))
+    kde = [
+        np.exp(-0.5 * ((grid[:, None] - ci) / hi) ** 2).sum(1) / (n * hi * math.sqrt(2 * math.pi))
+        for ci, hi in zip(c, h)
+    ]
+    return np.array([np.trapezoid(np.abs(k - true), grid) for k in kde])
+
+
+# The spec'd estimator's central values and spreads, measured with the Silverman formula written out in
+# NumPy (ddof 0) on this grid, over many runs of fresh N(0.5, 0.1^2) samples:
+#   n:           10       100      200      300
+#   runs:        20000    5000     3000     2000
+#   mean L1:     0.3414   0.1419   0.1103   0.0954   (standard errors 0.0010, 0.0007, 0.0007, 0.0007)
+#   per-run sd:  0.1441   0.0487   0.0367   0.0303
+#   sd / sqrt20: 0.0322   0.0109   0.0082   0.0068   <- Table 2's +- (0.0327, 0.0088, 0.0079, 0.0083)
+# So Table 2 prints 20-run averages with their spread; its values lie -0.6, -0.95, +0.65 and +0.1 of that
+# spread from the centre. The paper's 0.3222 is not the estimator's central value (0.341): a test
+# against 0.3222 with a fixed tolerance passes or fails by the luck of the 20 samples.
+KDE_L1_CENTRE = {10: (0.3414, 0.0010), 100: (0.1419, 0.0007)}
+KDE_L1_TABLE2 = {10: 0.3222, 100: 0.1315}
+
+
+@pytest.mark.parametrize("n, runs", [(10, 400), (100, 400)])
+def test_kde_l1_error_reproduces_appendix_e(n, runs):
+    """Table 2 (normal context): L1 distance of the Silverman KDE to N(0.5, 0.1^2), as an average of runs.
+    Centred: the average of 400 runs (standard errors 0.0072 and 0.0024) within 4 standard errors of the
+    central value; the paper's 20-run average within 3 sds of the difference of the two averages (0.099
+    and 0.034). The kernel of the paper's typo, exp(-|u|^2) (h / sqrt 2), moves the central values by
+    +0.045 and +0.015: 6 standard errors. (A ddof-1 sd moves them by at most 0.0025: the bandwidth
+    test above checks the formula.)"""
+    errs = _kde_l1_errors(np.random.default_rng(n), n, runs, np.linspace(-0.5, 1.5, 4001))
+    mean, sd = errs.mean(), errs.std(ddof=1)
+    centre, centre_se = KDE_L1_CENTRE[n]
+    assert abs(mean - centre) < 4 * math.sqrt(sd**2 / runs + centre_se**2), (mean, centre, sd)
+    paper = KDE_L1_TABLE2[n]
+    assert abs(mean - paper) < 3 * math.sqrt(sd**2 / 20 + sd**2 / runs), (mean, paper, sd)
 
 
 def test_newsvendor_optimum_and_expected_value_rules():
@@ -109,7 +150,7 @@ def test_newsvendor_optimum_and_expected_value_rules():
 @pytest.mark.parametrize("name", ["ackley", "modified_branin", "hartmann", "complicated_hartmann", "ackley_4c"])
 def test_expected_value_rule_matches_monte_carlo(name):
     p = C.problem(name)
-    x = jnp.asarray(RNG.uniform(size=p.dim))
+    x = jnp.asarray(np.random.default_rng(17).uniform(size=p.dim))
     c = p.sample_contexts(jax.random.key(1), 400_000)
     vals = jax.vmap(lambda cc: p.fn(x, cc))(c)
     mc, se = float(vals.mean()), float(vals.std() / math.sqrt(vals.shape[0]))
@@ -144,19 +185,21 @@ def test_portfolio_surrogate_check_values():
 
 
 def test_joint_gp_padded_equals_unpadded():
-    z = jnp.asarray(RNG.uniform(size=(9, 3)))
-    y = jnp.asarray(RNG.normal(size=9))
+    rng = np.random.default_rng(12)
+    z = jnp.asarray(rng.uniform(size=(9, 3)))
+    y = jnp.asarray(rng.normal(size=9))
     hyp = gp.default_params(3, 0.4, 1.3, 0.01)
     padded = gp.condition(data.from_arrays(z, y, 20), hyp)
     exact = gp.condition(data.from_arrays(z, y, 9), hyp)
-    q = jnp.asarray(RNG.uniform(size=(5, 3)))
+    q = jnp.asarray(rng.uniform(size=(5, 3)))
     np.testing.assert_allclose(sbo.ucb(padded, q, 2.25), sbo.ucb(exact, q, 2.25))
     # the batched prediction equals the per-point one, and the direct solve with the 9 points
     m, v = gp.predict_batch(padded, q)
     m1, v1 = jax.vmap(lambda x: gp.predict(exact, x))(q)
     np.testing.assert_allclose(m, m1, rtol=1e-10)
     np.testing.assert_allclose(v, v1, rtol=1e-8, atol=1e-12)
-    K = np.asarray(jbo.kernels.gram("matern52", hyp.kernel_params(), z, z)) + float(gp.GPModel().noise(hyp)) * np.eye(9)
+    noise = 0.01 + 1e-6  # the noise variance of hyp plus GPModel's documented noise floor, 1e-6
+    K = np.asarray(jbo.kernels.gram("matern52", hyp.kernel_params(), z, z)) + noise * np.eye(9)
     kq = np.asarray(jbo.kernels.gram("matern52", hyp.kernel_params(), q, z))
     ys, mu, sd = np.asarray(y), float(np.mean(np.asarray(y))), float(np.std(np.asarray(y), ddof=1))
     direct = mu + sd * (float(hyp.mean) + kq @ np.linalg.solve(K, (ys - mu) / sd - float(hyp.mean)))
@@ -164,10 +207,11 @@ def test_joint_gp_padded_equals_unpadded():
 
 
 def test_paired_ucb_values_and_danskin_gradient():
-    z = jnp.asarray(RNG.uniform(size=(9, 3)))
+    rng = np.random.default_rng(13)
+    z = jnp.asarray(rng.uniform(size=(9, 3)))
     hyp = gp.default_params(3, 0.4, 1.0, 0.01)._replace(log_lengthscale=jnp.log(jnp.asarray([0.3, 0.5, 0.2])))
-    post = gp.condition(data.from_arrays(z, jnp.asarray(RNG.normal(size=9)), 12), hyp)
-    cs = jnp.asarray(RNG.uniform(size=(64, 1)))
+    post = gp.condition(data.from_arrays(z, jnp.asarray(rng.normal(size=9)), 12), hyp)
+    cs = jnp.asarray(rng.uniform(size=(64, 1)))
     rows = lambda x: jnp.concatenate([jnp.broadcast_to(x, (64, 2)), cs], 1)  # noqa: E731
     x = jnp.asarray([0.3, 0.6])
     paired = sbo.PairedUCB.build(post, cs, 2)
@@ -230,8 +274,9 @@ def _socp_reference(g, w_hat, M, delta):
 def test_mmd_worst_case_matches_a_generic_solver(delta):
     grid = sbo.context_grid(12, 1)
     M = np.asarray(jbo.kernels.gram("matern52", jbo.kernels.KernelParams(jnp.array([0.3]), 1.5), grid, grid))
-    g = RNG.normal(size=12)
-    w_hat = np.asarray(sbo.snapped_weights(grid, jnp.asarray(RNG.uniform(size=(7, 1))), jnp.ones(7, bool)))
+    rng = np.random.default_rng(14)
+    g = rng.normal(size=12)
+    w_hat = np.asarray(sbo.snapped_weights(grid, jnp.asarray(rng.uniform(size=(7, 1))), jnp.ones(7, bool)))
     ours = float(sbo.mmd_worst_case(jnp.asarray(g), jnp.asarray(w_hat), jnp.asarray(M), delta))
     ref = g.min() if delta == 5.0 else _socp_reference(g, w_hat, M, delta)
     assert ours <= w_hat @ g + 1e-9 and abs(ours - ref) < 1e-6 * (1 + abs(ref))
@@ -243,7 +288,7 @@ def test_mmd_worst_case_matches_a_generic_solver(delta):
 def test_minimax_approx_limits_and_continuity():
     grid = sbo.context_grid(16, 1)
     M = jbo.kernels.gram("matern52", jbo.kernels.KernelParams(jnp.array([0.3]), 1.0), grid, grid)
-    g = jnp.asarray(RNG.normal(size=16))
+    g = jnp.asarray(np.random.default_rng(15).normal(size=16))
     w_hat = jnp.full(16, 1 / 16)
     f0 = float(w_hat @ g)
     assert np.isclose(float(sbo.minimax_approx(g, w_hat, M, 0.0)), f0)
@@ -260,7 +305,7 @@ def test_largest_eigenvalue_bound():
         top = np.linalg.eigvalsh(np.asarray(M))[-1]
         est = float(sbo.largest_eigenvalue(M))
         assert top <= est <= 1.03 * top
-    A = RNG.normal(size=(30, 30))
+    A = np.random.default_rng(16).normal(size=(30, 30))
     P = jnp.asarray(A @ A.T)
     top = np.linalg.eigvalsh(np.asarray(P))[-1]
     assert top * 0.999 <= float(sbo.largest_eigenvalue(P, 200)) <= 1.03 * top

@@ -395,7 +395,7 @@ def test_atomic_write_leaves_whole_file_or_none(tmp_path):
     assert target.read_text() == "whole"
 
 
-def test_cache_settings_from_the_environment(tmp_path):
+def test_cache_settings_from_the_environment(tmp_path, monkeypatch):
     from jbo import cache
 
     assert cache.resolve({"JBO_CACHE": "0"}) is None and cache.resolve({"JBO_CACHE": "off"}) is None
@@ -404,8 +404,16 @@ def test_cache_settings_from_the_environment(tmp_path):
     assert cache.resolve({"JBO_CACHE": "yes", "JBO_CACHE_DIR": str(tmp_path), "XDG_CACHE_HOME": "/x"}) == tmp_path
     with pytest.raises(ValueError, match=r"JBO_CACHE='maybe' is not understood; use one of \('1', 'on'"):
         cache.resolve({"JBO_CACHE": "maybe"})
+    # without a mapping, the process environment, whatever the caller exported
+    monkeypatch.setenv("JBO_CACHE", "1")
+    monkeypatch.setenv("JBO_CACHE_DIR", str(tmp_path / "mine"))
+    assert cache.resolve() == tmp_path / "mine"
+    monkeypatch.setenv("JBO_CACHE", "off")
+    assert cache.resolve() is None
+    monkeypatch.delenv("JBO_CACHE")
+    assert cache.resolve() == tmp_path / "mine"  # on by default
     # the suite never uses a user's cache: only its own, emptied at the end (tests/conftest.py)
-    assert os.environ["JBO_CACHE"] == "0" and cache.directory() == Path(os.environ["JBO_SUITE_CACHE_DIR"]).resolve()
+    assert cache.directory() == Path(os.environ["JBO_SUITE_CACHE_DIR"]).resolve()
     with pytest.raises(ValueError, match="min_compile_time_secs"):
         cache.enable(tmp_path, min_compile_time_secs=-1)
     (tmp_path / "sub").mkdir()
