@@ -238,7 +238,7 @@ def test_parsed_settings_and_shapes():
 BAD = [
     (
         {"seeds": 2, "steps": 5, "methods": ["random_search"], "problems": ["branin"], "seeds_": 1},
-        r"top level: unknown key\(s\) \['seeds_'\]; allowed keys: \['name', 'seeds'",
+        r"top level: unknown key\(s\) \['seeds_'\]; allowed keys: \['name', 'imports', 'seeds'",
     ),
     ({"steps": 5, "methods": ["random_search"], "problems": ["branin"]}, r"seeds: missing"),
     (
