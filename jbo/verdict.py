@@ -16,8 +16,11 @@ example a negated accuracy). With ``alpha = 0.05``:
   log10(2), the two medians are within a factor of two of each other;
 * **inconclusive**: none of these: too few seeds or too much spread to say.
 
-A paper's claim is one or more such comparisons, each with the outcomes the claim asserts (``better``
-for "beats"; ``better`` or ``comparable`` for "competitive with"). :func:`grade` turns them into the
+A paper's claim is one or more such comparisons, each with the outcomes the paper's words assert,
+read through one table, :data:`PHRASES` (:func:`reading`): "beats" asserts ``better``, "competitive
+with" ``better`` or ``comparable``, "comparable to" or "on par with" ``comparable`` only. Where the
+paper claims a large, clear or significant advantage, ``better`` holds only when the interval also lies
+wholly beyond the comparable margin (an *effect size*; :func:`holds` with ``effect=True``). :func:`grade` turns them into the
 claim's verdict: **reproduced** when every comparison has an asserted outcome, **partly** when some
 do, **not reproduced** when none do, and **not testable** when there is no paired evidence (one
 seed, or no runs). The sign test needs six paired seeds before p can fall below 0.05
@@ -57,6 +60,12 @@ class Comparison(NamedTuple):
     ci_low: float  # percentile bootstrap (1 - alpha) interval of the median d
     ci_high: float
     outcome: str  # one of OUTCOMES
+    margin: float = MARGIN  # the comparable margin the comparison was made with (log10 2, or a raw margin)
+
+    @property
+    def beyond_margin(self) -> bool:
+        """The interval lies wholly beyond the comparable margin: an effect larger than "comparable"."""
+        return self.ci_high < -self.margin or self.ci_low > self.margin
 
     def describe(self, log: bool = True) -> str:
         unit = " decades" if log else ""
@@ -134,7 +143,9 @@ def compare(
         outcome = "comparable"
     else:
         outcome = "inconclusive"
-    return Comparison(sa.size, wins, losses, sa.size - wins - losses, p, float(np.median(d)), lo, hi, outcome)
+    return Comparison(
+        sa.size, wins, losses, sa.size - wins - losses, p, float(np.median(d)), lo, hi, outcome, float(margin)
+    )
 
 
 def min_seeds(alpha: float = ALPHA) -> int:
@@ -151,12 +162,16 @@ def underpowered(comparison: Comparison, alpha: float = ALPHA) -> bool:
     return comparison.n < min_seeds(alpha)
 
 
-def holds(comparison: Comparison | None, asserted: Iterable[str], alpha: float = ALPHA) -> bool | None:
+def holds(
+    comparison: Comparison | None, asserted: Iterable[str], alpha: float = ALPHA, effect: bool = False
+) -> bool | None:
     """Whether a comparison has one of the asserted outcomes; None when there is no paired evidence
     (no comparison, one seed), or when it is underpowered and either asserts only "better" / "worse"
     or asserts one of them and its interval lies wholly on that side of zero (those outcomes were out of
     reach, so "comparable" or "inconclusive" says nothing against them; a method lower on every seed is
-    not evidence against "better or comparable")."""
+    not evidence against "better or comparable"). effect=True (the paper claims a large, clear or
+    significant advantage): "better" and "worse" hold only when the interval also lies wholly beyond
+    the comparable margin."""
     asserted = tuple(asserted)
     bad = [o for o in asserted if o not in OUTCOMES]
     if bad or not asserted:
@@ -164,6 +179,8 @@ def holds(comparison: Comparison | None, asserted: Iterable[str], alpha: float =
     if comparison is None or comparison.n < 2:
         return None
     if comparison.outcome in asserted:
+        if effect and comparison.outcome in ("better", "worse"):
+            return comparison.beyond_margin
         return True
     if underpowered(comparison, alpha):
         directional = all(o in ("better", "worse") for o in asserted)
@@ -171,6 +188,58 @@ def holds(comparison: Comparison | None, asserted: Iterable[str], alpha: float =
         if directional or leaning in asserted:
             return None
     return False
+
+
+# ---------------------------------------------------------------- the paper's words
+class Reading(NamedTuple):
+    """What a phrase of a paper asserts about A against B: the outcomes that make it hold, and whether
+    it claims an effect size (a large, clear or significant advantage: see :func:`holds`)."""
+
+    outcomes: tuple
+    effect: bool = False
+
+
+BETTER = ("better",)
+NOT_WORSE = ("better", "comparable")
+ALIKE = ("comparable",)
+PHRASES: dict[str, Reading] = {
+    # A is better than B
+    "beats": Reading(BETTER),
+    "outperforms": Reading(BETTER),
+    "better than": Reading(BETTER),
+    "more accurate than": Reading(BETTER),
+    "lower regret than": Reading(BETTER),
+    "converges faster than": Reading(BETTER),  # graded on a measure of speed (the area under the log-regret curve)
+    "cheaper than": Reading(BETTER),
+    # ... by a margin the paper states as large, clear or significant
+    "clearly beats": Reading(BETTER, True),
+    "significantly outperforms": Reading(BETTER, True),
+    "a large advantage over": Reading(BETTER, True),
+    "much better than": Reading(BETTER, True),
+    # A is not worse than B
+    "competitive with": Reading(NOT_WORSE),
+    "at least as good as": Reading(NOT_WORSE),
+    "no worse than": Reading(NOT_WORSE),
+    # A and B are alike
+    "comparable to": Reading(ALIKE),
+    "on par with": Reading(ALIKE),
+    "performs similarly to": Reading(ALIKE),
+    "similar to": Reading(ALIKE),
+    "≈": Reading(ALIKE),
+    # A is worse than B (a paper's statement about a baseline it does not favour)
+    "worse than": Reading(("worse",)),
+}
+# The lenient reading the table replaces, for the record of what it changes: every phrase of
+# likeness read as "not worse", and no effect size.
+LENIENT = {phrase: Reading(NOT_WORSE if r.outcomes == ALIKE else r.outcomes, False) for phrase, r in PHRASES.items()}
+
+
+def reading(phrase: str, lenient: bool = False) -> Reading:
+    """What `phrase` (a key of :data:`PHRASES`) asserts; lenient=True: its :data:`LENIENT` reading."""
+    table = LENIENT if lenient else PHRASES
+    if phrase not in table:
+        raise ValueError(f"reading: unknown phrase {phrase!r}; the table holds {sorted(table)}")
+    return table[phrase]
 
 
 def grade(results: Iterable[bool | None]) -> str:

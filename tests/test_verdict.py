@@ -78,3 +78,34 @@ def test_grade():
     spread = verdict.compare(np.array([0.01, 1.0, 0.01, 1.0, 0.01]), np.full(5, 0.1))
     assert spread.ci_low < 0 < spread.ci_high and verdict.holds(spread, ["better", "comparable"]) is False
     assert verdict.grade([verdict.holds(five, ["better"])]) == "not testable"
+
+
+def test_an_effect_size_claim_needs_the_interval_beyond_the_margin():
+    """Every seed 10^0.2 = 1.6 times lower: 'better' by the sign test and an interval [-0.2, -0.2]
+    below 0, but inside the comparable margin log10 2 = 0.30; 10^0.5 = 3.2 times lower lies beyond it."""
+    b = 10.0 ** np.linspace(-4, -1, 12)
+    small, large = verdict.compare(b / 10**0.2, b), verdict.compare(b / 10**0.5, b)
+    assert small.outcome == large.outcome == "better"
+    assert small.ci_high == pytest.approx(-0.2) and large.ci_high == pytest.approx(-0.5)
+    assert small.margin == pytest.approx(np.log10(2.0)) and not small.beyond_margin and large.beyond_margin
+    assert verdict.holds(small, ("better",)) is True and verdict.holds(small, ("better",), effect=True) is False
+    assert verdict.holds(large, ("better",), effect=True) is True
+    worse = verdict.compare(b * 10**0.5, b)
+    assert verdict.holds(worse, ("worse",), effect=True) is True
+    raw = verdict.compare(-np.full(8, 0.9), -np.full(8, 0.85), log=False, margin=0.01)  # 0.05 beyond 0.01
+    assert raw.margin == 0.01 and verdict.holds(raw, ("better",), effect=True) is True
+
+
+def test_the_phrase_table_reads_each_family_one_way():
+    assert verdict.reading("beats") == verdict.Reading(("better",), False)
+    assert verdict.reading("clearly beats") == verdict.Reading(("better",), True)
+    assert verdict.reading("competitive with").outcomes == ("better", "comparable")
+    for alike in ("comparable to", "on par with", "performs similarly to", "≈"):
+        assert verdict.reading(alike).outcomes == ("comparable",)
+        assert verdict.reading(alike, lenient=True).outcomes == ("better", "comparable")
+    assert all(not r.effect for r in verdict.LENIENT.values())
+    assert set(verdict.LENIENT) == set(verdict.PHRASES)
+    for r in verdict.PHRASES.values():
+        assert r.outcomes and set(r.outcomes) <= set(verdict.OUTCOMES)
+    with pytest.raises(ValueError, match="unknown phrase 'roughly'"):
+        verdict.reading("roughly")

@@ -1,6 +1,9 @@
 """Grade every claim of the five papers by the one verdict rule (jbo.verdict; docs/papers/verdicts.md)
-from the committed result files; writes <paper>.{csv,md}, the tables the paper pages include, into
-experiments/results/verdicts/ with --update (else its scratch mirror).
+from the committed result files; writes <paper>.{csv,md}, the tables the paper pages include, and
+<paper>_reading.csv into experiments/results/verdicts/ with --update (else its scratch mirror). With
+all five papers it also writes reading.md, included by docs/papers/verdicts.md: every claim whose
+verdict differs between the phrase table's reading and the lenient one it replaces (likeness read as
+"not worse", no effect size).
 
     python experiments/verdicts/run.py --update           # all five papers
     python experiments/verdicts/run.py --update boke      # one
@@ -15,9 +18,26 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import add_update_flag, write  # noqa: E402
+import pandas as pd  # noqa: E402
+from common import OUT, add_update_flag, write  # noqa: E402
 
 PAPERS = ("boke", "sbo_kde", "ucvs", "uhe_bo", "r_perp")
+PAGES = {"boke": "BOKE", "sbo_kde": "SBO-KDE", "ucvs": "uCVS", "uhe_bo": "UHE-BO", "r_perp": "R-PERP"}
+
+
+def reading_table() -> str:
+    """The claims whose verdict the phrase table's reading changes, paper by paper (Markdown)."""
+    lines = ["| paper | claim | lenient reading | the table's reading |", "|---|---|---|---|"]
+    same = 0
+    for paper in PAPERS:
+        r = pd.read_csv(OUT / f"{paper}_reading.csv", dtype=str)
+        changed = r[r.verdict != r.verdict_lenient]
+        same += len(r) - len(changed)
+        lines += [
+            f"| {PAGES[paper]} | {c.claim}. {c.text} | {c.verdict_lenient} | **{c.verdict}** |"
+            for c in changed.itertuples()
+        ]
+    return "\n".join(lines) + f"\n\nEvery other claim ({same}) has the same verdict under both readings.\n"
 
 
 def main(papers=PAPERS):
@@ -28,6 +48,8 @@ def main(papers=PAPERS):
         table = write(paper, module.claims())
         counts = table.groupby("outcome").size().to_dict() if "outcome" in table else {}
         print(f"{paper}: {len(table)} comparisons {counts}")
+    if set(papers) == set(PAPERS):
+        (OUT / "reading.md").write_text(reading_table())
 
 
 if __name__ == "__main__":
