@@ -311,6 +311,62 @@ def test_ra_bo_alternates_random_and_bo_steps():
     assert np.all(np.asarray(tr.info["p_random"])[4:] == 1.0)
 
 
+def _numpy_noise_loss(x, y, ls, outputscale, noise):
+    """-(log N(y_std | 0, K + noise I) + log prior of the noise with its Jacobian) / n in NumPy and scipy:
+    Matern-5/2 ARD, y standardised (ddof 1), Gamma(1e-3, rate 10) on the noise variance (+ log value),
+    the noise floor 1e-8 of the paper's model added."""
+    ys = (y - y.mean()) / y.std(ddof=1)
+    r = np.sqrt((((x[:, None] - x[None]) / ls) ** 2).sum(-1))
+    v = noise + 1e-8
+    K = outputscale * (1 + math.sqrt(5) * r + 5 / 3 * r**2) * np.exp(-math.sqrt(5) * r) + v * np.eye(len(y))
+    lml = scipy.stats.multivariate_normal(np.zeros(len(y)), K).logpdf(ys)
+    return -(lml + scipy.stats.gamma.logpdf(v, a=1e-3, scale=0.1) + math.log(v)) / len(y)
+
+
+def test_refit_noise_keeps_the_pseudo_fit_and_minimises_the_real_data_loss_in_the_noise():
+    """noise_refit's σ_n²: the MAP loss on the real data in the noise alone, lengthscales and signal
+    variance held at the pseudo fit's; against a bounded scalar minimisation of the NumPy loss."""
+    import scipy.optimize
+
+    buf, x, y = _data(n=12, d=2, cap=16)
+    ls, out = np.array([0.3, 0.5]), 0.8
+    theta = gp.GPParams(jnp.log(jnp.asarray(ls)), jnp.log(jnp.asarray(out)), jnp.log(jnp.asarray(0.04)), jnp.zeros(()))
+    kw = dict(num_restarts=3, num_steps=400, learning_rate=0.05, method="adam")
+    got = uhe.refit_noise(jax.random.key(0), buf, uhe.paper_model(), theta, jnp.log(jnp.asarray(1e-5)), kw)
+    np.testing.assert_array_equal(np.asarray(got.log_lengthscale), np.asarray(theta.log_lengthscale))
+    assert float(got.log_outputscale) == float(theta.log_outputscale) and float(got.mean) == 0.0
+    opt = scipy.optimize.minimize_scalar(
+        lambda u: _numpy_noise_loss(x, y, ls, out, math.exp(u)),
+        bounds=(math.log(1e-6), 0.0),
+        method="bounded",
+        options={"xatol": 1e-10},
+    )
+    assert math.log(1e-6) + 2 < opt.x < -2  # an interior optimum (log 0.0019), away from the bounds 1e-6 and 1
+    assert abs(float(got.log_noise) - opt.x) < 0.05
+    assert _numpy_noise_loss(x, y, ls, out, math.exp(float(got.log_noise))) - opt.fun < 1e-5
+    # the pseudo fit's noise (0.04) is not where the real data put it
+    assert abs(math.log(0.04) - opt.x) > 0.5
+
+
+def test_noise_refit_changes_only_the_posterior_noise_of_the_first_bo_step():
+    """At the first BO step the pseudo fit is the default run's (same keys and data): the recorded
+    lengthscales and signal variance are equal, the noise variance is the refit's, not the pseudo
+    fit's. Only the pseudo-data methods take the option."""
+    prob = jbo.problems.get("branin")
+    key = jax.random.key(6)
+    base = jbo.run(uhe.UHE(**TINY), prob, key, 4 + 2)
+    refit = jbo.run(uhe.UHE(noise_refit=True, **TINY), prob, key, 4 + 2)
+    s = 4 if not bool(base.info["random"][4]) else 5  # the first BO step
+    np.testing.assert_array_equal(np.asarray(refit.actions[:s]), np.asarray(base.actions[:s]))
+    np.testing.assert_array_equal(np.asarray(refit.info["lengthscale"][s]), np.asarray(base.info["lengthscale"][s]))
+    assert float(refit.info["outputscale"][s]) == float(base.info["outputscale"][s])
+    assert float(refit.info["noise"][s]) != float(base.info["noise"][s])
+    for method in ("map", "mcmc", "a_gp_ucb", "wdf", "portfolio", "random_exp3"):
+        with pytest.raises(ValueError, match="noise_refit"):
+            uhe.UHE(method=method, noise_refit=True)
+    uhe.UHE(method="ra_bo", noise_refit=True)  # accepted
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", uhe.NAMES)
 def test_every_uhe_method_runs_vmapped_equals_looped(name):
