@@ -1,5 +1,6 @@
-"""Sensitivity of the UHE-BO comparisons to three settings the paper leaves open or that we reduced:
-the UCB multiplier, the GP model's y scale and prior parameterisation, and the fit budget.
+"""Sensitivity of the UHE-BO comparisons to four settings the paper leaves open or that we reduced:
+the UCB multiplier, the GP model's y scale and prior parameterisation, the fit budget, and the noise
+variance of UHE-BO's posterior.
 
     python experiments/uhe/sensitivity.py [--quick] [--seeds 10] [--budget 50] [--problems ...]
         [--methods ...] [--variants ...] [--tag _x] [--no-run]
@@ -18,11 +19,13 @@ those of the same variant, budget, problem, method and seed):
         --tag _ablation_P                          (P = deceptive2, hartmann3: Fig 4's ablations)
     python experiments/uhe/sensitivity.py --seeds 10 --budget 100 --problems P --methods uhe_bo,map,ra_bo
         --variants default,kappa_1.96,gpy_like --tag _e0_P          (P = gp_d1, gp_d2: E0)
+    python experiments/uhe/sensitivity.py --seeds 10 --budget 100 --problems P --methods uhe_bo,ra_bo
+        --variants noise_refit --tag _noise_P      (P = deceptive2, hartmann3, branin, gp_d1, gp_d2)
 
 UHE-BO and the methods of the Fig 2 comparison (MAP, A-GP-UCB, W&dF, Portfolio, Random; MCMC is left
 out: one 10-seed HMC program costs 15-45 min here) on Deceptive (n = 2), Hartmann3 and Branin, the
 ablations of Fig 4 (RA-BO, Random+EXP3) on Deceptive and Hartmann3, and UHE-BO, RA-BO and MAP on E0's
-GP sample paths (gp_d1, gp_d2), under four variants, each applied to every method alike:
+GP sample paths (gp_d1, gp_d2), under five variants, each applied to every method alike:
 
     default      the runs of Fig 2 / Fig 5: ucb = mu + sqrt(1.96) sigma (multiplier 1.4, D3), y
                  standardised with D_{t-1} (D9), Gamma(1e-3, 10) priors with the log-Jacobian of
@@ -34,6 +37,13 @@ GP sample paths (gp_d1, gp_d2), under four variants, each applied to every metho
                  default adds log theta); the signal- and noise-variance upper bounds raised to 1e5
                  (GPy has none; raw Branin values reach 300); the rest as the default
     fit_5x300    the spec's fit budget (D11): 5 starts x 300 Adam steps, for every method's fit
+    noise_refit  UHE-BO and RA-BO with UHE(noise_refit=True): the posterior and the UCB use the pseudo
+                 fit's lengthscales and signal variance with a noise variance refitted by MAP on the
+                 real data (jbo.algorithms.uhe.refit_noise), in place of the pseudo fit's own (0.003-0.04
+                 on the noiseless objectives, where MAP's is 1e-6-1e-4); the rest as the default. The
+                 other methods fit their noise on the real data already: the variant leaves them as they
+                 are, so they are not run again and their default rows (same programs and keys) stand for
+                 them (PSEUDO_ONLY)
 
 default and kappa_1.96 differ only in a traced parameter (UHEParams.beta), so they are one
 jbo.run_sweep program per (method, problem); the other two are one jbo.run_seeds program each. Every
@@ -73,7 +83,8 @@ from jbo.studies import machine_info
 PROBLEMS = ("deceptive2", "hartmann3", "branin")
 FIG2_METHODS = ("uhe_bo", "map", "a_gp_ucb", "wdf", "portfolio", "random")  # the default --methods
 METHODS = (*FIG2_METHODS, "ra_bo", "random_exp3")  # with Fig 4's ablations (given by --methods)
-VARIANTS = ("default", "kappa_1.96", "gpy_like", "fit_5x300")
+VARIANTS = ("default", "kappa_1.96", "gpy_like", "fit_5x300", "noise_refit")
+PSEUDO_ONLY = ("noise_refit",)  # variants that change only the pseudo-data methods (uhe.PSEUDO)
 BETA = {"default": 1.96, "kappa_1.96": 1.96**2}  # ucb = mu + sqrt(beta) sigma
 BIG = 1e5  # gpy_like: upper bound of the signal and noise variance (raw y)
 
@@ -120,6 +131,10 @@ def algorithm(method: str, variant: str, dim: int, quick: bool):
     if method == "random" or variant in ("default", "kappa_1.96"):
         return common.method(method, dim, quick)
     opts = {"num_initial": 3 * dim, **(common.QUICK if quick else {})}
+    if variant == "noise_refit":
+        if method not in uhe.PSEUDO:
+            raise ValueError(f"noise_refit changes only {uhe.PSEUDO}: {method}'s runs are the default's")
+        return uhe.UHE(method=method, noise_refit=True, **opts)
     if variant == "fit_5x300":
         return uhe.UHE(method=method, **{**opts, "num_restarts": 5, "fit_steps": 300})
     return GPyLikeUHE(method=method, **opts)
@@ -159,7 +174,8 @@ def run(method, problem, variants, seeds, budget, quick, log) -> list[dict]:
     todo = ["all"] if method == "random" else []
     if method != "random":
         swept = [v for v in variants if v in BETA]
-        todo = ([tuple(swept)] if swept else []) + [v for v in variants if v not in BETA]
+        own = [v for v in variants if v not in BETA and (v not in PSEUDO_ONLY or method in uhe.PSEUDO)]
+        todo = ([tuple(swept)] if swept else []) + own
     for job in todo:
         first = job[0] if isinstance(job, tuple) else ("default" if job == "all" else job)
         alg = algorithm(method, first, prob.dim, quick)
@@ -176,7 +192,7 @@ def run(method, problem, variants, seeds, budget, quick, log) -> list[dict]:
             per = [(v, _slice(tr, i)) for i, v in enumerate(job)]
         else:
             tr = jbo.run_seeds(alg, prob, 0, T, seeds, on_nonfinite="warn")
-            per = [(v, tr) for v in (variants if job == "all" else [job])]
+            per = [(v, tr) for v in ([v for v in variants if v not in PSEUDO_ONLY] if job == "all" else [job])]
         wall = time.perf_counter() - t0
         for v, t in per:
             rows += final_rows(v, problem, method, t, alg.num_initial)
@@ -194,9 +210,24 @@ def run(method, problem, variants, seeds, budget, quick, log) -> list[dict]:
     return rows
 
 
+def with_default(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a variant that changes only the pseudo-data methods (PSEUDO_ONLY), completed with
+    the default's rows of the other methods at the same budget and problem (the same programs)."""
+    extra = []
+    for variant, budget in set(zip(df.variant, df.budget)):
+        if variant not in PSEUDO_ONLY:
+            continue
+        base = df[(df.variant == "default") & (df.budget == budget) & ~df.method.isin(uhe.PSEUDO)]
+        base = base[base.problem.isin(set(df[(df.variant == variant) & (df.budget == budget)].problem))]
+        extra.append(base.assign(variant=variant))
+    return pd.concat([df, *extra], ignore_index=True) if extra else df
+
+
 def summarise(df: pd.DataFrame) -> str:
     """Markdown: per variant and problem, each method's median log10 final regret, and UHE-BO against
-    it by the verdict rule (outcome, seeds UHE-BO is lower on, median difference)."""
+    it by the verdict rule (outcome, seeds UHE-BO is lower on, median difference); a PSEUDO_ONLY
+    variant's other methods are the default's rows."""
+    df = with_default(df)
     lines = []
     for problem in dict.fromkeys(df.problem):
         lines += [

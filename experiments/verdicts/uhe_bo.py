@@ -1,7 +1,8 @@
 """UHE-BO (Ha et al., arXiv:2306.06844 v1): every claim of spec section 6, with the figures' mechanism
-claims (Fig 1 through the E0 harness of spec section 5.4, Fig 3), graded by the one verdict rule
-(jbo.verdict) from the committed result files. Writes uhe_bo.{csv,md} (experiments/results/verdicts/ with
---update).
+claims (Fig 1 through the E0 harness of spec section 5.4, Fig 3), each quoting the paper and graded by the
+one verdict rule (jbo.verdict) read through the phrase table (jbo.verdict.PHRASES) from the committed result
+files. Writes uhe_bo.{csv,md}, uhe_bo_reading.csv and uhe_bo_sensitivity.md, every claim under every
+sensitivity run (experiments/results/verdicts/ with --update).
 
     python experiments/verdicts/uhe_bo.py [--update]
 
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from common import BETTER, NOT_WORSE, RESULTS, Claim, Pair, add_update_flag, final_per_seed, paired, write
+from common import OUT, RESULTS, Claim, Pair, add_update_flag, final_per_seed, paired, write
 
 from jbo import verdict
 
@@ -71,10 +72,10 @@ FIG2 = ("deceptive2", "deceptive3", "h1", "hartmann3")
 COLUMNS = ("method", "problem", "seed", "step", "simple_regret", "neg_best", "neg_percent", "lengthscale", "ls_error")
 LS_TRUE = 0.1  # E0: the lengthscale of the GP sample paths
 STUCK = 0.1  # simple regret at or above which a run has not reached the global optimum's basin
-OFTEN = 3  # "often": on at least this many of the 10 seeds
+STUCK_MARGIN = 0.5  # "comparable" on the per-seed stuck indicator (0 or 1): median difference under half a seed
 ACC_MARGIN = 1.0  # "comparable" on raw test accuracy in percentage points: medians within one point
 REWARD_MARGIN = 20.0  # "comparable" on raw Lunar reward: within 20 (a tenth of the 200 "solved" line)
-MAP_RATIO = 1.5  # "UHE-BO ≈ MAP": at most 1.5× MAP's seconds per BO evaluation
+MAP_RATIO = 1.5  # "UHE-BO comparable to MAP": within 1.5× of MAP's seconds per BO evaluation, either way
 MCMC_RATIO = 5.0  # "much cheaper than MCMC": MCMC at least 5× UHE-BO's seconds per BO evaluation
 
 MODEL = (
@@ -85,6 +86,7 @@ MODEL = (
     "20 / 100) with each scaling's maximiser found by screening 256 points + the data"
 )
 PROTOCOL = "n0 = 3d uniform points, T = 100, 10 seeds, noiseless objectives (the paper states none of these)"
+SCOPE = "T = 100, 10 seeds; the paper states neither"
 SETTINGS = f"{MODEL}; {PROTOCOL}"
 DECEPTIVE = (
     "Deceptive in its canonical continuous form (the paper's printed g is discontinuous), at n = 2 and 3 "
@@ -107,15 +109,21 @@ VARIANTS = {
     "kappa_1.96": "κ = 1.96",
     "gpy_like": "GPy-like model (raw y, softplus-space prior)",
     "fit_5x300": "fit 5 × 300",
+    "noise_refit": "σ_n² refitted on the real data",
 }
+PSEUDO = ("uhe_bo", "ra_bo")  # the methods that fit θ on the pseudo data (jbo.algorithms.uhe.PSEUDO)
+PSEUDO_ONLY = ("noise_refit",)  # variants that change only the pseudo-data methods (sensitivity.py)
 SENS_SETTINGS = (
     "default = the settings above (κ = √1.96, standardised y, log-space prior, fit 3 × 40); "
     "UHE-BO, MAP, A-GP-UCB, W&dF, Portfolio and Random on Deceptive (n = 2), Hartmann3 and Branin; the "
     "ablations RA-BO and Random+EXP3 on Deceptive (n = 2) and Hartmann3 at T = 100; UHE-BO, RA-BO and MAP on E0's "
     "GP sample paths (d = 1, 2) at T = 100, all variants but the fit 5 × 300 (MCMC not run: one 10-seed HMC "
     "program costs 15–45 min here; adding it could only add comparisons, so a claim that holds in full at no "
-    "variant without it would hold at none with it); each variant applied to every method alike; the seeds' "
-    "initial designs as above; budgets T = 100 (10 seeds, as above), 50 and 30"
+    "variant without it would hold at none with it); each variant applied to every method alike; σ_n² refitted "
+    "on the real data (UHE(noise_refit=True): the pseudo fit's lengthscales and signal variance, a noise variance "
+    "fitted by MAP on the real data, in the posterior and the UCB) changes only UHE-BO and RA-BO, so it runs "
+    "them alone, T = 100, and the other methods' rows are the default's; the seeds' initial designs as above; "
+    "budgets T = 100 (10 seeds, as above), 50 and 30"
 )
 NOT_PROBED = "Sensitivity: not run for this claim (the sensitivity runs cover Deceptive (n = 2), Hartmann3 and Branin"
 ABLATION = (
@@ -159,51 +167,106 @@ SENS_BASE = ("map", "a_gp_ucb", "wdf", "portfolio", "random")  # the baselines o
 
 def load_sensitivity() -> pd.DataFrame | None:
     """The sensitivity runs' final values (one row per variant, problem, method and seed), or None
-    before they exist."""
+    before they exist. A variant that changes only the pseudo-data methods (PSEUDO_ONLY) takes the other
+    methods' rows from the default run at the same budget (the same programs and keys)."""
     path = UHE / SENS
     if not path.exists():
         return None
     df = pd.read_csv(path).drop_duplicates(["variant", "budget", "problem", "method", "seed"], keep="last")
+    for variant, budget in sorted(set(zip(df.variant, df.budget))):
+        if variant in PSEUDO_ONLY:
+            problems = set(df[(df.variant == variant) & (df.budget == budget)].problem)
+            base = df[(df.variant == "default") & (df.budget == budget) & ~df.method.isin(PSEUDO)]
+            df = pd.concat([df, base[base.problem.isin(problems)].assign(variant=variant)], ignore_index=True)
     ls = np.log(df[[c for c in df.columns if c.startswith("lengthscale_") and c != "lengthscale_gm"]])
     ls_error = (ls - np.log(LS_TRUE)).abs().mean(axis=1)  # E0's value; a row's missing dimensions are NaN
-    return df.rename(columns={"lengthscale_gm": "lengthscale"}).assign(step=0, ls_error=ls_error)
+    stuck = (df.simple_regret >= STUCK).astype(float)
+    return df.rename(columns={"lengthscale_gm": "lengthscale"}).assign(step=0, ls_error=ls_error, stuck=stuck)
 
 
-def sensitivity(sens: pd.DataFrame | None, specs) -> str:
-    """The claim's comparisons under every variant of the sensitivity runs, graded by the same rule
-    (jbo.verdict.compare / holds / grade). specs: (problem, A, B, asserted, value) tuples."""
+def _runs(sens: pd.DataFrame) -> list[tuple[str, int]]:
+    """The sensitivity runs (variant, budget), the paper's budget first."""
+    return sorted(set(zip(sens.variant, sens.budget)), key=lambda vb: (-vb[1], list(VARIANTS).index(vb[0])))
+
+
+def _probe_pair(sub: pd.DataFrame, problem, a, b, phrase, value) -> Pair:
+    fa, fb = (final_per_seed(sub, value, problem=problem, method=m) for m in (a, b))
+    if value == "stuck":
+        return Pair("", *paired(fa, fb), phrase, False, STUCK_MARGIN)
+    return Pair("", *paired(fa, fb), phrase)
+
+
+def probe_grades(sens: pd.DataFrame | None, specs) -> list[tuple[str, str, int, int, list[str], int]]:
+    """The claim's comparisons (specs: (problem, A, B, phrase, value) tuples) under every sensitivity run,
+    graded by the same rule and phrase table: (run label, verdict, comparisons that hold, comparisons
+    graded, those that hold, comparisons not run). A variant that changes only UHE-BO and RA-BO is left out
+    of a claim that compares neither (its runs are the default's)."""
     if sens is None:
-        return ""
-    parts, full = [], []
-    runs = sorted(set(zip(sens.variant, sens.budget)), key=lambda vb: (-vb[1], list(VARIANTS).index(vb[0])))
-    for variant, budget in runs:
+        return []
+    out = []
+    pseudo = any(m in PSEUDO for _, a, b, _, _ in specs for m in (a, b))
+    for variant, budget in _runs(sens):
+        if variant in PSEUDO_ONLY and not pseudo:
+            continue
         sub = sens[(sens.variant == variant) & (sens.budget == budget)]
         label = f"{VARIANTS[variant]}, T = {budget}, {sub.seed.nunique()} seeds"
         results, held, absent = [], [], 0
-        for problem, a, b, asserted, value in specs:
+        for problem, a, b, phrase, value in specs:
             have = set(sub[sub.problem == problem].method)
             if a not in have or b not in have:  # the 5 x 300 runs leave out A-GP-UCB and W&dF
                 absent += 1
                 continue
-            fa, fb = (final_per_seed(sub, value, problem=problem, method=m) for m in (a, b))
-            c = Pair("", *paired(fa, fb), asserted).compare()
-            ok = verdict.holds(c, asserted)
+            pr = _probe_pair(sub, problem, a, b, phrase, value)
+            r = pr.reading()
+            ok = verdict.holds(pr.compare(), r.outcomes, effect=r.effect)
             results.append(ok)
-            what = {"lengthscale": " lengthscale", "ls_error": " lengthscale error"}.get(value, "")
+            what = {"lengthscale": " lengthscale", "ls_error": " lengthscale error", "stuck": " stuck"}.get(value, "")
             if ok:
                 held.append(f"{PROBLEMS[problem]}{what} {METHODS[a]} vs {METHODS[b]}")
-        if not results:
+        grade = verdict.grade(results) if results else "not run"
+        out.append((label, grade, len(held), len(results), held, absent))
+    return out
+
+
+def sensitivity(sens: pd.DataFrame | None, specs) -> str:
+    """The claim's comparisons under every variant of the sensitivity runs, graded by the same rule
+    (jbo.verdict.compare / holds / grade through the phrase table), as a sentence of the claim's note."""
+    grades = probe_grades(sens, specs)
+    if not grades:
+        return ""
+    parts, full = [], []
+    for label, grade, k, n, held, absent in grades:
+        if grade == "not run":
             parts.append(f"{label}: not run")
             continue
-        grade = verdict.grade(results)
         if grade == "reproduced":
             full.append(label)
         which = f": {', '.join(held)}" if grade == "partly" else ""
         left = f"; {absent} not run" if absent else ""
-        parts.append(f"{label}: **{grade}** ({len(held)} of {len(results)} hold{which}{left})")
+        parts.append(f"{label}: **{grade}** ({k} of {n} hold{which}{left})")
     return (
         f" Sensitivity (`{SRC}{SENS}`; {SENS_SETTINGS}; the same comparisons on these problems, "
         f"graded by the same rule): {'; '.join(parts)}. Holds in full at: {', '.join(full) or 'none of the variants'}."
+    )
+
+
+def write_sensitivity_table(sens: pd.DataFrame | None, probes: list[tuple[str, list]]) -> None:
+    """uhe_bo_sensitivity.md: every probed claim (rows) under every sensitivity run (columns), graded as in
+    the claims' notes: the verdict and the comparisons that hold of those graded."""
+    if sens is None:
+        return
+    cols = [f"{VARIANTS[v]}, T = {b}" for v, b in _runs(sens)]
+    lines = ["| claim (comparisons on the sensitivity problems) | " + " | ".join(cols) + " |"]
+    lines.append("|---|" + "---|" * len(cols))
+    for name, specs in probes:
+        cells = dict.fromkeys(cols, "—")
+        for label, grade, k, n, _, _ in probe_grades(sens, specs):
+            cells[label.rsplit(",", 1)[0]] = grade if grade == "not run" else f"{grade} ({k}/{n})"
+        lines.append(f"| {name} | " + " | ".join(cells.values()) + " |")
+    (OUT / "uhe_bo_sensitivity.md").write_text(
+        "\n".join(lines)
+        + "\n\n— : the run does not bear on the claim (σ_n² refitted on the real data changes only UHE-BO and "
+        "RA-BO). Seeds: 10 at T = 100, 8 at T = 50, 6 at T = 30. From `experiments/results/uhe/sensitivity.csv`.\n"
     )
 
 
@@ -211,151 +274,271 @@ def claims() -> list[Claim]:
     runs = load()
     sens = load_sensitivity()
 
-    def probe(problems, a_b, asserted, value="simple_regret"):
-        return [(p, a, b, asserted, value) for p in problems for a, b in a_b]
+    def probe(problems, a_b, phrase, value="simple_regret"):
+        return [(p, a, b, phrase, value) for p in problems for a, b in a_b]
 
     vs_base = [("uhe_bo", m) for m in SENS_BASE]
 
-    def pair(problem, a, b, asserted, value="simple_regret", log=True, margin=None, what=""):
+    def pair(problem, a, b, phrase, value="simple_regret", log=True, margin=None, what="", against=""):
         fa, fb = (final_per_seed(runs, value, problem=problem, method=m) for m in (a, b))
         extra = {} if margin is None else {"margin": margin}
         label = f"{PROBLEMS[problem]}{what}: {METHODS[a]} vs {METHODS[b]}"
-        return Pair(label, *paired(fa, fb), asserted, log, **extra)
+        return Pair(label, *paired(fa, fb), phrase, log, against=against, **extra)
 
-    def acc(problem, a, b, asserted):
-        return pair(problem, a, b, asserted, "neg_percent", False, ACC_MARGIN, " (−accuracy %)")
+    def acc(problem, a, b, phrase, against=""):
+        return pair(problem, a, b, phrase, "neg_percent", False, ACC_MARGIN, " (−accuracy %)", against)
 
-    def reward(a, b, asserted):
-        return pair("lunar", a, b, asserted, "neg_best", False, REWARD_MARGIN, " (−reward)")
+    def reward(a, b, phrase):
+        return pair("lunar", a, b, phrase, "neg_best", False, REWARD_MARGIN, " (−reward)")
 
     def ls(problem, a, b):
-        return pair(problem, a, b, BETTER, "lengthscale", what=" lengthscale")
+        return pair(problem, a, b, "beats", "lengthscale", what=" lengthscale (shorter)")
+
+    def stuck(problem, m):
+        """m's per-seed stuck indicator (final regret >= STUCK) against UHE-BO's on the same seeds."""
+        fa, fb = (
+            (final_per_seed(runs, "simple_regret", problem=problem, method=k) >= STUCK).astype(float)
+            for k in (m, "uhe_bo")
+        )
+        label = f"{PROBLEMS[problem]} stuck (final regret ≥ {STUCK:g}): {METHODS[m]} vs UHE-BO"
+        return Pair(label, *paired(fa, fb), "worse than", False, STUCK_MARGIN)
 
     fig2 = f"{SRC}fig2_<problem>.csv, fig2_mcmc_<problem>.csv, fig2_d3_deceptive3.csv, fig2_d3_mcmc_deceptive3.csv"
     fig5 = f"{SRC}fig5_<problem>.csv, fig5_mcmc_<problem>.csv"
     real = f"{SRC}fig2_realworld_<problem>.csv, fig2_realworld_mcmc_<problem>.csv"
     fig4 = f"{SRC}fig4_<problem>.csv, fig2_<problem>.csv (UHE-BO)"
     synth = f"{SETTINGS}; {DECEPTIVE}; {H1}"
+    q_fig2 = (
+        "our UHE-BO is significantly better than all baseline methods in the Deceptive and h1 functions whilst "
+        "performing comparable on Hartman3 function"
+    )
+    q_pr = "our proposed method, UHE-BO, also outperforms Porfolio and Random significantly"
+    q_ablation = (
+        "It can be seen that each component contributes to the success of the proposed method. [...] the method "
+        "RA-BO which is quite conservative as it samples data points randomly every 2 iterations. In contrast, "
+        "UHE-BO is more efficient because it learns to switch between decisions using EXP3."
+    )
+    # the claims the sensitivity runs probe, with their comparisons there (uhe_bo_sensitivity.md)
+    probes = {
+        "deceptive": probe(["deceptive2"], vs_base, "significantly outperforms"),
+        "hartmann3": probe(["hartmann3"], vs_base, "comparable to"),
+        "stuck": probe(FIG2[:1] + FIG2[3:], [("map", "uhe_bo")], "worse than", "stuck"),
+        "explore": probe(["deceptive2", "hartmann3"], [("a_gp_ucb", "map"), ("wdf", "map")], "beats", "lengthscale")
+        + probe(["deceptive2", "hartmann3"], [("map", "a_gp_ucb"), ("map", "wdf")], "better than"),
+        "portfolio": probe(["deceptive2", "hartmann3"], [("uhe_bo", "portfolio")], "significantly outperforms"),
+        "random": probe(["deceptive2", "hartmann3"], [("uhe_bo", "random")], "significantly outperforms"),
+        "fig5": probe(["branin"], vs_base, "on par with"),
+        "random_exp3": probe(["deceptive2", "hartmann3"], [("uhe_bo", "random_exp3")], "better than"),
+        "ra_bo": probe(["deceptive2", "hartmann3"], [("uhe_bo", "ra_bo")], "better than"),
+        "e0": probe(["gp_d1", "gp_d2"], [("uhe_bo", "map"), ("ra_bo", "map")], "more accurate than", "ls_error"),
+    }
     out = [
         Claim(
             "1",
-            "Synthetic (Fig 2): UHE-BO is significantly better than all baselines on Deceptive",
-            [pair(p, "uhe_bo", m, BETTER) for p in ("deceptive2", "deceptive3") for m in BASELINES],
+            "UHE-BO significantly better than every baseline on Deceptive (n = 2 and 3): final simple regret, "
+            "interval beyond a factor of two",
+            [
+                pair(p, "uhe_bo", m, "significantly outperforms")
+                for p in ("deceptive2", "deceptive3")
+                for m in BASELINES
+            ],
             fig2,
-            f"{SETTINGS}; {DECEPTIVE}." + sensitivity(sens, probe(["deceptive2"], vs_base, BETTER)),
+            f"{SETTINGS}; {DECEPTIVE}." + sensitivity(sens, probes["deceptive"]),
+            quote=q_fig2,
+            where="§7.1, Fig 2 top",
+            scope=SCOPE,
         ),
         Claim(
             "1",
-            "Synthetic (Fig 2): UHE-BO is significantly better than all baselines on h1",
-            [pair("h1", "uhe_bo", m, BETTER) for m in BASELINES],
+            "UHE-BO significantly better than every baseline on h1: final simple regret, interval beyond a "
+            "factor of two",
+            [pair("h1", "uhe_bo", m, "significantly outperforms") for m in BASELINES],
             fig2,
-            f"{SETTINGS}; {H1}",
+            f"{SETTINGS}; {H1}. Sensitivity: not run for this claim (the sensitivity runs cover Deceptive (n = 2), "
+            "Hartmann3 and Branin)",
+            quote=q_fig2,
+            where="§7.1, Fig 2 top",
+            scope=SCOPE,
         ),
         Claim(
             "1",
-            "Synthetic (Fig 2): UHE-BO is comparable to the baselines on Hartmann3",
-            [pair("hartmann3", "uhe_bo", m, NOT_WORSE) for m in BASELINES],
+            "UHE-BO comparable to every baseline on Hartmann3 (comparable only: within a factor of two, neither "
+            "better nor worse)",
+            [pair("hartmann3", "uhe_bo", m, "comparable to") for m in BASELINES],
             fig2,
-            f"{SETTINGS}." + sensitivity(sens, probe(["hartmann3"], vs_base, NOT_WORSE)),
+            f"{SETTINGS}." + sensitivity(sens, probes["hartmann3"]),
+            quote=q_fig2,
+            where="§7.1, Fig 2 top",
+            scope=SCOPE,
         ),
         Claim(
             "1",
-            "Synthetic (Fig 2): MAP and MCMC often get stuck in local optima",
-            source=fig2,
-            note=f"'stuck': final simple regret ≥ {STUCK:g} (outside the global optimum's basin: Deceptive's "
-            f"corners and broad basins, h1's side peaks, Hartmann3's local optimum at regret 0.77); 'often': on at "
-            f"least {OFTEN} of the 10 seeds; both thresholds are ours, the paper gives no number. {synth}",
-            checks=_stuck_checks(runs),
+            f"MAP and MCMC get stuck more often than UHE-BO: on each Fig 2 problem, each seed's stuck indicator "
+            f"(final simple regret ≥ {STUCK:g}) of MAP / MCMC against UHE-BO's on the same seed, worse by the rule",
+            [stuck(p, m) for p in FIG2 for m in ("map", "mcmc")],
+            fig2,
+            f"'stuck': final simple regret ≥ {STUCK:g}, outside the global optimum's basin (Deceptive's corners and "
+            "broad basins, h1's side peaks, Hartmann3's local optimum at regret 0.77); the threshold is ours, the "
+            "paper gives no number. The paper's statement is relative to UHE-BO (its performance 'is limited'), so "
+            "each seed's indicator (1 stuck, 0 not) is paired with UHE-BO's and graded by the rule on the raw "
+            f"difference ('comparable' within {STUCK_MARGIN:g}): MAP / MCMC 'worse than' UHE-BO needs them stuck on "
+            "more seeds than UHE-BO, consistently (sign test) and on most seeds (the median). On h1 every method "
+            f"ends at regret ≥ {STUCK:g} on every seed (no method finds the narrow peak), so the indicators tie; the "
+            f"regret itself is graded in the h1 claim. {synth}."
+            + sensitivity(sens, probes["stuck"])
+            + " MCMC is not in the sensitivity runs.",
+            quote="MAP and MCMC do not take into account the statistical bias and uncertainty issue of not knowing "
+            "the true hyperparameters, thus their performance is limited. Based on our observations, they are "
+            "easily trapped at a local minimum.",
+            where="§7.1, Fig 2 top",
+            scope=SCOPE,
         ),
         Claim(
             "1",
-            "Synthetic (Fig 2): A-GP-UCB and W&dF over-explore because their lengthscales only shrink "
-            "(final lengthscale below MAP's, and final regret above MAP's)",
+            "A-GP-UCB and W&dF over-explore because their lengthscales only shrink: final lengthscale shorter than "
+            "MAP's, and final regret above MAP's",
             [ls(p, m, "map") for p in FIG2 for m in ("a_gp_ucb", "wdf")]
-            + [pair(p, "map", m, BETTER) for p in FIG2 for m in ("a_gp_ucb", "wdf")],
+            + [pair(p, "map", m, "better than") for p in FIG2 for m in ("a_gp_ucb", "wdf")],
             fig2,
             "lengthscale: geometric mean over the dimensions of the scaled lengthscales at the last step, unit "
-            "cube, log10 compared (lower = shorter); the paper shows only regret curves, the lengthscale and "
-            f"the regret cost of over-exploring are our reading of its explanation. {synth}."
-            + sensitivity(
-                sens,
-                probe(["deceptive2", "hartmann3"], [("a_gp_ucb", "map"), ("wdf", "map")], BETTER, "lengthscale")
-                + probe(["deceptive2", "hartmann3"], [("map", "a_gp_ucb"), ("map", "wdf")], BETTER),
-            ),
+            "cube, log10 compared, 'beats' = shorter; the paper shows only regret curves: the lengthscale and "
+            "the regret cost of over-exploring, both against MAP (the fit they scale), are our reading of its "
+            f"explanation. {synth}." + sensitivity(sens, probes["explore"]),
+            quote="their empirical performance is conservative, as they tend to over-explore the search domain. "
+            "This is due to their design of reducing the lengthscales monotonously, leading to the overestimation "
+            "of the uncertainty.",
+            where="§7.1, Fig 2 top",
+            scope=SCOPE,
         ),
         Claim(
             "1",
-            "Synthetic (Fig 2): Portfolio is clearly worse (than UHE-BO)",
-            [pair(p, "uhe_bo", "portfolio", BETTER) for p in FIG2],
+            "UHE-BO significantly better than Portfolio on every Fig 2 problem: final simple regret, interval "
+            "beyond a factor of two",
+            [
+                pair(p, "uhe_bo", "portfolio", "significantly outperforms", against=f"Portfolio on {PROBLEMS[p]}")
+                for p in FIG2
+            ],
             fig2,
             f"Portfolio: EXP3 over {{Random, GP-UCB}} every step, reward μ_t(x_t) scaled by D0. {synth}."
-            + sensitivity(sens, probe(["deceptive2", "hartmann3"], [("uhe_bo", "portfolio")], BETTER)),
+            + sensitivity(sens, probes["portfolio"]),
+            quote=q_pr,
+            where="§7.1, Fig 2 top",
+            scope=SCOPE,
         ),
         Claim(
             "1",
-            "Synthetic (Fig 2): Random is clearly worse (than UHE-BO)",
-            [pair(p, "uhe_bo", "random", BETTER) for p in FIG2],
+            "UHE-BO significantly better than Random on every Fig 2 problem: final simple regret, interval beyond "
+            "a factor of two",
+            [
+                pair(p, "uhe_bo", "random", "significantly outperforms", against=f"Random on {PROBLEMS[p]}")
+                for p in FIG2
+            ],
             fig2,
-            f"{synth}." + sensitivity(sens, probe(["deceptive2", "hartmann3"], [("uhe_bo", "random")], BETTER)),
+            f"{synth}." + sensitivity(sens, probes["random"]),
+            quote=q_pr,
+            where="§7.1, Fig 2 top",
+            scope=SCOPE,
         ),
         Claim(
             "2",
-            "Real-world (Fig 2 bottom): UHE-BO is significantly better on LR-Vehicle and XGB-SoftwareDefect",
-            [acc(p, "uhe_bo", m, BETTER) for p in ("lr", "gb") for m in BASELINES],
+            "UHE-BO significantly better than every baseline on the LR and boosting replacements: best test "
+            f"accuracy, interval beyond {ACC_MARGIN:g} point",
+            [
+                acc(p, "uhe_bo", m, "significantly outperforms", against=f"{METHODS[m]} on {PROBLEMS[p]}")
+                for p in ("lr", "gb")
+                for m in BASELINES
+            ],
             real,
             "graded on the in-package replacements, which saturate: the model-based methods end within 0.0005 "
             "accuracy of one another on the same best test accuracy on most seeds (MCMC on the boosting "
             "replacement 0.0014 above UHE-BO), so the paper's data sets (OpenML Vehicle and kc1, a download) "
             f"could still separate them. {REAL}. {MODEL}. {NOT_PROBED})",
+            quote="For Logistic Regression with the Vehicle Silhouettes dataset and the XGB Classification with the "
+            "Software Defect dataset, UHE-BO outperforms existing methods significantly.",
+            where="§7.1, Fig 2 bottom",
+            scope="T = 100, 10 seeds, replacements of the paper's data sets; the paper states neither",
         ),
         Claim(
             "2",
-            "Real-world (Fig 2 bottom): on Lunar, UHE-BO beats most methods",
-            [reward("uhe_bo", m, BETTER) for m in BASELINES if m != "mcmc"],
+            "On Lunar, UHE-BO better than the other methods but MCMC: best mean reward (all five graded; 'most' "
+            "would be met by three)",
+            [reward("uhe_bo", m, "better than") for m in BASELINES if m != "mcmc"],
             real,
-            f"all five non-MCMC baselines are graded: 'most' would be met by three of the five. {LUNAR}. {MODEL}. "
-            f"{NOT_PROBED})",
+            f"{LUNAR}. {MODEL}. {NOT_PROBED})",
+            quote="For Lunar landing, UHE-BO is better than most of approaches, except MCMC when it performs similarly.",
+            where="§7.1, Fig 2 bottom",
+            scope="T = 200, n0 = 36, 10 seeds; the paper states neither",
         ),
         Claim(
             "2",
-            "Real-world (Fig 2 bottom): on Lunar, UHE-BO ties MCMC",
-            [reward("uhe_bo", "mcmc", NOT_WORSE)],
+            f"On Lunar, UHE-BO and MCMC alike: best mean reward within {REWARD_MARGIN:g} (comparable only)",
+            [reward("uhe_bo", "mcmc", "performs similarly to")],
             real,
             f"MCMC run seed by seed under the batch's key for each seed (the same initial design). {LUNAR}. {MODEL}. "
             f"{NOT_PROBED}; MCMC is not in them)",
+            quote="For Lunar landing, UHE-BO is better than most of approaches, except MCMC when it performs similarly.",
+            where="§7.1, Fig 2 bottom",
+            scope="T = 200, n0 = 36, 10 seeds; the paper states neither",
         ),
         Claim(
             "2",
-            "Real-world (Fig 2 bottom): Random is poor everywhere",
-            [acc(p, m, "random", BETTER) for p in ("lr", "gb") for m in OTHERS]
-            + [reward(m, "random", BETTER) for m in OTHERS],
+            "Random worse than every other method on each real-world problem (best test accuracy; best mean reward)",
+            [
+                pair(p, "random", m, "worse than", v, False, mg, w, against=METHODS[m])
+                for p, v, mg, w in (
+                    ("lr", "neg_percent", ACC_MARGIN, " (−accuracy %)"),
+                    ("gb", "neg_percent", ACC_MARGIN, " (−accuracy %)"),
+                    ("lunar", "neg_best", REWARD_MARGIN, " (−reward)"),
+                )
+                for m in OTHERS
+            ],
             real,
-            f"every other method against Random. {REAL}. {LUNAR}. {MODEL}. {NOT_PROBED})",
+            f"{REAL}. {LUNAR}. {MODEL}. {NOT_PROBED})",
+            quote="The Random method performs poorly in all cases.",
+            where="§7.1, Fig 2 bottom",
+            scope="LR and boosting replacements T = 100, Lunar T = 200; 10 seeds; the paper states neither",
         ),
         Claim(
             "3",
-            "Fig 5: on the easy problems Branin and Hartmann6 UHE-BO matches the baselines (no loss)",
-            [pair(p, "uhe_bo", m, NOT_WORSE) for p in ("branin", "hartmann6") for m in BASELINES],
+            "UHE-BO on par with every baseline on Branin and Hartmann6 (comparable only: within a factor of two, "
+            "neither better nor worse)",
+            [pair(p, "uhe_bo", m, "on par with") for p in ("branin", "hartmann6") for m in BASELINES],
             fig5,
-            f"{SETTINGS}." + sensitivity(sens, probe(["branin"], vs_base, NOT_WORSE)) + " Hartmann6 is not in them.",
+            f"'performs as well as' read as 'on par with' (the table's reading of likeness). {SETTINGS}."
+            + sensitivity(sens, probes["fig5"])
+            + " Hartmann6 is not in them.",
+            quote="The results show that even with these problems, our proposed method, UHE-BO still performs as "
+            "well as other baseline methods.",
+            where="App. D, Fig 5",
+            scope=SCOPE,
         ),
         Claim(
             "4",
-            "Ablation (Fig 4): the pseudo-data loss helps: Random+EXP3 (EXP3 schedule, MAP on the real data) "
-            "is worse than UHE-BO",
-            [pair(p, "uhe_bo", "random_exp3", BETTER) for p in ("deceptive2", "hartmann3")],
+            "The pseudo-data loss helps: UHE-BO better than Random+EXP3 (the EXP3 schedule with MAP on the real "
+            "data), final simple regret",
+            [
+                pair(p, "uhe_bo", "random_exp3", "better than", against=f"Random+EXP3 on {PROBLEMS[p]}")
+                for p in ("deceptive2", "hartmann3")
+            ],
             fig4,
-            f"{ABLATION}. {SETTINGS}; {DECEPTIVE}."
-            + sensitivity(sens, probe(["deceptive2", "hartmann3"], [("uhe_bo", "random_exp3")], BETTER)),
+            f"{ABLATION}. {SETTINGS}; {DECEPTIVE}." + sensitivity(sens, probes["random_exp3"]),
+            quote=q_ablation,
+            where="§7.2, Fig 4 left and middle",
+            scope=SCOPE,
         ),
         Claim(
             "4",
-            "Ablation (Fig 4): the EXP3 schedule helps: RA-BO (random at every odd step, pseudo-data fit) is "
-            "conservative and worse than UHE-BO",
-            [pair(p, "uhe_bo", "ra_bo", BETTER) for p in ("deceptive2", "hartmann3")],
+            "The EXP3 schedule helps: UHE-BO better than RA-BO (random at every odd step, pseudo-data fit), final "
+            "simple regret",
+            [
+                pair(p, "uhe_bo", "ra_bo", "better than", against=f"RA-BO on {PROBLEMS[p]}")
+                for p in ("deceptive2", "hartmann3")
+            ],
             fig4,
-            f"{ABLATION}. {SETTINGS}; {DECEPTIVE}."
-            + sensitivity(sens, probe(["deceptive2", "hartmann3"], [("uhe_bo", "ra_bo")], BETTER)),
+            f"{ABLATION}. {SETTINGS}; {DECEPTIVE}." + sensitivity(sens, probes["ra_bo"]),
+            quote=q_ablation,
+            where="§7.2, Fig 4 left and middle",
+            scope=SCOPE,
         ),
     ]
     runtime = pd.read_csv(UHE / "fig4_runtime.csv")
@@ -365,40 +548,51 @@ def claims() -> list[Claim]:
         "one seed per method, T = 100, seconds per BO evaluation with compilation apart, on a 2-core x86_64 CPU "
         "with jax 0.10.2 (the paper: GPy on a Xeon Silver 4208); Hartmann3 and Deceptive (n = 2) inside the "
         "compiled scan, the boosting replacement through AskTell with the boosting fits timed apart; the "
-        f"bounds {MAP_RATIO:g}× and {MCMC_RATIO:g}× are our reading of '≈' and 'much cheaper'. On one H100 "
-        f"(Hartmann3, not graded: the paper's runs are on a CPU) UHE-BO is {gpu['uhe_bo'] / gpu['map']:.2f}× MAP "
-        f"and MCMC {gpu['mcmc'] / gpu['uhe_bo']:.0f}× UHE-BO (h100/timing_h100.json)"
+        f"bounds (within {MAP_RATIO:g}× either way; at least {MCMC_RATIO:g}×) are our reading of 'comparable' and "
+        f"'much faster'. On one H100 (Hartmann3, not graded: the paper's runs are on a CPU) UHE-BO is "
+        f"{gpu['uhe_bo'] / gpu['map']:.2f}× MAP and MCMC {gpu['mcmc'] / gpu['uhe_bo']:.0f}× UHE-BO "
+        "(h100/timing_h100.json)"
     )
+    q_time = "The running time of our method is comparable to MAP whilst much faster than MCMC across three problems."
+    time_scope = "T = 100, one seed per method; Deceptive (n = 2), Hartmann3, boosting replacement"
     fig3 = pd.read_csv(UHE / "fig3.csv").assign(step=0)
     f3 = [final_per_seed(fig3, "rmse_over_sd", method=m) for m in ("uhe_bo", "map")]
     out += [
         Claim(
             "5",
-            "Running time (Fig 4 right): UHE-BO costs about as much as MAP",
+            f"UHE-BO's seconds per BO evaluation within {MAP_RATIO:g}× of MAP's, either way",
             source=f"{SRC}fig4_runtime.csv",
             note=f"{timing}. Sensitivity: not run for this claim (the sensitivity runs compare regret, not time)",
             checks=_runtime_checks(runtime, "uhe_bo", "map", MAP_RATIO, at_most=True),
+            quote=q_time,
+            where="§7.2, Fig 4 right",
+            scope=time_scope,
         ),
         Claim(
             "5",
-            "Running time (Fig 4 right): UHE-BO is much cheaper than MCMC",
+            f"MCMC's seconds per BO evaluation at least {MCMC_RATIO:g}× UHE-BO's",
             source=f"{SRC}fig4_runtime.csv",
             note=timing,
             checks=_runtime_checks(runtime, "mcmc", "uhe_bo", MCMC_RATIO, at_most=False),
+            quote=q_time,
+            where="§7.2, Fig 4 right",
+            scope=time_scope,
         ),
         Claim(
             "6",
-            "Theory: the expected simple regret is sub-linear for large T, with an extra O(√(log 2 / T)) term "
-            "(Thm 6.7)",
+            "The expected simple regret is sub-linear for large T, with an extra O(√(2 log 2 / T)) term (Thm 6.7)",
             untestable_reason="a theorem: every run has one budget (T = 100, 200 on Lunar), so the regret's growth "
             "with T is not measured; the algorithm's bookkeeping is checked by the unit tests only",
+            quote="our bound in Theorem 6.7 focuses on the simple regret, applies to large T values and has an "
+            "additional term O(√(2 log 2/T)), which are the cost of not knowing the true GP hyperparameters in advance",
+            where="§6, after Thm 6.7",
         ),
         Claim(
             "7",
-            "Central mechanism (Fig 1, Thm 6.4): fitting θ on the pseudo data gives a less biased lengthscale "
-            "than MAP on the BO-collected data (E0: lengthscale error after 100 evaluations)",
+            "The pseudo-data fit's lengthscale more accurate than MAP's on the BO-collected data (E0: lengthscale "
+            "error after 100 evaluations, UHE-BO and RA-BO against MAP)",
             [
-                pair(p, m, "map", BETTER, "ls_error", what=" lengthscale error")
+                pair(p, m, "map", "more accurate than", "ls_error", what=" lengthscale error")
                 for p in ("gp_d1", "gp_d2")
                 for m in ("uhe_bo", "ra_bo")
             ],
@@ -408,56 +602,59 @@ def claims() -> list[Claim]:
             f"d = 1 and 2, 10 seeds, n0 = 3d, T = 100; lengthscale error = abs(ln ℓ̂ − ln ℓ₀) at the last step, "
             "averaged over the d lengthscales, compared on the "
             f"log10 scale (a factor of two is 'comparable'). {MODEL}."
-            + sensitivity(sens, probe(["gp_d1", "gp_d2"], [("uhe_bo", "map"), ("ra_bo", "map")], BETTER, "ls_error"))
+            + sensitivity(sens, probes["e0"])
             + " The spec's fit budget 5 × 300 is not in the E0 runs; the estimator-bias study "
             "(`experiments/results/uhe/estimator_bias_summary.csv`) fits both ways at 3 × 40 and 5 × 300 on Branin.",
+            quote="To completely correct this statistical bias, we propose to approximate the biased GP "
+            "hyperparameter loss function by a non-biased one.",
+            where="§5.2, Thm 6.4, Fig 1",
+            scope="T = 100, 10 seeds, GP sample paths d = 1, 2 (the spec's harness)",
         ),
         Claim(
             "7",
-            "Fig 3 (Branin): UHE-BO's GP mean under its last fit is closer to the true function than MAP's",
-            [Pair("Branin RMSE of the GP mean / sd of f: UHE-BO vs MAP", *paired(*f3), BETTER)],
+            "UHE-BO's GP mean under its last fit closer to the true function than MAP's (Branin: RMSE over a grid)",
+            [Pair("Branin RMSE of the GP mean / sd of f: UHE-BO vs MAP", *paired(*f3), "more accurate than")],
             f"{SRC}fig3.csv",
             "the paper does not name Fig 3's function: Branin is the spec's choice (D21); RMSE over a 60 × 60 "
             "grid in units of the standard deviation of f there, 5 seeds, n0 = 3d, T = 100; MAP's final regret is "
             f"the lower on every seed. {MODEL}",
+            quote="with our proposed method, unbiased GP hyperparameter estimation can be obtained, and thus, the GP "
+            "mean is more accurate.",
+            where="§7.2, Fig 3",
+            scope="T = 100, 5 seeds",
         ),
     ]
+    write_sensitivity_table(
+        sens,
+        [
+            ("UHE-BO significantly better than every baseline on Deceptive", probes["deceptive"]),
+            ("UHE-BO comparable to every baseline on Hartmann3", probes["hartmann3"]),
+            ("MAP stuck more often than UHE-BO (Deceptive, Hartmann3)", probes["stuck"]),
+            ("A-GP-UCB and W&dF over-explore", probes["explore"]),
+            ("UHE-BO significantly better than Portfolio", probes["portfolio"]),
+            ("UHE-BO significantly better than Random", probes["random"]),
+            ("Fig 5: UHE-BO on par with every baseline on Branin", probes["fig5"]),
+            ("Ablation: UHE-BO better than Random+EXP3", probes["random_exp3"]),
+            ("Ablation: UHE-BO better than RA-BO", probes["ra_bo"]),
+            ("E0: pseudo fit's lengthscale more accurate than MAP's", probes["e0"]),
+        ],
+    )
     return out
-
-
-def _stuck_checks(runs: pd.DataFrame) -> list[tuple[str, bool]]:
-    """On each Fig 2 problem, how many seeds of MAP and of MCMC end at simple regret >= STUCK (UHE-BO's
-    count beside them); met when at least OFTEN seeds do."""
-    checks = []
-    for problem in FIG2:
-        counts = {
-            m: int((final_per_seed(runs, "simple_regret", problem=problem, method=m) >= STUCK).sum())
-            for m in ("map", "mcmc", "uhe_bo")
-        }
-        for m in ("map", "mcmc"):
-            checks.append(
-                (
-                    f"{PROBLEMS[problem]}: {METHODS[m]} ends at simple regret ≥ {STUCK:g} on {counts[m]} of 10 seeds "
-                    f"(UHE-BO {counts['uhe_bo']}; 'often': at least {OFTEN})",
-                    counts[m] >= OFTEN,
-                )
-            )
-    return checks
 
 
 def _runtime_checks(runtime: pd.DataFrame, a: str, b: str, bound: float, at_most: bool) -> list[tuple[str, bool]]:
     """Per problem of the running-time panel: A's seconds per BO evaluation over B's, against the bound
-    (at most it when at_most, at least it otherwise)."""
+    (at_most: within the bound either way, 1 / bound <= ratio <= bound; otherwise at least the bound)."""
     per = runtime.pivot(index="problem", columns="method", values="s_per_bo_evaluation")
     checks = []
     for problem in ("deceptive2", "hartmann3", "gb"):
         ratio = per.loc[problem, a] / per.loc[problem, b]
-        sign = "≤" if at_most else "≥"
+        asserted = f"asserted within {1 / bound:.2f}–{bound:g}×" if at_most else f"asserted ≥ {bound:g}×"
         checks.append(
             (
                 f"{PROBLEMS[problem]}: {METHODS[a]} {per.loc[problem, a]:.3f} s / {METHODS[b]} "
-                f"{per.loc[problem, b]:.3f} s per BO evaluation = {ratio:.1f}× (asserted {sign} {bound:g}×)",
-                ratio <= bound if at_most else ratio >= bound,
+                f"{per.loc[problem, b]:.3f} s per BO evaluation = {ratio:.1f}× ({asserted})",
+                1 / bound <= ratio <= bound if at_most else ratio >= bound,
             )
         )
     return checks
