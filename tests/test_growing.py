@@ -190,6 +190,19 @@ def test_refit_schedule_refits_on_its_steps_and_reuses_the_factor_between():
         GPBO(refit_growth=-1.0)
 
 
+def test_refit_steps_are_every_step_below_refit_all_then_the_growth_levels():
+    """refit_now with g = 0.25 and refit_all = 7: steps 0-6 refit, then step t refits when a power
+    1.25^k lies in (t - 1, t], i.e. t = ceil(1.25^k): 1.25^9 = 7.45, ^10 = 9.31, ^11 = 11.64,
+    ^12 = 14.55, ^13 = 18.19, ^14 = 22.74, ^15 = 28.42, ^16 = 35.53 (^17 = 44.41 is past the 40 steps).
+    Step 7 = refit_all is no such step (1.25^8 = 5.96 < 6 < 7 < 7.45), so it is the boundary case: it
+    does not refit."""
+    alg = GPBO(refit_growth=0.25, refit_all=7)
+    want = set(range(7)) | {8, 10, 12, 15, 19, 23, 29, 36}
+    got = np.asarray(jax.vmap(alg.refit_now)(jnp.arange(40)))
+    np.testing.assert_array_equal(np.flatnonzero(got), sorted(want))
+    assert not bool(alg.refit_now(7))
+
+
 def test_screening_the_best_observations():
     """screen_data=k screens the k rows with the largest observations (NumPy argsort as the truth);
     True, or a buffer of at most k rows, screens every row."""
