@@ -1,4 +1,4 @@
-"""What the SBO-KDE paper's budget costs on this machine: T = 350 evaluations (10 Sobol + 340 BO steps),
+"""What the released code's SBO-KDE budget costs on this machine: T = 350 evaluations (10 Sobol + 340 BO steps),
 M = 1024 KDE samples and 1024 inner points, the paper's raw screening (1024) with 10 starts x 50 Adam
 steps and the 2 x 60 MAP refit, 8 problems x 5 seeds.
 

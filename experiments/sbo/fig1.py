@@ -1,6 +1,6 @@
 """SBO-KDE paper Fig. 1 (and App. D Fig. 2 with --problems ackley_4c): cumulative regret of every method.
 
-    python experiments/sbo/fig1.py                       # paper settings: 5 seeds, n0 = 10, T = 350, M = 1024
+    python experiments/sbo/fig1.py     # the paper's 5 seeds and M = 1024, the released code's n0 = 10 and T = 350
     python experiments/sbo/fig1.py --budget 60 --samples 128 --problems ackley newsvendor   # reduced
     python experiments/sbo/fig1.py --quick               # smoke run
 

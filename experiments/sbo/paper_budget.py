@@ -1,12 +1,12 @@
-"""SBO-KDE Fig 1 at the paper's budget on one GPU: a queue of fig1.py runs, one process per problem and method,
-a few at a time, under one deadline.
+"""SBO-KDE Fig 1 at the released code's T = 350 on one GPU: a queue of fig1.py runs, one process per problem and
+method, a few at a time, under one deadline.
 
     OUT=/tmp/out python experiments/sbo/paper_budget.py --seeds 10 --tag paper_h100_s10 \
         --jobs ackley:sbo_kde ackley:gp_ucb newsvendor:sbo_kde newsvendor:gp_ucb ...
 
-Each job is `fig1.py --problems <problem> --methods <method> --seeds <seeds> --tag <tag>_<method>` at the paper's
-settings (T = 350, M = 1024, fig1.py's defaults), writing fig1_<problem>_<tag>_<method>.csv where fig1.py writes
-(experiments/results/sbo with --update, which the jobs are given, else its scratch mirror). Heavy methods evaluate
+Each job is `fig1.py --problems <problem> --methods <method> --seeds <seeds> --tag <tag>_<method>` at fig1.py's
+defaults (the released code's T = 350, the paper's M = 1024), writing fig1_<problem>_<tag>_<method>.csv where
+fig1.py writes (experiments/results/sbo with --update, which the jobs are given, else its scratch mirror). Heavy methods evaluate
 the M x M KDE acquisition (SBO-KDE, StableOpt, MinimaxApprox): on one H100 at 10 seeds such a program holds one 43.9
 GiB buffer while it runs, and XLA's autotuner asks for 20 GiB of scratch while it compiles, so heavy jobs run one at
 a time (--heavy-memory 0.8 of the GPU) and the others (GP-UCB, DRBO-KDE: a few hundred MiB to 2 GiB at 10 seeds)
