@@ -122,7 +122,8 @@ SENS_SETTINGS = (
     "variant without it would hold at none with it); each variant applied to every method alike; σ_n² refitted "
     "on the real data (UHE(noise_refit=True): the pseudo fit's lengthscales and signal variance, a noise variance "
     "fitted by MAP on the real data, in the posterior and the UCB) changes only UHE-BO and RA-BO, so it runs "
-    "them alone, T = 100, and the other methods' rows are the default's; the seeds' initial designs as above; "
+    "them alone at T = 100 (UHE-BO on Hartmann3 and Branin, RA-BO on Hartmann3; not run on Deceptive (n = 2) "
+    "or E0's sample paths, for time) and the other methods' rows are the default's; the seeds' initial designs as above; "
     "budgets T = 100 (10 seeds, as above), 50 and 30"
 )
 NOT_PROBED = "Sensitivity: not run for this claim (the sensitivity runs cover Deceptive (n = 2), Hartmann3 and Branin"
@@ -234,19 +235,21 @@ def sensitivity(sens: pd.DataFrame | None, specs) -> str:
     grades = probe_grades(sens, specs)
     if not grades:
         return ""
-    parts, full = [], []
+    parts, full, run_only = [], [], []
     for label, grade, k, n, held, absent in grades:
         if grade == "not run":
             parts.append(f"{label}: not run")
             continue
         if grade == "reproduced":
-            full.append(label)
+            (run_only if absent else full).append(label + (f" ({absent} not run)" if absent else ""))
         which = f": {', '.join(held)}" if grade == "partly" else ""
         left = f"; {absent} not run" if absent else ""
         parts.append(f"{label}: **{grade}** ({k} of {n} hold{which}{left})")
+    partial = f" Holds on every comparison run, not all run, at: {', '.join(run_only)}." if run_only else ""
     return (
         f" Sensitivity (`{SRC}{SENS}`; {SENS_SETTINGS}; the same comparisons on these problems, "
         f"graded by the same rule): {'; '.join(parts)}. Holds in full at: {', '.join(full) or 'none of the variants'}."
+        + partial
     )
 
 
@@ -260,8 +263,9 @@ def write_sensitivity_table(sens: pd.DataFrame | None, probes: list[tuple[str, l
     lines.append("|---|" + "---|" * len(cols))
     for name, specs in probes:
         cells = dict.fromkeys(cols, "—")
-        for label, grade, k, n, _, _ in probe_grades(sens, specs):
-            cells[label.rsplit(",", 1)[0]] = grade if grade == "not run" else f"{grade} ({k}/{n})"
+        for label, grade, k, n, _, absent in probe_grades(sens, specs):
+            left = f"; {absent} not run" if absent else ""
+            cells[label.rsplit(",", 1)[0]] = grade if grade == "not run" else f"{grade} ({k}/{n}{left})"
         lines.append(f"| {name} | " + " | ".join(cells.values()) + " |")
     (OUT / "uhe_bo_sensitivity.md").write_text(
         "\n".join(lines)
