@@ -122,8 +122,9 @@ SENS_SETTINGS = (
     "variant without it would hold at none with it); each variant applied to every method alike; σ_n² refitted "
     "on the real data (UHE(noise_refit=True): the pseudo fit's lengthscales and signal variance, a noise variance "
     "fitted by MAP on the real data, in the posterior and the UCB) changes only UHE-BO and RA-BO, so it runs "
-    "them alone at T = 100 (UHE-BO on Hartmann3 and Branin, RA-BO on Hartmann3; not run on Deceptive (n = 2) "
-    "or E0's sample paths, for time) and the other methods' rows are the default's; the seeds' initial designs as above; "
+    "them alone at T = 100 (UHE-BO on Deceptive (n = 2), Hartmann3 and Branin, RA-BO on Hartmann3; not run: RA-BO "
+    "on Deceptive, and E0's sample paths, for time) and the other methods' rows are the default's; the seeds' initial "
+    "designs as above; "
     "budgets T = 100 (10 seeds, as above), 50 and 30"
 )
 NOT_PROBED = "Sensitivity: not run for this claim (the sensitivity runs cover Deceptive (n = 2), Hartmann3 and Branin"
