@@ -170,7 +170,7 @@ def _evidence(pair: Pair, row: dict) -> str:
     mark = {True: "✓", False: "✗"}.get(row["holds"], "○")  # ○: underpowered, evidence neither way
     said = f" [{pair.phrase}]"
     short = ""
-    if pair.reading().effect and row["outcome"] in ("better", "worse") and row["holds"] is False:
+    if pair.reading().effect and row["outcome"] == "better" and row["holds"] is False:  # the claimed direction
         short = " — inside the comparable margin, not the large advantage the paper claims"
     return f"{mark} {pair.label}{said}: {describe(row, pair.log)}{short}"
 
