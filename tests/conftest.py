@@ -46,16 +46,31 @@ def pytest_unconfigure(config):
 
 
 def pytest_addoption(parser):
-    parser.addoption("--runslow", action="store_true", default=False, help="run slow reproductions")
+    parser.addoption(
+        "--runslow", action="store_true", default=False, help="run slow reproductions (and the extended tests)"
+    )
+    parser.addoption(
+        "--extended",
+        action="store_true",
+        default=False,
+        help="run the extended tests: a default test's property on more algorithms, seeds or devices",
+    )
 
 
 def pytest_collection_modifyitems(config, items):
+    """The default run proves each property on a representative case; `extended` tests repeat it on
+    more algorithms, seeds or devices (CI runs them: pytest --extended -m extended), `slow` ones are the
+    long reproductions (--runslow runs both)."""
     if config.getoption("--runslow"):
         return
-    skip = pytest.mark.skip(reason="slow reproduction: run with --runslow")
+    extended = config.getoption("--extended")
+    skip_slow = pytest.mark.skip(reason="slow reproduction: run with --runslow")
+    skip_extended = pytest.mark.skip(reason="extended: run with --extended (CI does)")
     for item in items:
         if "slow" in item.keywords:
-            item.add_marker(skip)
+            item.add_marker(skip_slow)
+        elif "extended" in item.keywords and not extended:
+            item.add_marker(skip_extended)
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -21,6 +21,8 @@ from jbo import designs, kernels
 from jbo.algorithms import sbo
 from jbo.problems import contextual as C
 
+pytestmark = pytest.mark.extended  # converged reference values and solvers: CI's extended step
+
 # ---------------------------------------------------------------- 1. log-EI in the tail
 
 Z_GRID = np.concatenate(

@@ -46,6 +46,7 @@ def serial():
     return _history(opt)
 
 
+@pytest.mark.extended  # AskTell == the scan in the default run: test_properties
 def test_serial_loop_equals_the_compiled_scan(serial):
     xs, ys = serial
     prob = jbo.problems.get("branin")

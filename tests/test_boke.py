@@ -137,6 +137,7 @@ SMALL = dict(candidates_per_dim=64, num_starts=3, opt_steps=10)
 PROBLEM = jbo.problems.get("branin")
 
 
+@pytest.mark.extended
 def test_boke_plus_with_p_one_equals_boke():
     key = jax.random.key(3)
     a = jbo.run(boke.BOKE(num_initial=4, **SMALL), PROBLEM, key, 12, boke.BOKEParams())
@@ -147,6 +148,7 @@ def test_boke_plus_with_p_one_equals_boke():
     assert int(c.final_state.exploit_steps) == 8
 
 
+@pytest.mark.extended  # vmapped == looped on GP-UCB: test_exactness
 def test_boke_seeds_vmapped_equal_looped():
     alg = boke.BOKE(num_initial=4, plus=True, **SMALL)
     tr = jbo.run_seeds(alg, PROBLEM, jax.random.key(0), 9, 3)
@@ -159,8 +161,8 @@ def test_boke_seeds_vmapped_equal_looped():
     "alg, params",
     [
         (boke.BOKE(num_initial=4, bandwidth_rule="scott_data", **SMALL), boke.BOKEParams()),
-        (boke.BOKE(num_initial=4, plus=True, **SMALL), boke.BOKEPlusParams()),
-        (boke.KRUCB(num_initial=4, **SMALL), boke.KRUCBParams(alpha=0.8)),
+        pytest.param(boke.BOKE(num_initial=4, plus=True, **SMALL), boke.BOKEPlusParams(), marks=pytest.mark.extended),
+        pytest.param(boke.KRUCB(num_initial=4, **SMALL), boke.KRUCBParams(alpha=0.8), marks=pytest.mark.extended),
     ],
 )
 def test_growing_buffer_equals_whole_buffer(alg, params):
@@ -189,6 +191,7 @@ def test_boke_without_exploration_exploits_the_best_point():
     assert np.isclose(float(m), float(jnp.max(tr.observations[:8])), rtol=1e-6)
 
 
+@pytest.mark.extended
 def test_kr_ucb_widening_limits():
     """alpha -> 0: never widens, only re-samples design points; alpha = 1: widens every step."""
     alg = boke.KRUCB(num_initial=5, **SMALL)

@@ -288,6 +288,7 @@ def test_a_replaced_builtin_describes_itself(registries):
     assert jbo.algorithms.describe("gp_ucb") == "My own UCB."
 
 
+@pytest.mark.extended
 def test_a_registered_kernel_works_in_a_gp_model_and_in_algorithm_options(registries):
     def cauchy(r2):
         return 1.0 / (1.0 + r2)

@@ -106,6 +106,7 @@ def test_full_set_dominates_every_subset(opt_method):
         assert abs(float(score(masks[i], R)(xs[i])) - float(g[i])) < 1e-9
 
 
+@pytest.mark.extended
 @pytest.mark.parametrize("kernel", ["se", "matern52"])
 def test_expected_sample_path_equals_the_direct_mean_over_rows(kernel):
     """TS-PSQ's g(i, xc) in its rearranged form (row means of the features and, for SE, of the kernel's
@@ -551,6 +552,7 @@ def test_round_robin_order_and_switch_at_the_exploration_budget(paper_run):
     assert np.all(cost[:5] == 0)  # the initial design is free
 
 
+@pytest.mark.extended
 def test_no_state_change_after_the_budget(paper_run):
     env, tr = paper_run
     active = np.asarray(tr.metrics["active"][0, 0])
@@ -573,6 +575,7 @@ def test_no_state_change_after_the_budget(paper_run):
     np.testing.assert_array_equal(final.counts, counts)  # counts updated in both phases
 
 
+@pytest.mark.extended
 def test_official_preset_explores_from_set_two_and_uses_its_rules():
     masks = jnp.asarray(P.masks(P.SETS_PLANT, 5))
     spec = Spec(ControlSets(masks), 30, 0, {"free_scale": jnp.asarray(0.14), "f_lo": jnp.asarray(-1.2)})
@@ -592,6 +595,7 @@ def test_official_preset_explores_from_set_two_and_uses_its_rules():
     assert sets == [1, 2, 3]  # 0-based t % m with t from 1: set 2 first
 
 
+@pytest.mark.extended
 def test_ucb_psq_always_plays_the_full_set():
     env = P.CVSProblem("plant", "cheap", 0.04)
     tr = _budget_run(A.CVS(method="ucb_psq", **TINY), env, 8.0, 16)
@@ -606,7 +610,7 @@ def test_ucb_psq_always_plays_the_full_set():
 @pytest.mark.parametrize(
     "method,seq,budget",
     [
-        ("ucb_psq", True, 40.0),
+        pytest.param("ucb_psq", True, 40.0, marks=pytest.mark.extended),
         pytest.param("ucvs", True, 9.0, marks=pytest.mark.slow),
         pytest.param("ucb_cvs", False, 9.0, marks=pytest.mark.slow),
     ],
@@ -655,6 +659,7 @@ def test_expected_values_chunked_equal_a_direct_mean():
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.extended  # vmapped == looped on GP-UCB: test_exactness
 def test_environments_vmapped_equal_looped_and_sequential():
     envs = [P.CVSProblem("plant", c, v) for c, v in (("cheap", 0.02), ("moderate", 0.04))]
     alg = A.CVS(method="random")
@@ -722,6 +727,7 @@ def test_noise_free_hartmann_cheap_commits_to_the_valid_subset():
 
 
 # ---------------------------------------------------------------- EI-naive (an addition, bocvs.md 3.4)
+@pytest.mark.extended
 def test_ei_naive_expected_improvement_equals_exact_gaussian_monte_carlo():
     """EI(i, xc) from joint RFF sample paths == the same expectation under the exact joint Gaussian
     posterior of f at the composed points and the observed points (NumPy, 200k draws); and its

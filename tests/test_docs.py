@@ -18,7 +18,15 @@ def _blocks(path):
     return BLOCK.findall(path.read_text())
 
 
-@pytest.mark.parametrize("path", [p for p in PAGES if _blocks(p)], ids=lambda p: str(p.relative_to(ROOT)))
+# the heaviest pages' code runs in CI's extended step (the README's in every run)
+EXTENDED_PAGES = ("getting-started.md", "asktell.md", "kernel.md", "devices.md", "sweeps.md")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [pytest.param(p, marks=pytest.mark.extended) if p.name in EXTENDED_PAGES else p for p in PAGES if _blocks(p)],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
 def test_page_code_runs(path, tmp_path, monkeypatch):
     matplotlib.use("Agg")
     monkeypatch.chdir(tmp_path)  # files a block writes land in a scratch folder

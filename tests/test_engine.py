@@ -20,6 +20,7 @@ def ucb_seeds():
     return jbo.run_seeds(UCB, PROBLEM, KEY, T, 3)
 
 
+@pytest.mark.extended  # vmapped == looped in the default run: test_exactness
 def test_vmapped_equals_looped(ucb_seeds):
     for i, k in enumerate(jax.random.split(KEY, 3)):
         single = jbo.run(UCB, PROBLEM, k, T)
@@ -51,6 +52,7 @@ def test_metrics_are_consistent(ucb_seeds):
     assert np.all(np.diff(m["simple_regret"], axis=1) <= 0)
 
 
+@pytest.mark.extended
 def test_sweep_equals_separate_runs():
     betas = jnp.array([0.5, 4.0])
     params = jbo.engine.stack_params(*[jbo.replace_params(UCB.default_params(), beta=b) for b in [0.5, 4.0]])

@@ -26,6 +26,7 @@ import pytest
 from scipy import special, stats
 
 import jbo
+from tests.test_cvs import H6_A, H6_ALPHA, H6_P  # Hartmann-6 from Surjanovic & Bingham, written out there
 
 TOL = 1e-10  # NumPy against XLA: the same formulas, summed in another order
 VOCABULARY = (
@@ -239,18 +240,6 @@ def test_drifting_arms_in_stacked_environments_dynamic_regret_costs_budget_and_f
 SETS_12D = [(1, 2, 3), (4, 5, 6), (7, 8, 9), (10, 11, 12), tuple(range(1, 7)), tuple(range(7, 13)), tuple(range(1, 13))]
 MASKS = np.array([[j + 1 in s for j in range(12)] for s in SETS_12D])
 CHEAP = np.array([0.01, 0.01, 0.01, 0.1, 0.1, 0.1, 1.0])  # the uCVS paper's "cheap" cost set
-H6_ALPHA = np.array([1.0, 1.2, 3.0, 3.2])
-H6_A = np.array(
-    [[10, 3, 17, 3.5, 1.7, 8], [0.05, 10, 17, 0.1, 8, 14], [3, 3.5, 1.7, 10, 17, 8], [17, 8, 0.05, 10, 0.1, 14]]
-)
-H6_P = 1e-4 * np.array(
-    [
-        [1312, 1696, 5569, 124, 8283, 5886],
-        [2329, 4135, 8307, 3736, 1004, 9991],
-        [2348, 1451, 3522, 2883, 3047, 6650],
-        [4047, 8828, 8732, 5743, 1091, 381],
-    ]
-)
 
 
 def hartmann12_np(u):
@@ -335,6 +324,7 @@ def test_kernel_drift_per_step_optimum_simple_regret_is_the_smallest_regret_so_f
 
 
 # ---------------------------------------------------------------- a GP method, growing segments, a sweep
+@pytest.mark.extended
 def test_gp_sweep_segments_budget_failed_evaluations_and_frozen_state():
     """GP-UCB over 100 steps (growing segments of 64 and 100 rows) on the failing noisy bowl: a sweep
     of two betas (one seed) with a budget and a free initial design."""

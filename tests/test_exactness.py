@@ -16,6 +16,7 @@ import shutil
 import jax
 import numpy as np
 import pandas as pd
+import pytest
 
 import jbo
 import jbo.study_config
@@ -47,6 +48,7 @@ def runs(bucket):
     return [jbo.run(gp(bucket), PROBLEM, k, T) for k in jax.random.split(KEY, 2)]
 
 
+@pytest.mark.extended  # at XLA's default settings; segments == whole buffer in the default run: test_growing
 def test_segments_equal_the_whole_buffer_to_rounding(xla_optimized):
     assert gp().capacities(T) == (64, T) and gp(bucket=False).capacities(T) == (T,)
     for seg, whole in zip(runs(True), runs(False)):
@@ -55,6 +57,7 @@ def test_segments_equal_the_whole_buffer_to_rounding(xla_optimized):
         np.testing.assert_allclose(seg.final_state.buffer.x, whole.final_state.buffer.x, rtol=0, atol=ROUNDING)
 
 
+@pytest.mark.extended  # at XLA's default settings; vmapped == looped in the default run: test_registry
 def test_vmapped_seeds_equal_looped_runs_to_rounding(xla_optimized):
     many = jbo.run_seeds(gp(bucket=False), PROBLEM, KEY, T, 2)
     for i, one in enumerate(runs(False)):
@@ -82,6 +85,7 @@ def _sha(path):
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+@pytest.mark.extended  # at XLA's default settings; resume in the default run: test_study_config
 def test_resumed_study_equals_the_uninterrupted_one(tmp_path, xla_optimized):
     full = jbo.study_config.run(STUDY, tmp_path / "a", progress=False)
     out = tmp_path / "b"

@@ -47,6 +47,7 @@ def test_a_nan_acquisition_names_the_seed_and_a_vector_one_is_refused_when_built
         jbo.algorithms.GPBO(acquisition=lambda post, x, best: x)
 
 
+@pytest.mark.extended
 def test_failed_evaluations_are_left_out_of_the_model_and_the_regrets():
     """NaN on half the box: the run names the objective; the buffer holds exactly the finite
     evaluations, and the regrets equal those recomputed with NumPy from the finite values."""
@@ -76,6 +77,7 @@ def test_minus_infinity_regions_do_not_freeze_the_fit():
     assert np.all(np.isfinite(np.asarray(tr.metrics["simple_regret"])[:, 4:]))
 
 
+@pytest.mark.extended  # Params checks at every entry point: test_checks
 def test_params_are_checked_by_type_finiteness_and_domain():
     p = UCB.default_params()
     for bad, kind, what in (
@@ -220,6 +222,7 @@ def test_degenerate_data_gives_no_nan(name, fn, bounds):
         assert not np.any(np.isnan(np.asarray(leaf, dtype=np.float64)))
 
 
+@pytest.mark.extended
 def test_twenty_dimensions_give_no_nan():
     prob = jbo.problems.from_function(lambda x: -jnp.sum((x - 0.5) ** 2), jnp.stack([jnp.zeros(20), jnp.ones(20)]))
     alg = jbo.algorithms.get("gp_ucb", num_initial=4, fit_steps=3, num_raw=16, num_starts=1, opt_steps=2)
@@ -266,6 +269,7 @@ def test_a_rounds_points_do_not_see_the_rounds_values(lie):
     assert not np.allclose(picks[1, 0.0], picks[1, 5.0])
 
 
+@pytest.mark.extended
 def test_batch_runs_keep_one_fit_per_round_and_vmapped_equals_looped():
     alg = jbo.algorithms.GPBO(batch_size=4, **SMALL)
     tr = jbo.run_seeds(alg, BRANIN, 2, 16, 2)
@@ -401,6 +405,7 @@ def test_monte_carlo_q_acquisitions_reduce_to_the_closed_forms_at_q_1():
     )
 
 
+@pytest.mark.extended
 def test_a_joint_q_round_plays_the_points_chosen_at_its_start():
     alg = jbo.algorithms.GPBO(batch_size=3, batch_mode="mc", batch_samples=32, **SMALL)
     tr = jbo.run_seeds(alg, BRANIN, 0, 10, 2, keep_final_state=True)
@@ -577,6 +582,7 @@ def _nan_derivative_jvp(primals, tangents):
     return nan_derivative(primals[0]), jnp.nan * tangents[0]
 
 
+@pytest.mark.extended  # a failed restart in the default run: test_fit
 def test_a_fit_that_meets_a_nonfinite_loss_or_gradient_fails_visibly():
     x = jax.random.uniform(jax.random.key(0), (12, 2))
     y = jnp.sin(6 * x[:, 0]) + x[:, 1]
@@ -597,6 +603,7 @@ def test_a_fit_that_meets_a_nonfinite_loss_or_gradient_fails_visibly():
     assert all(np.isfinite(np.asarray(a)).all() for a in ok)
 
 
+@pytest.mark.extended
 def test_a_profile_in_sqrt_r2_fits_like_the_built_in_kernel():
     """exp(-sqrt(r2)) is Matern 1/2 written by hand: dk/dr2 is infinite at r2 = 0, where the exact
     lengthscale derivative is 0. Its closed-form gradient equals the built-in matern12's and central

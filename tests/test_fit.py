@@ -87,7 +87,7 @@ def _scipy_best(buf, model, num_starts=20):
 @pytest.mark.parametrize(
     "case, default_gap",
     [
-        (_m52_map, 5e-4),
+        pytest.param(_m52_map, 5e-4, marks=pytest.mark.extended),
         pytest.param(_se3, 3e-3, marks=pytest.mark.slow),
         pytest.param(_m32, 0.1, marks=pytest.mark.slow),
     ],
@@ -141,6 +141,7 @@ _HANG = textwrap.dedent("""
 """)
 
 
+@pytest.mark.extended
 def test_vmapped_lbfgs_fit_terminates_within_its_bound():
     """SE data, 30 noisy points in 3-D, noise started at 0.1, 4 vmapped restarts x 100 steps.
     Run in a subprocess under a timeout, so a hang fails the test instead of stalling the suite."""

@@ -44,6 +44,7 @@ def test_bucket_schedule_and_segments():
     assert grown[0].capacity == 8 and grown[1].capacity == 5 and grown[2].shape == (24,)
 
 
+@pytest.mark.extended  # segments == whole buffer in the default run
 def test_resized_buffer_and_posterior_equal_the_whole_ones():
     rng = np.random.default_rng(0)
     x, y = rng.uniform(size=(6, 3)), rng.normal(size=6)
@@ -85,7 +86,10 @@ def test_rank1_extend_and_refresh_equal_a_fresh_factorisation():
     assert bool(jnp.all(gp.extend(full, jnp.asarray(x[5])).chol == full.chol))
 
 
-@pytest.mark.parametrize("method", ["gp_ucb", "gp_ei", "paper_gp", "paper_gp_noisy"])
+@pytest.mark.parametrize(
+    "method",
+    ["gp_ucb", *(pytest.param(m, marks=pytest.mark.extended) for m in ("gp_ei", "paper_gp", "paper_gp_noisy"))],
+)
 def test_segmented_runs_equal_whole_buffer_runs(method):
     prob = jbo.problems.get("branin")
     if method.startswith("paper_gp"):  # fixed hyper-parameters: rank-1 appends in both runs
@@ -131,6 +135,7 @@ def test_segmented_seeds_equal_looped_seeds_and_fixed_gp_equals_refactorised():
     _close(fixed, refit, 1e-6)
 
 
+@pytest.mark.extended  # segments == whole buffer on GP-UCB and uCVS by default
 def test_contextual_sbo_segments_equal_whole_buffer():
     """SBO-KDE (a GPBO on (x, c) rows, MAP refit); uCVS's segments are checked in test_cvs."""
     prob = jbo.problems.get("sbo:modified_branin")
@@ -170,6 +175,7 @@ def test_each_segment_compiles_once_for_any_seed_count():
     assert sorted(traced) == [8, 16, T]
 
 
+@pytest.mark.extended
 def test_refit_schedule_refits_on_its_steps_and_reuses_the_factor_between():
     """refit_growth: lengthscales change only on refit steps; with refit_all >= T it is the default run."""
     prob = jbo.problems.get("branin")

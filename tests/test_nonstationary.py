@@ -177,6 +177,7 @@ def test_max_variance_design_equals_brute_force_greedy_on_the_active_set():
     np.testing.assert_allclose(chol.var, _dense(K, picks, np.zeros(n), lam)[1], atol=1e-8)
 
 
+@pytest.mark.extended
 @pytest.mark.parametrize("sizes", [(5, 9, 140), (40, 55)])
 def test_active_design_equals_the_full_design_and_a_dense_solve(sizes):
     """R-PERP's design on the compacted active set (active_design, cost ~ m |X_j|), vmapped over active
@@ -264,6 +265,7 @@ def test_elimination_invariants():
         np.testing.assert_array_equal(new, keep)
 
 
+@pytest.mark.extended
 def test_stationary_instance_keeps_the_maximiser_and_its_regret_flattens():
     """Spec 7.2: f_t = f^(1) for all t and C = 0 (no drift, so the permutation term of Eq. 8 is not
     needed): the true maximiser survives in all 8 seeds, the active set shrinks monotonically, and the
@@ -280,6 +282,7 @@ def test_stationary_instance_keeps_the_maximiser_and_its_regret_flattens():
     assert r[:, -100:].mean() < 0.15 * r[:, : ns.batch_sizes(T)[0]].mean()
 
 
+@pytest.mark.extended
 def test_rperp_restarts_reset_the_active_set_and_permute_false_queries_in_selection_order():
     T, H = 300, 100
     env = pn.kernel_drift(1, "matern52", horizon=T, grid_size=12)
@@ -386,6 +389,7 @@ def test_linear_drift_variation_is_the_realised_sum_of_step_changes():
     np.testing.assert_allclose(per_step[-1], env.anchors[-1])
 
 
+@pytest.mark.extended  # vmapped == looped on GP-UCB: test_exactness
 def test_run_instances_equals_one_run_per_seed():
     """Vmapped (run_instances groups seeds 0 and 1) == one run per seed; 144 arms, so R-PERP's design reads
     its rows over different prefixes of arms, with per-seed active sets."""

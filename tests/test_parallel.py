@@ -250,6 +250,7 @@ def test_bad_settings_are_named(whole):
 
 
 # ---------------------------------------------------------------- 4 forced host devices; 2 processes
+@pytest.mark.extended  # two devices, a real GP: test_properties
 def test_four_forced_host_devices_equal_one_device(children):
     """Seeds (5, padded to 8), a sweep (3 settings x 2 seeds, padded to 8), environments and a study on
     4 CPU devices equal the one-device run (to rounding: see the chunk test and
@@ -260,6 +261,7 @@ def test_four_forced_host_devices_equal_one_device(children):
     assert r["sweep_shape"] == [3, 2, T]
 
 
+@pytest.mark.extended  # bitwise on two processes in the default run: test_properties
 def test_bitwise_runs_are_identical_on_any_device_count_and_chunk(children):
     """bitwise=True (runs one after another by lax.map; on several devices one one-device program
     per device instead of an SPMD program): 5 seeds on 4 devices, padded to 8, in 2 chunks of one
@@ -329,6 +331,7 @@ def test_gp_sharded_agrees_to_rounding():
     assert r["bitwise_identical"] and r["bitwise_vs_vmapped"] < 1e-10, r
 
 
+@pytest.mark.extended  # XLA's flags on the CPU programs
 def test_cpu_compile_options_change_rounding_only(monkeypatch, xla_optimized):
     """The run programs' CPU compile options (parallel.CPU_COMPILER_OPTIONS, LLVM -O2 by default) give
     the same GP-UCB runs as XLA's default options, to rounding."""

@@ -256,15 +256,13 @@ def test_ask_tell_on_control_sets_and_finite_arms_reproduce_the_scan():
     assert arm.best()[1] == float(np.max(scan.observations))
 
 
-@pytest.mark.slow  # suite time; test_asktell_executor checks a failed step leaves every state leaf unchanged
-def test_failing_host_objective_does_not_corrupt_state():
-    problem = jbo.problems.get("branin")
-    alg = jbo.algorithms.get("gp_ucb", num_initial=3, fit_steps=5, num_raw=32, num_starts=2, opt_steps=3)
-    f = lambda x: float(problem.objective(jnp.asarray(x)))  # noqa: E731
-    clean = jbo.AskTell(alg, problem.bounds, 6, KEY)
+def check_failed_tells_change_nothing(alg, bounds, steps, f):
+    """A non-finite value and a point of the wrong shape are refused at step 4 (after the state has
+    learned from earlier tells); the run then continues exactly as an undisturbed one."""
+    clean = jbo.AskTell(alg, bounds, steps, KEY)
     clean.optimize(f)
-    bumpy = jbo.AskTell(alg, problem.bounds, 6, KEY)
-    for t in range(6):
+    bumpy = jbo.AskTell(alg, bounds, steps, KEY)
+    for t in range(steps):
         x = bumpy.ask()
         if t == 4:
             with pytest.raises(ValueError, match="non-finite"):
@@ -273,8 +271,17 @@ def test_failing_host_objective_does_not_corrupt_state():
                 bumpy.tell(x[:1], 1.0)
         bumpy.tell(x, f(x))
     np.testing.assert_allclose(np.stack(bumpy.xs), np.stack(clean.xs))
+    assert bumpy.best()[1] == clean.best()[1]
 
 
+@pytest.mark.slow  # suite time; test_properties proves it on a cheap algorithm, test_asktell_executor that a failed step leaves every state leaf unchanged
+def test_failing_host_objective_does_not_corrupt_state():
+    problem = jbo.problems.get("branin")
+    alg = jbo.algorithms.get("gp_ucb", num_initial=3, fit_steps=5, num_raw=32, num_starts=2, opt_steps=3)
+    check_failed_tells_change_nothing(alg, problem.bounds, 6, lambda x: float(problem.objective(jnp.asarray(x))))
+
+
+@pytest.mark.extended  # AskTell == the scan in the default run: test_properties
 def test_ask_tell_drives_a_contextual_method():
     """AskTell drives an SBO method, with (c, y) observations."""
     small = dict(num_initial=3, num_samples=16, num_inner=16, num_raw=16, num_starts=2, opt_steps=2, fit_steps=3)
@@ -430,6 +437,7 @@ def test_problem_names_are_unique_and_contextual_problems_are_registered():
     assert {"hpo:rf_friedman1", "hpo:xgb_diabetes"} <= set(names)
 
 
+@pytest.mark.extended
 def test_summary_on_a_contextual_study_and_on_a_cost_axis():
     """studies.summary works on contextual studies, with and without a known optimum."""
     small = dict(num_initial=3, num_samples=8, num_inner=8, num_raw=8, num_starts=1, opt_steps=1, fit_steps=2)
@@ -458,6 +466,7 @@ def test_cost_grid_is_the_step_function_of_cumulative_cost():
     np.testing.assert_allclose(at["mean_simple_regret"], on[on.cost == 4.0]["simple_regret"].mean())
 
 
+@pytest.mark.extended  # chunks == one program in the default run: test_properties
 def test_compile_seeds_equals_run_seeds():
     alg = jbo.algorithms.get("gp_ei", num_initial=3, fit_steps=5, num_raw=32, num_starts=2, opt_steps=3)
     prob = jbo.problems.get("branin")

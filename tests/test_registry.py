@@ -137,10 +137,20 @@ def _assert_inside(space, actions):
     assert x.shape[-1] == space.dim and np.isfinite(x).all() and (x >= 0).all() and (x <= 1).all()
 
 
-# cvs:etc50 runs with --runslow (suite time; its groups are unit-tested in test_cvs, its policy is argmax within a group)
-@pytest.mark.parametrize(
-    "name", [pytest.param(n, marks=pytest.mark.slow) if n == "cvs:etc50" else n for n in jbo.algorithms.names()]
-)
+# The default run: the GP-BO rule and acquisition, BOKE, BOKE+, KR-UCB and R-PERP (uCVS,
+# SBO-KDE and UHE-BO run in their modules' tests); CI's extended step runs every other registered algorithm, each against
+# its golden trace; cvs:etc50 runs with --runslow (its groups are unit-tested in test_cvs, its policy is
+# argmax within a group).
+IN_DEFAULT_RUN = {"random_search", "gp_ucb", "gp_ei", "boke", "boke_plus", "kr_ucb", "r_perp"}
+
+
+def _marks(name: str):
+    if name == "cvs:etc50":
+        return pytest.mark.slow
+    return () if name in IN_DEFAULT_RUN else pytest.mark.extended
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=_marks(n)) for n in jbo.algorithms.names()])
 def test_registered_algorithm_runs_and_seeds_do_not_leak(name):
     """Finite curves and actions inside the action space for 2 vmapped seeds; swapping the two seeds'
     keys in the same compiled program swaps their traces exactly (nothing leaks across the seed axis);
@@ -167,6 +177,7 @@ def test_looped_representatives_are_registered():
     assert LOOPED <= set(jbo.algorithms.names())
 
 
+@pytest.mark.extended  # GP methods against random search in the default run: test_properties
 @pytest.mark.parametrize(
     "name",
     ["gp_ucb"]
@@ -255,6 +266,7 @@ def test_demo_command_writes_its_table(tmp_path, capsys):
     assert (tmp_path / "demo_regret.png").exists() and "simple_regret" in capsys.readouterr().out
 
 
+@pytest.mark.extended
 def test_a_long_gp_run_keeps_its_golden_trace():
     """GP-UCB past the refit-every-step phase and across a segment boundary (T = 120: segments of 64
     and 120 rows, refits every step while t < 64, then on the growth schedule) equals its recorded trace."""

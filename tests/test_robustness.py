@@ -51,7 +51,14 @@ def _finite_tree(tree):
     return all(np.isfinite(a).all() for a in leaves if np.issubdtype(a.dtype, np.inexact))
 
 
-@pytest.mark.parametrize("name", [n if n in IN_SUITE else pytest.param(n, marks=pytest.mark.slow) for n in GP_FAMILY])
+@pytest.mark.extended
+@pytest.mark.parametrize(
+    "name",
+    [
+        n if n == "gp_ucb" else pytest.param(n, marks=pytest.mark.extended if n in IN_SUITE else pytest.mark.slow)
+        for n in GP_FAMILY
+    ],
+)
 def test_gp_method_on_degenerate_problems(name):
     alg = jbo.algorithms.get(name, **SMALL)
     trace = jbo.engine.run_environments(

@@ -184,6 +184,7 @@ def test_portfolio_surrogate_check_values():
     np.testing.assert_allclose(got, d["check_mean"], rtol=1e-8, atol=1e-8)
 
 
+@pytest.mark.extended
 def test_joint_gp_padded_equals_unpadded():
     rng = np.random.default_rng(12)
     z = jnp.asarray(rng.uniform(size=(9, 3)))
@@ -206,6 +207,7 @@ def test_joint_gp_padded_equals_unpadded():
     np.testing.assert_allclose(m, direct, rtol=1e-8)
 
 
+@pytest.mark.extended
 def test_paired_ucb_values_and_danskin_gradient():
     rng = np.random.default_rng(13)
     z = jnp.asarray(rng.uniform(size=(9, 3)))
@@ -233,6 +235,7 @@ def test_paired_ucb_values_and_danskin_gradient():
     np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-7)
 
 
+@pytest.mark.extended
 def test_sbo_methods_run_and_bad_input():
     p = C.problem("newsvendor")
     small = dict(num_initial=4, num_samples=32, num_inner=32, num_raw=32, num_starts=2, opt_steps=5, fit_steps=5)

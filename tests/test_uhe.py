@@ -69,6 +69,7 @@ def test_pseudo_data_has_two_n_rows_labelled_by_nearest_neighbour():
     np.testing.assert_array_equal(np.asarray(small.y), np.asarray(pseudo.y)[:16])
 
 
+@pytest.mark.extended
 def test_pseudo_fit_equals_map_fit_when_the_pseudo_data_are_the_data():
     """Test 2 of 8.10: with x' = X the labels are y itself, and the pseudo loss (labels standardised by
     D's statistics, D9) is the MAP loss on D: the same fit, restart for restart."""
@@ -247,6 +248,7 @@ def _hand_exp3(trace_info, obs, n0, T):
             w[a] *= math.exp(g_even * r / (2 * p[a]))
 
 
+@pytest.mark.extended
 def test_uhe_bo_pairs_rewards_and_exp3_bookkeeping_match_a_hand_replay():
     prob = jbo.problems.get("branin")
     alg = uhe.UHE(**TINY)
@@ -323,6 +325,7 @@ def _numpy_noise_loss(x, y, ls, outputscale, noise):
     return -(lml + scipy.stats.gamma.logpdf(v, a=1e-3, scale=0.1) + math.log(v)) / len(y)
 
 
+@pytest.mark.extended
 def test_refit_noise_keeps_the_pseudo_fit_and_minimises_the_real_data_loss_in_the_noise():
     """noise_refit's σ_n²: the MAP loss on the real data in the noise alone, lengthscales and signal
     variance held at the pseudo fit's; against a bounded scalar minimisation of the NumPy loss."""
@@ -348,6 +351,7 @@ def test_refit_noise_keeps_the_pseudo_fit_and_minimises_the_real_data_loss_in_th
     assert abs(math.log(0.04) - opt.x) > 0.5
 
 
+@pytest.mark.extended  # refit_noise's loss in the default run
 def test_noise_refit_changes_only_the_posterior_noise_of_the_first_bo_step():
     """At the first BO step the pseudo fit is the default run's (same keys and data): the recorded
     lengthscales and signal variance are equal, the noise variance is the refit's, not the pseudo
