@@ -168,7 +168,7 @@ def _evidence(pair: Pair, row: dict) -> str:
     if row.get("outcome") == "one seed":
         return f"{pair.label}: one seed"
     mark = {True: "✓", False: "✗"}.get(row["holds"], "○")  # ○: underpowered, evidence neither way
-    said = f" [{pair.phrase}]"
+    said = f" \\[{pair.phrase}\\]"  # escaped: a bare [phrase] may read as a cross-reference
     short = ""
     if pair.reading().effect and row["outcome"] == "better" and row["holds"] is False:  # the claimed direction
         short = " — inside the comparable margin, not the large advantage the paper claims"
