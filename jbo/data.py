@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import chex
+import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -156,7 +157,7 @@ def check_bucket_step(step, name: str = "bucket_step") -> None:
 
 
 def bucket_sizes(capacity: int, smallest: int = 16, max_step: int | None = None) -> list[int]:
-    """Segment sizes of a growing buffer (:func:`jbo.engine.bucket_schedule`): sizes below `capacity`
+    """Segment sizes of a growing buffer (:class:`Growth`): sizes below `capacity`
     from `smallest` on, each twice the last or (with `max_step`) the last plus max_step where that is
     smaller, then `capacity`.
     max_step=None: powers of two (16, 32, 64, ...); max_step=128 at capacity 750: 16, 32, 64, 128,
@@ -167,6 +168,83 @@ def bucket_sizes(capacity: int, smallest: int = 16, max_step: int | None = None)
         sizes.append(s)
         s = 2 * s if max_step is None else min(2 * s, s + max_step)
     return sizes + [capacity]
+
+
+BUCKET_SMALLEST = 64  # rows of the first segment, at least
+BUCKET_FIRST = 128  # rows of the first segment, at most
+BUCKET_SHARE = 1 / 3  # the first segment is the largest smallest * 2^k rows (to BUCKET_FIRST) within this share
+BUCKET_STEP = 256  # later segments grow by at most this many rows (None: doubling)
+BUCKET_WHOLE = 96  # runs of at most this many steps keep the one whole-buffer program
+
+
+class Growth(eqx.Module):
+    """How a run's growing state (a :class:`Buffer`, a GP factor; :func:`register_growing`) grows with
+    the data: the engine runs the scan in segments, segment k with every growing node cut to the k-th
+    size. Called with a run's length it returns the sizes, increasing and ending at num_steps.
+
+    enabled: False keeps the whole buffer (one segment, the whole-buffer program).
+    sizes: explicit sizes (those below num_steps are used, then num_steps); overrides the rule below.
+    The rule (defaults chosen by measurement, experiments/segment_schedule.py; docs/benchmarks.md):
+    runs of at most `whole` steps keep one segment; otherwise the first size is the largest
+    smallest * 2^k that is at most share * num_steps and at most `first` (at least `smallest`;
+    share = 0: `smallest`), then sizes double, growing by at most `step` rows (None: doubling):
+    T = 100: 64, 100; T = 200: 64, 128, 200; T = 400: 128, 256, 400; T = 1000: 128, 256, 512, 768,
+    1000. Each segment costs about 2-4 s of compile here and saves run time in proportion to the
+    seeds (at T = 100 and 128 a 64-row segment saves about 40% of the run, which pays for its compile
+    from about 11 seeds); a run of at most 96 steps (the demo, the quick start) keeps its one program.
+    """
+
+    enabled: bool = eqx.field(static=True, default=True)
+    sizes: tuple | None = eqx.field(static=True, default=None)
+    step: int | None = eqx.field(static=True, default=BUCKET_STEP)
+    smallest: int = eqx.field(static=True, default=BUCKET_SMALLEST)
+    whole: int = eqx.field(static=True, default=BUCKET_WHOLE)
+    share: float = eqx.field(static=True, default=BUCKET_SHARE)
+    first: int = eqx.field(static=True, default=BUCKET_FIRST)
+
+    def __check_init__(self):
+        if not isinstance(self.enabled, bool):
+            raise ValueError(f"Growth: enabled must be True or False, got {self.enabled!r}")
+        if self.sizes is not None:
+            ok = isinstance(self.sizes, tuple) and all(
+                isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s > 0 for s in self.sizes
+            )
+            if not ok or any(b <= a for a, b in zip(self.sizes, self.sizes[1:])):
+                raise ValueError(f"Growth: sizes must be a tuple of increasing positive ints, got {self.sizes!r}")
+        check_bucket_step(self.step, "Growth: step")
+        for name in ("smallest", "first"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise ValueError(f"Growth: {name} must be a positive int, got {v!r}")
+        if isinstance(self.whole, bool) or not isinstance(self.whole, (int, np.integer)) or self.whole < 0:
+            raise ValueError(f"Growth: whole must be an int >= 0, got {self.whole!r}")
+        if not (0.0 <= self.share <= 1.0):
+            raise ValueError(f"Growth: share must lie in [0, 1], got {self.share!r}")
+
+    def __call__(self, num_steps: int) -> tuple[int, ...]:
+        if not self.enabled:
+            return (num_steps,)
+        if self.sizes is not None:
+            return tuple(s for s in self.sizes if s < num_steps) + (num_steps,)
+        if num_steps <= self.whole:
+            return (num_steps,)
+        size = self.smallest
+        while 2 * size <= min(self.share * num_steps, self.first):
+            size *= 2
+        return tuple(bucket_sizes(num_steps, size, self.step))
+
+
+WHOLE = Growth(enabled=False)  # one segment: every growing node keeps the run's capacity
+
+
+def as_growth(bucket, **rule) -> Growth:
+    """The Growth of a `bucket` setting: True the rule (with `rule`'s settings), False the whole buffer,
+    a tuple of sizes those sizes; a Growth as it is."""
+    if isinstance(bucket, Growth):
+        return bucket
+    if isinstance(bucket, tuple):
+        return Growth(sizes=bucket)
+    return Growth(enabled=bucket, **rule)
 
 
 def num_valid(buf: Buffer) -> jax.Array:

@@ -52,7 +52,7 @@ An algorithm opts out by returning ``(num_steps,)`` from ``capacities`` or with 
 from __future__ import annotations
 
 import abc
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import chex
 import equinox as eqx
@@ -130,26 +130,14 @@ class Algorithm(eqx.Module):
         """Per-step diagnostics recorded in Trace.info (chosen arm, probabilities, phase, hyper-parameters)."""
         return {}
 
+    growth: ClassVar[data.Growth] = data.Growth()  # how growing state grows (an algorithm's field overrides it)
+
     def capacities(self, num_steps: int) -> tuple[int, ...]:
         """The row capacities a run's growing state passes through (see "Growing state" in the module
-        docstring): a static schedule ending at num_steps; (num_steps,) keeps every buffer whole.
-        Default: :func:`bucket_schedule`, with the algorithm's `bucket` field where it has one (False:
-        the whole buffer; a tuple of sizes: those below num_steps, then num_steps), its
-        `bucket_step`, `bucket_smallest`, `bucket_whole`, `bucket_share` and `bucket_first` (see
-        :func:`bucket_schedule`)."""
-        bucket = getattr(self, "bucket", True)
-        if isinstance(bucket, tuple):
-            return tuple(s for s in bucket if s < num_steps) + (num_steps,)
-        if not bucket:
-            return (num_steps,)
-        return bucket_schedule(
-            num_steps,
-            getattr(self, "bucket_step", BUCKET_STEP),
-            getattr(self, "bucket_smallest", BUCKET_SMALLEST),
-            getattr(self, "bucket_whole", BUCKET_WHOLE),
-            getattr(self, "bucket_share", BUCKET_SHARE),
-            getattr(self, "bucket_first", BUCKET_FIRST),
-        )
+        docstring): a static schedule ending at num_steps, the algorithm's :class:`jbo.data.Growth`
+        (`growth`, the default rule unless the algorithm declares its own); (num_steps,) keeps every
+        buffer whole."""
+        return self.growth(num_steps)
 
 
 class Environment(eqx.Module):
@@ -255,11 +243,8 @@ def _zeros(shapes):
     return jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
 
 
-BUCKET_SMALLEST = 64  # rows of the first segment, at least
-BUCKET_FIRST = 128  # rows of the first segment, at most
-BUCKET_SHARE = 1 / 3  # the first segment is the largest smallest * 2^k rows (to BUCKET_FIRST) within this share
-BUCKET_STEP = 256  # later segments grow by at most this many rows (None: doubling)
-BUCKET_WHOLE = 96  # runs of at most this many steps keep the one whole-buffer program
+BUCKET_SMALLEST, BUCKET_FIRST, BUCKET_SHARE = data.BUCKET_SMALLEST, data.BUCKET_FIRST, data.BUCKET_SHARE
+BUCKET_STEP, BUCKET_WHOLE = data.BUCKET_STEP, data.BUCKET_WHOLE
 
 
 def bucket_schedule(
@@ -270,34 +255,18 @@ def bucket_schedule(
     share: float = BUCKET_SHARE,
     first: int = BUCKET_FIRST,
 ):
-    """The default segment capacities of a run: (num_steps,) for runs of at most `whole` steps, else
-    :func:`jbo.data.bucket_sizes` up to num_steps, starting from the largest smallest * 2^k that is
-    at most share * num_steps and at most `first` (at least `smallest`; share = 0: `smallest`),
-    doubling, then growing by at most `max_step` rows: T = 100: 64, 100; T = 200: 64, 128, 200;
-    T = 400: 128, 256, 400; T = 1000: 128, 256, 512, 768, 1000. Defaults chosen by measurement
-    (experiments/segment_schedule.py; docs/benchmarks.md): each segment costs about 2-4 s of compile
-    here and saves run time in proportion to the seeds (at T = 100 and 128 a 64-row segment saves
-    about 40% of the run, which pays for its compile from about 11 seeds); in a long run a 64-row
-    segment saves little, while the early steps (measured with GPBO refitting at every step while
-    t < 128) on more than 128 rows cost a few seconds per seed; a run of at most 96 steps (the demo,
-    the quick start) keeps its one program."""
-    if num_steps <= whole:
-        return (num_steps,)
-    size = smallest
-    while 2 * size <= min(share * num_steps, first):
-        size *= 2
-    return tuple(data.bucket_sizes(num_steps, size, max_step))
+    """The default segment capacities of a run: :class:`jbo.data.Growth` with these settings."""
+    return data.Growth(step=max_step, smallest=smallest, whole=whole, share=share, first=first)(num_steps)
 
 
 def check_bucket(bucket) -> None:
     """An algorithm's `bucket` setting is a bool or a tuple of increasing positive sizes: a named ValueError."""
     if isinstance(bucket, bool):
         return
-    ok = isinstance(bucket, tuple) and all(
-        isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s > 0 for s in bucket
-    )
-    if not ok or any(b <= a for a, b in zip(bucket, bucket[1:])):
-        raise ValueError(f"bucket must be True, False or a tuple of increasing positive sizes, got {bucket!r}")
+    try:
+        data.Growth(sizes=bucket)
+    except ValueError:
+        raise ValueError(f"bucket must be True, False or a tuple of increasing positive sizes, got {bucket!r}") from None
 
 
 def _segments(algorithm: Algorithm, state, num_steps: int):

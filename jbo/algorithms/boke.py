@@ -165,6 +165,10 @@ class _KernelBO(Algorithm):
         _check_common(self.kernel, self.bandwidth_rule, self.num_initial, self.opt_method)
         check_bucket(self.bucket)
 
+    @property
+    def growth(self) -> data.Growth:
+        return data.as_growth(self.bucket)
+
     def init(self, key, params, spec: Spec) -> KRState:
         return KRState(data.empty(spec.num_steps, spec.dim), jnp.zeros((), jnp.int32))
 

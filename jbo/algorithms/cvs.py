@@ -334,9 +334,10 @@ class CVS(Algorithm):
     num_ei_paths: int = eqx.field(static=True, default=32)  # EI-naive's posterior draws (bocvs.md 3.4)
     bucket: bool = eqx.field(static=True, default=True)  # grow buffer and posterior with the data (capacities)
     bucket_step: int | None = eqx.field(static=True, default=128)  # prefix sizes grow by at most this
-    bucket_smallest = 16  # the engine's segments double from 16 rows up to 256, then grow by bucket_step
-    bucket_whole = 0  # every run grows from 16 rows, short runs too
-    bucket_share = 0.0  # long runs too
+
+    @property
+    def growth(self) -> data.Growth:  # segments double from 16 rows (capped by bucket_step), short runs too
+        return data.Growth(enabled=self.bucket, step=self.bucket_step, smallest=16, whole=0, share=0.0)
 
     def __check_init__(self):
         if self.method not in METHODS:

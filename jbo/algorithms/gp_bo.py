@@ -265,6 +265,10 @@ class GPBO(Algorithm):
         if self.fit_method not in ("adam", "lbfgs") or self.opt_method not in ("adam", "lbfgs"):
             raise ValueError("fit_method and opt_method are 'adam' or 'lbfgs'")
 
+    @property
+    def growth(self) -> data.Growth:
+        return data.as_growth(self.bucket, step=self.bucket_step)
+
     def default_params(self) -> GPBOParams:
         return GPBOParams(self.acquisition.default_params(), self.hypers.default_params())
 
