@@ -54,7 +54,7 @@ def time_jbo(problem, steps, seeds, num_initial, fit_restarts, fit_steps, previo
         **(PREVIOUS if previous else {}),
     )
     keys = jax.random.split(jax.random.key(123), seeds)
-    fn, compile_s = compile_seeds(alg, problem, keys, steps)
+    fn, compile_s = compile_seeds(alg, problem, keys=keys, num_steps=steps)
     if steps <= 200:
         jax.block_until_ready(fn(keys))  # warm-up execution
     t0 = time.perf_counter()

@@ -23,10 +23,10 @@ def branin_max(x: np.ndarray) -> np.ndarray:
 
 
 BRANIN_OPT = -0.39788735772973816
-_H6_A = np.array(
+H6_A = np.array(
     [[10.0, 3, 17, 3.5, 1.7, 8], [0.05, 10, 17, 0.1, 8, 14], [3, 3.5, 1.7, 10, 17, 8], [17, 8, 0.05, 10, 0.1, 14]]
 )
-_H6_P = 1e-4 * np.array(
+H6_P = 1e-4 * np.array(
     [
         [1312.0, 1696, 5569, 124, 8283, 5886],
         [2329, 4135, 8307, 3736, 1004, 9991],
@@ -39,7 +39,7 @@ _H6_ALPHA = np.array([1.0, 1.2, 3.0, 3.2])
 
 def hartmann6_max(x: np.ndarray) -> np.ndarray:
     """-hartmann6 (maximised) at unit-cube points x (n, 6)."""
-    inner = np.sum(_H6_A[None] * (x[:, None, :] - _H6_P[None]) ** 2, axis=-1)
+    inner = np.sum(H6_A[None] * (x[:, None, :] - H6_P[None]) ** 2, axis=-1)
     return np.sum(_H6_ALPHA * np.exp(-inner), axis=-1)
 
 

@@ -63,7 +63,7 @@ def timed(self, *a, **k):
 stages.Lowered.compile = timed
 alg = jbo.algorithms.get(name, **kwargs)
 keys = jax.random.split(jax.random.key(123), 8)
-fn, seconds = compile_seeds(alg, jbo.problems.get(problem), keys, steps)
+fn, seconds = compile_seeds(alg, jbo.problems.get(problem), keys=keys, num_steps=steps)
 t0 = time.perf_counter()
 trace = jax.block_until_ready(fn(keys))
 run = time.perf_counter() - t0

@@ -69,7 +69,7 @@ def timed(self, *a, **k):
 stages.Lowered.compile = timed
 alg = jbo.algorithms.get("gp_ucb", num_initial=10, **json.loads(sys.argv[2]))
 keys = jax.random.split(jax.random.key(123), 8)
-_, seconds = compile_seeds(alg, jbo.problems.get("hartmann6"), keys, int(sys.argv[1]))
+_, seconds = compile_seeds(alg, jbo.problems.get("hartmann6"), keys=keys, num_steps=int(sys.argv[1]))
 print(json.dumps({"compile_s": seconds, "xla_s": xla["wall"], "xla_cpu_s": xla["cpu"],
                   "segments": list(alg.capacities(int(sys.argv[1])))}))
 """

@@ -84,7 +84,7 @@ def main():
         finals, curves = {}, {}
         for setting, options in settings:
             alg = jbo.algorithms.get("gp_ucb", num_initial=10, **options)
-            fn, compile_s = compile_seeds(alg, problem, keys, steps)
+            fn, compile_s = compile_seeds(alg, problem, keys=keys, num_steps=steps)
             t0 = time.perf_counter()
             trace = jax.block_until_ready(fn(keys))
             run_s = time.perf_counter() - t0

@@ -58,7 +58,7 @@ def main():
         keys = jax.random.split(jax.random.key(2026), seeds)
         for restarts, steps in settings:
             alg = jbo.algorithms.get("gp_ucb", num_initial=6, num_restarts=restarts, fit_steps=steps)
-            fn, compile_s = compile_seeds(alg, problem, keys, T)
+            fn, compile_s = compile_seeds(alg, problem, keys=keys, num_steps=T)
             t0 = time.perf_counter()
             trace = jax.block_until_ready(fn(keys))
             run_s = time.perf_counter() - t0

@@ -46,7 +46,7 @@ steps, sizes, seeds = int(sys.argv[1]), tuple(json.loads(sys.argv[2])), int(sys.
 bucket = False if len(sizes) == 1 else sizes[:-1]
 alg = jbo.algorithms.get("gp_ucb", num_initial=10, bucket=bucket)
 keys = jax.random.split(jax.random.key(123), seeds)
-fn, seconds = compile_seeds(alg, jbo.problems.get("hartmann6"), keys, steps)
+fn, seconds = compile_seeds(alg, jbo.problems.get("hartmann6"), keys=keys, num_steps=steps)
 t0 = time.perf_counter()
 trace = jax.block_until_ready(fn(keys))
 run = time.perf_counter() - t0

@@ -11,7 +11,9 @@ until told, in any order (asynchronous completion); each is chosen with the pend
 the algorithm's lie (GP-BO: ``ask_pending``).
 
 Also: ``minimize=True``; starting from data (``data=(x, y)``, :meth:`AskTell.tell_data`);
-``on_nonfinite="fail"`` (a NaN or inf value is a failed evaluation: spent, never told to the model);
+``on_nonfinite`` with the runner's meaning: "raise" (default) refuses a NaN or inf value at the tell;
+"warn" and "ignore" record it as a failed evaluation (spent, never told to the model), with a warning
+or silently, as a compiled run does;
 :meth:`AskTell.save` / :meth:`AskTell.load` (an atomic write; the resumed optimiser asks what the
 saved one would have asked); :meth:`AskTell.best` and :meth:`AskTell.best_predicted`.
 
@@ -47,7 +49,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from jbo import checks
-from jbo.engine import Algorithm, Spec, Step, _keys, _split_seed, as_key
+from jbo.protocols import Algorithm, Spec, Step
+from jbo.runner import as_key, seed_keys
+from jbo.scan import split_seed
 from jbo.spaces import Box, ControlObservation, ControlSets, FiniteArms
 
 
@@ -77,8 +81,7 @@ def _ask_pending_fn(alg, state, params, step_keys, t, pending_from):
 @eqx.filter_jit
 def _info_fn(alg, state, params):
     """The algorithm's nonfinite_* info flags of every seed's state (jbo.checks)."""
-    info = jax.vmap(lambda s: alg.info(s, params))(state)
-    return {k: v for k, v in info.items() if isinstance(k, str) and k.startswith(checks.NONFINITE)}
+    return checks.nonfinite_flags(jax.vmap(lambda s: alg.info(s, params))(state))
 
 
 @eqx.filter_jit
@@ -162,21 +165,20 @@ class AskTell:
         self,
         algorithm: Algorithm,
         space,
-        num_steps: int,
+        *,
         key,
+        num_steps: int,
         params=None,
         num_seeds: int | None = None,
         context_dim: int = 0,
         side_info: dict | None = None,
-        *,
         minimize: bool = False,
         on_nonfinite: str = "raise",
         data=None,
     ):
         if not isinstance(algorithm, Algorithm):
             raise TypeError(f"algorithm must be a jbo.Algorithm, got {type(algorithm).__name__}")
-        if on_nonfinite not in ("raise", "fail"):
-            raise ValueError(f"on_nonfinite must be 'raise' or 'fail', got {on_nonfinite!r}")
+        checks.check_on_nonfinite(on_nonfinite)
         if not isinstance(minimize, bool):
             raise TypeError(f"minimize must be True or False, got {minimize!r}")
         self.minimize, self.on_nonfinite = minimize, on_nonfinite
@@ -191,9 +193,9 @@ class AskTell:
         self.params = algorithm.default_params() if params is None else params
         checks.check_params(self.params, f"{type(algorithm).__name__}: ")
         self._key = as_key(key)
-        keys = self._key[None] if num_seeds is None else _keys(self._key, num_seeds)
+        keys = self._key[None] if num_seeds is None else seed_keys(self._key, num_seeds)
         self.spec = Spec(self.space, self.num_steps, self.context_dim, dict(side_info or {}))
-        design_keys, _, _, init_keys, self._step_keys = jax.vmap(_split_seed)(keys)
+        design_keys, _, _, init_keys, self._step_keys = jax.vmap(split_seed)(keys)
         self.design = jax.vmap(lambda k: algorithm.initial_actions(k, self.spec))(design_keys)
         self.state = jax.vmap(lambda k: algorithm.init(k, self.params, self.spec))(init_keys)
         self.t = 0
@@ -358,7 +360,8 @@ class AskTell:
     def _observation(self, obs):
         """Host observation -> (the engine's form, finite), with the checks that keep a bad value out of
         the state. y is negated with minimize=True (the engine maximises). A non-finite value raises
-        a ValueError with on_nonfinite="raise"; with "fail" it comes back with finite=False."""
+        a ValueError with on_nonfinite="raise"; with "warn" (a warning) or "ignore" it comes back with
+        finite=False."""
         if isinstance(self.space, ControlSets):
             try:
                 x, y, cost = obs
@@ -384,8 +387,8 @@ class AskTell:
         finite = bool(np.all(np.isfinite(vals)))
         if not finite and self.on_nonfinite == "raise":
             raise ValueError(
-                f"the objective returned a non-finite value: {vals} (AskTell(..., on_nonfinite='fail') "
-                "records it as a failed evaluation instead)"
+                f"the objective returned a non-finite value: {vals} (AskTell(..., on_nonfinite='warn' or "
+                "'ignore') records it as a failed evaluation instead)"
             )
         return out, finite
 
@@ -393,7 +396,7 @@ class AskTell:
         """Tell the value of the point the last ask() proposed (one per seed with num_seeds), or of one
         of ask_batch's pending points. A point that was not asked is refused (:meth:`tell_data` adds
         evaluations of points of your own), and so is a second tell of the same ask. With
-        on_nonfinite="fail" a NaN or inf value is a failed evaluation: the step is spent, the algorithm
+        on_nonfinite="warn" or "ignore" a NaN or inf value is a failed evaluation: the step is spent, the algorithm
         is not told (that seed's state stays as ask left it) and best() leaves it out."""
         if self.t >= self.num_steps:
             raise RuntimeError(f"the budget of {self.num_steps} evaluations is spent")
@@ -491,6 +494,7 @@ class AskTell:
         if not told.all():
             keep = jnp.asarray(told)
             new = jax.tree.map(lambda n, o: jnp.where(keep.reshape((-1,) + (1,) * (jnp.ndim(n) - 1)), n, o), new, state)
+        if not told.all() and self.on_nonfinite == "warn":
             warnings.warn(
                 f"step {self.t}: a non-finite value from seed(s) {np.flatnonzero(~told).tolist()} is a failed "
                 "evaluation (spent, not told)",
@@ -659,12 +663,12 @@ class AskTell:
         opt = cls(
             algorithm,
             space,
-            rec["num_steps"],
-            key,
-            params,
-            rec["num_seeds"],
-            rec["context_dim"],
-            jax.tree.map(jnp.asarray, rec["side_info"]),
+            key=key,
+            num_steps=rec["num_steps"],
+            params=params,
+            num_seeds=rec["num_seeds"],
+            context_dim=rec["context_dim"],
+            side_info=jax.tree.map(jnp.asarray, rec["side_info"]),
             minimize=rec["minimize"],
             on_nonfinite=rec["on_nonfinite"],
         )

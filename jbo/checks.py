@@ -1,6 +1,6 @@
 """Checks at the boundary: non-finite values met inside a compiled run, and the domains of Params.
 
-**Non-finite values.** A compiled run cannot raise, so it records: every step's ``Trace.info`` holds
+**Non-finite values.** A compiled run cannot raise, so it records: every step's ``Trace.flags`` (the runner's) and ``Trace.info`` (an algorithm's) hold
 ``nonfinite_<source>`` booleans, and the entry points (``jbo.run``, ``run_seeds``, ``run_sweep``,
 ``run_environments``, ``run_study``) look at them after the run. By default a run that met NaN or
 inf raises :class:`NonFiniteError`, naming the source, the first step and the seed (the trace is
@@ -71,12 +71,15 @@ def check_on_nonfinite(on_nonfinite) -> str:
 
 
 def model_note(algorithm) -> str:
-    """' (kernel NAME)' for an algorithm with a GP model (its `model.kernel`: a built-in name or a
-    profile's function name), else '': the post-run messages name the kernel a model failure came from."""
+    """' (kernel NAME)' for an algorithm with a GP model (its `model.kernel`: a built-in name, a
+    profile's function name or a kernel object's short repr such as ``Matern52() + Periodic()``), else
+    '': the post-run messages name the kernel a model failure came from."""
+    from jbo import kernels
+
     kernel = getattr(getattr(algorithm, "model", None), "kernel", None)
     if kernel is None:
         return ""
-    return f" (kernel {kernel if isinstance(kernel, str) else getattr(kernel, '__name__', repr(kernel))})"
+    return f" (kernel {kernels.describe(kernel)})"
 
 
 def _where(index, axes) -> str:
@@ -85,6 +88,12 @@ def _where(index, axes) -> str:
         return "the run"
     parts = [f"{axes[k]} {i}" if k < len(axes) else f"index {i} of axis {k}" for k, i in enumerate(index)]
     return ", ".join(parts)
+
+
+def nonfinite_flags(info) -> dict:
+    """The ``nonfinite_<source>`` entries of an algorithm's info (a dict, or an Info NamedTuple's fields)."""
+    items = info._asdict().items() if hasattr(info, "_asdict") else info.items() if isinstance(info, dict) else ()
+    return {k: v for k, v in items if isinstance(k, str) and k.startswith(NONFINITE)}
 
 
 def check_trace(trace, on_nonfinite: str = "raise", axes: tuple = (), label: str = "the run", environment=None):
@@ -100,11 +109,12 @@ def check_trace(trace, on_nonfinite: str = "raise", axes: tuple = (), label: str
         warnings.warn(
             f"{label}: the host objective failed (failed evaluations):{details}", RuntimeWarning, stacklevel=3
         )
-    if check_on_nonfinite(on_nonfinite) == "ignore" or not isinstance(trace.info, dict):
+    if check_on_nonfinite(on_nonfinite) == "ignore":
         return trace
+    recorded = {**nonfinite_flags(trace.info), **nonfinite_flags(getattr(trace, "flags", None) or {})}
     problems, lines = [], []
-    for key in sorted(k for k in trace.info if isinstance(k, str) and k.startswith(NONFINITE)):
-        flags = np.asarray(trace.info[key])
+    for key in sorted(recorded):
+        flags = np.asarray(recorded[key])
         if flags.ndim == 0 or not flags.any():
             continue
         source = key[len(NONFINITE) :]

@@ -35,7 +35,7 @@ def demo(args) -> int:
         flush=True,
     )
     t0 = time.perf_counter()
-    table = jbo.studies.run_study(methods, problems, args.seed, steps, args.seeds)
+    table = jbo.studies.run_study(methods, problems, key=args.seed, num_steps=steps, num_seeds=args.seeds)
     out = Path(args.out)
     jbo.studies.save(table, out / "demo.csv")
     jbo.studies.plot(table, out / "demo_regret.png")
@@ -210,7 +210,7 @@ def _algorithm_lines(name: str) -> list[str]:
 
     line = jbo.algorithms.describe(name)
     lines = [f"    {_cut(line)}"] if line else []
-    factory = jbo.algorithms._REGISTRY[name]
+    factory = jbo.algorithms.REGISTRY[name]
     try:
         built = jbo.algorithms.get(name)
         rows = param_rows(built.default_params())

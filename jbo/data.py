@@ -237,6 +237,18 @@ class Growth(eqx.Module):
 WHOLE = Growth(enabled=False)  # one segment: every growing node keeps the run's capacity
 
 
+def check_bucket(bucket) -> None:
+    """A `bucket` setting is a bool or a tuple of increasing positive sizes: a named ValueError."""
+    if isinstance(bucket, bool) or isinstance(bucket, Growth):
+        return
+    try:
+        Growth(sizes=bucket)
+    except ValueError:
+        raise ValueError(
+            f"bucket must be True, False or a tuple of increasing positive sizes, got {bucket!r}"
+        ) from None
+
+
 def as_growth(bucket, **rule) -> Growth:
     """The Growth of a `bucket` setting: True the rule (with `rule`'s settings), False the whole buffer,
     a tuple of sizes those sizes; a Growth as it is."""

@@ -322,7 +322,7 @@ def map_runs(fn: Callable, bitwise: bool = False) -> Callable:
     return lambda *xs: jax.lax.map(lambda a: fn(*a), xs)
 
 
-class _PerDevice:
+class PerDevice:
     """bitwise=True on several devices: one one-device executable per local device, each run on its
     slice of the chunk, dispatched by the host (no SPMD program; see compile_runs)."""
 
@@ -367,7 +367,7 @@ class BatchRunner:
         n, c, ax = _num_runs(bd), self.plan.chunk_size, self.out_axis
         chunks = -(-n // c)
         bd = _pad(bd, chunks * c)
-        if isinstance(self.compiled, _PerDevice):
+        if isinstance(self.compiled, PerDevice):
             dispatch, finish, rd = self.compiled.dispatch, self.compiled.finish, self.compiled.place(rd)
         else:  # one SPMD program over the mesh
             rd = _put(rd, NamedSharding(self.mesh, P()))
@@ -519,7 +519,7 @@ def compile_runs(
             out_per_run = _nbytes(lowered.out_info) / c
         else:  # the one-device program for the first local device (the others once c is settled: compile_other_devices)
             lowered = jitted.lower(*on_device(local_devs[0], c))
-            compiled = _PerDevice([lowered.compile(compiler_options=options)], local_devs, devs, out_axis)
+            compiled = PerDevice([lowered.compile(compiler_options=options)], local_devs, devs, out_axis)
             out_per_run = _nbytes(lowered.out_info) / (c // nd)
         seconds = time.perf_counter() - t0
         per_device = _program_bytes(compiled.compiled[0] if per_device_programs else compiled)

@@ -46,7 +46,7 @@ from types import ModuleType
 
 GROUPS = ("jbo.algorithms", "jbo.problems", "jbo.kernels")
 
-_loaded: set[str] = set()  # the groups whose entry points were read in this process
+loaded_groups: set[str] = set()  # the groups whose entry points were read in this process
 
 
 # ------------------------------------------------------------------------------------------ modules
@@ -139,9 +139,9 @@ def load_entry_points(group: str, add: Callable[[str, Callable], None], has: Cal
     `has(name)` returns what the registry holds under a name (None when nothing): an entry point whose
     module registered that very object itself is taken as is; one naming a different entry already
     held, one that fails to load and one that is not callable are skipped with a warning."""
-    if group in _loaded:
+    if group in loaded_groups:
         return
-    _loaded.add(group)  # first: a plug-in that asks the registry for its names must not recurse here
+    loaded_groups.add(group)  # first: a plug-in that asks the registry for its names must not recurse here
     for ep in _entry_points(group):
         try:
             obj = ep.load()
@@ -165,7 +165,7 @@ def load_entry_points(group: str, add: Callable[[str, Callable], None], has: Cal
 def refresh() -> None:
     """Forget which entry-point groups were read: the next names() or get() of an unknown name reads
     them again (after installing a plug-in into a running process)."""
-    _loaded.clear()
+    loaded_groups.clear()
 
 
 def doc_line(obj) -> str:

@@ -26,10 +26,10 @@ import jax
 import numpy as np
 
 from jbo import algorithms as _algorithms
-from jbo import checks
+from jbo import checks, runner
 from jbo import problems as _problems
-from jbo._lazy import pandas as pd
-from jbo.engine import Algorithm, Environment, _budget, _check_keep, _check_run, _keys, _seeds_runner
+from jbo.lazy import pandas as pd
+from jbo.protocols import Algorithm, Environment
 
 
 def _label(item) -> str:
@@ -67,12 +67,12 @@ def _as_dict(items, getter, kind, argument: str):
 def compile_seeds(
     algorithm: Algorithm,
     environment: Environment,
+    *,
     keys,
     num_steps: int,
     params=None,
     budget=None,
     free_initial: bool = False,
-    *,
     devices=None,
     chunk_size=None,
     memory_limit=None,
@@ -87,60 +87,36 @@ def compile_seeds(
     chunks when one program would not fit `memory_limit` or `chunk_size` asks for it (see
     jbo.parallel); compiled_fn.plan (a jbo.parallel.Plan) holds the predicted memory and the chunks.
     bitwise=True: results bit for bit independent of devices and chunks (see jbo.run_seeds)."""
-    _check_run(algorithm, environment, num_steps, budget)
+    b = runner.check_run(algorithm, environment, num_steps, budget)
     params = algorithm.default_params() if params is None else params
-    return _seeds_runner(
+    prog = runner.program(
         algorithm,
         environment,
-        keys,
-        num_steps,
-        params,
-        _budget(budget),
-        free_initial,
-        _check_keep(keep_final_state),
-        devices,
-        chunk_size,
-        memory_limit,
-        cache=False,
+        keys=keys,
+        num_steps=num_steps,
+        params=params,
+        batch="seeds",
+        budget=b,
+        free_initial=free_initial,
+        devices=devices,
+        chunk_size=chunk_size,
+        memory_limit=memory_limit,
+        keep_final_state=keep_final_state,
         bitwise=bitwise,
+        cache=False,
     )
-
-
-def _study_args(args, key, num_steps, num_seeds):
-    """run_study's (key, num_steps, num_seeds), in run_seeds's order; the earlier order
-    (num_seeds, num_steps) with key as a keyword still works, with a DeprecationWarning."""
-    if len(args) > 3:
-        raise TypeError(
-            f"run_study takes at most 3 positional arguments after methods and problems "
-            f"(key, num_steps, num_seeds), got {len(args)}"
-        )
-    if len(args) == 2 and num_seeds is None:  # run_study(methods, problems, num_seeds, num_steps[, key=...])
-        warnings.warn(
-            "run_study(methods, problems, num_seeds, num_steps) is the earlier argument order; use "
-            "run_study(methods, problems, key, num_steps, num_seeds), as run_seeds, or keywords",
-            DeprecationWarning,
-            stacklevel=3,
-        )
-        return (0 if key is None else key), args[1], args[0]
-    given = dict(zip(("key", "num_steps", "num_seeds"), args))
-    for name, value in (("key", key), ("num_steps", num_steps), ("num_seeds", num_seeds)):
-        if name in given and value is not None:
-            raise TypeError(f"run_study got {name} both by position and by keyword")
-        given.setdefault(name, value)
-    if given["num_steps"] is None or given["num_seeds"] is None:
-        raise TypeError(
-            "run_study needs num_steps and num_seeds: run_study(methods, problems, key, num_steps, num_seeds)"
-        )
-    return (0 if given["key"] is None else given["key"]), given["num_steps"], given["num_seeds"]
+    fn = lambda ks, p=params: prog(ks, p)  # noqa: E731
+    fn.plan = prog.plan
+    return fn, prog.compile_seconds
 
 
 def run_study(
     methods,
     problems,
-    *args,
-    key=None,
-    num_steps=None,
-    num_seeds=None,
+    *,
+    key=0,
+    num_steps,
+    num_seeds,
     progress: bool = True,
     params=None,
     budget=None,
@@ -152,9 +128,8 @@ def run_study(
     on_nonfinite: str = "raise",
 ) -> pd.DataFrame:
     """Run every method on every problem for `num_seeds` seeds:
-    ``run_study(methods, problems, key, num_steps, num_seeds)``, the order of :func:`jbo.run_seeds`
-    (key: an int seed or a JAX key; default 0 when given by keyword). The earlier order
-    ``run_study(methods, problems, num_seeds, num_steps, key=...)`` works with a DeprecationWarning.
+    ``run_study(methods, problems, key=0, num_steps=T, num_seeds=S)``, the keywords of :func:`jbo.run_seeds`
+    (key: an int seed or a JAX key; default 0).
 
     methods: {label: Algorithm or registered name} or a list of names; problems likewise.
     num_steps: an int, or {problem label: int}. budget: None, a cost, or {problem label: cost}.
@@ -165,11 +140,10 @@ def run_study(
     chunked (see :func:`compile_seeds`); with progress, each program's plan (chunks, memory) is shown.
     on_nonfinite: each program's trace is checked as :func:`jbo.run` checks it ("raise", "warn", "ignore").
     """
-    key, num_steps, num_seeds = _study_args(args, key, num_steps, num_seeds)
     checks.check_on_nonfinite(on_nonfinite)
     methods = _as_dict(methods, _algorithms.get, Algorithm, "methods")
     problems = _as_dict(problems, _problems.get, Environment, "problems")
-    keys = _keys(key, num_seeds)  # an int seed or a key; num_seeds >= 1 (a named error)
+    keys = runner.seed_keys(key, num_seeds)  # an int seed or a key; num_seeds >= 1 (a named error)
     frames, total, i = [], len(methods) * len(problems), 0
     for pname, problem in problems.items():
         steps = num_steps[pname] if isinstance(num_steps, Mapping) else num_steps
@@ -188,11 +162,11 @@ def run_study(
             fn, compile_s = compile_seeds(
                 alg,
                 problem,
-                keys,
-                steps,
-                p,
-                b,
-                free_initial,
+                keys=keys,
+                num_steps=steps,
+                params=p,
+                budget=b,
+                free_initial=free_initial,
                 devices=devices,
                 chunk_size=chunk_size,
                 memory_limit=memory_limit,

@@ -87,7 +87,7 @@ from typing import Any
 
 import numpy as np
 
-from jbo._lazy import pandas as pd
+from jbo.lazy import pandas as pd
 
 TOP_KEYS = (
     "name",
@@ -583,7 +583,7 @@ def _write_manifest(out: Path, manifest: dict) -> None:
     write_atomic(out / MANIFEST, lambda p: p.write_text(json.dumps(manifest, indent=1, default=str)))
 
 
-def _prepare(out: Path, study: Study, config_text: str | None, fresh: bool, report=None) -> set:
+def prepare_output(out: Path, study: Study, config_text: str | None, fresh: bool, report=None) -> set:
     """Create or check the output directory; return the indices of finished cells, each verified
     (:func:`check_cell`). A cell file that fails is reported through `report(message)` (default:
     a line on stderr), deleted and its cell left to run again."""
@@ -703,9 +703,9 @@ def _cell_frame(study: Study, cell: Cell) -> pd.DataFrame:
     table = run_study(
         {cell.method: study.algorithms[cell.method_key]},
         {cell.problem: study.problems[cell.problem_key]},
-        seed,
-        cell.num_steps,
-        seeds,
+        key=seed,
+        num_steps=cell.num_steps,
+        num_seeds=seeds,
         progress=False,
         params=None if cell.params_object is None else (lambda m, p: cell.params_object),
         budget=cell.budget,
@@ -737,7 +737,7 @@ def run(config, out, fresh: bool = False, progress: bool = True, config_text: st
         config_text = Path(config).read_text()
     study = parse(config)
     out = Path(out)
-    done = _prepare(out, study, config_text, fresh)
+    done = prepare_output(out, study, config_text, fresh)
     manifest = _read_manifest(out)
     from tqdm.auto import tqdm
 

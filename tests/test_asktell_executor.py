@@ -15,7 +15,7 @@ import pytest
 
 import jbo
 from jbo.asktell import HostEvaluationError
-from tests import _host_objectives as host
+from tests import host_objectives as host
 
 KEY = jax.random.key(5)
 T, S = 6, 3
@@ -24,7 +24,7 @@ BOUNDS = np.array([[-5.0, 0.0], [10.0, 15.0]])
 
 
 def _opt(num_seeds=S):
-    return jbo.AskTell(ALG, BOUNDS, T, KEY, num_seeds=num_seeds)
+    return jbo.AskTell(ALG, BOUNDS, num_steps=T, key=KEY, num_seeds=num_seeds)
 
 
 def _history(opt):
@@ -50,7 +50,7 @@ def serial():
 def test_serial_loop_equals_the_compiled_scan(serial):
     xs, ys = serial
     prob = jbo.problems.get("branin")
-    scan = jbo.run_seeds(ALG, prob, KEY, T, S)
+    scan = jbo.run_seeds(ALG, prob, key=KEY, num_steps=T, num_seeds=S)
     np.testing.assert_allclose(prob.space.to_unit(xs.transpose(1, 0, 2)), scan.actions, rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(ys.T, scan.observations, rtol=1e-9)
 
@@ -141,7 +141,9 @@ def test_retry_re_evaluates_only_the_failed_seeds_unless_discarded(serial):
 
 
 def test_one_seed_failure_and_bad_arguments():
-    opt = jbo.AskTell(jbo.algorithms.get("random_search", num_initial=3), BOUNDS, T, KEY)  # cheap to compile
+    opt = jbo.AskTell(
+        jbo.algorithms.get("random_search", num_initial=3), BOUNDS, num_steps=T, key=KEY
+    )  # cheap to compile
     opt.optimize(host.branin, num_evaluations=3)
     with pytest.raises(HostEvaluationError, match="seed 0") as err:
         opt.optimize(lambda x: "not a number")

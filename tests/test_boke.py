@@ -140,20 +140,24 @@ PROBLEM = jbo.problems.get("branin")
 @pytest.mark.extended
 def test_boke_plus_with_p_one_equals_boke():
     key = jax.random.key(3)
-    a = jbo.run(boke.BOKE(num_initial=4, **SMALL), PROBLEM, key, 12, boke.BOKEParams())
-    b = jbo.run(boke.BOKE(num_initial=4, plus=True, **SMALL), PROBLEM, key, 12, boke.BOKEPlusParams(p=1.0))
+    a = jbo.run(boke.BOKE(num_initial=4, **SMALL), PROBLEM, key=key, num_steps=12, params=boke.BOKEParams())
+    b = jbo.run(
+        boke.BOKE(num_initial=4, plus=True, **SMALL), PROBLEM, key=key, num_steps=12, params=boke.BOKEPlusParams(p=1.0)
+    )
     np.testing.assert_array_equal(np.asarray(a.actions), np.asarray(b.actions))
     assert int(b.final_state.exploit_steps) == 0
-    c = jbo.run(boke.BOKE(num_initial=4, plus=True, **SMALL), PROBLEM, key, 12, boke.BOKEPlusParams(p=0.0))
+    c = jbo.run(
+        boke.BOKE(num_initial=4, plus=True, **SMALL), PROBLEM, key=key, num_steps=12, params=boke.BOKEPlusParams(p=0.0)
+    )
     assert int(c.final_state.exploit_steps) == 8
 
 
 @pytest.mark.extended  # vmapped == looped on GP-UCB: test_exactness
 def test_boke_seeds_vmapped_equal_looped():
     alg = boke.BOKE(num_initial=4, plus=True, **SMALL)
-    tr = jbo.run_seeds(alg, PROBLEM, jax.random.key(0), 9, 3)
+    tr = jbo.run_seeds(alg, PROBLEM, key=jax.random.key(0), num_steps=9, num_seeds=3)
     for i, k in enumerate(jax.random.split(jax.random.key(0), 3)):
-        one = jbo.run(alg, PROBLEM, k, 9)
+        one = jbo.run(alg, PROBLEM, key=k, num_steps=9)
         np.testing.assert_allclose(np.asarray(tr.actions[i]), np.asarray(one.actions), rtol=1e-12, atol=1e-12)
 
 
@@ -169,10 +173,10 @@ def test_growing_buffer_equals_whole_buffer(alg, params):
     """Kernel regression reads only the mask: a buffer grown in segments (6, 9, then 14 rows) gives the
     whole buffer's picks and values."""
     key = jax.random.key(5)
-    whole = jbo.run(alg, PROBLEM, key, 14, params)
+    whole = jbo.run(alg, PROBLEM, key=key, num_steps=14, params=params)
     grown_alg = dataclasses.replace(alg, bucket=(6, 9))
     assert grown_alg.capacities(14) == (6, 9, 14)
-    grown = jbo.run(grown_alg, PROBLEM, key, 14, params)
+    grown = jbo.run(grown_alg, PROBLEM, key=key, num_steps=14, params=params)
     np.testing.assert_allclose(np.asarray(grown.actions), np.asarray(whole.actions), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(np.asarray(grown.observations), np.asarray(whole.observations), rtol=1e-10)
     with pytest.raises(ValueError, match="bucket"):
@@ -184,7 +188,7 @@ def test_boke_without_exploration_exploits_the_best_point():
     KR mean is ~ max_i y_i (spec 10.7.5)."""
     alg = boke.BOKE(num_initial=8, plus=True, **SMALL)
     params = boke.BOKEPlusParams(p=0.0, bandwidth_scale=0.02)
-    tr = jbo.run(alg, PROBLEM, jax.random.key(1), 9, params)
+    tr = jbo.run(alg, PROBLEM, key=jax.random.key(1), num_steps=9, params=params)
     buf = data.from_arrays(tr.actions[:8], tr.observations[:8], 8)
     h = boke.bandwidth(buf, 0.02)
     m, _ = regression.nadaraya_watson(tr.actions[8], buf.x, buf.y, buf.mask, h)
@@ -196,12 +200,12 @@ def test_kr_ucb_widening_limits():
     """alpha -> 0: never widens, only re-samples design points; alpha = 1: widens every step."""
     alg = boke.KRUCB(num_initial=5, **SMALL)
     key = jax.random.key(2)
-    never = jbo.run(alg, PROBLEM, key, 13, boke.KRUCBParams(alpha=1e-9))
+    never = jbo.run(alg, PROBLEM, key=key, num_steps=13, params=boke.KRUCBParams(alpha=1e-9))
     assert int(never.final_state.exploit_steps) == 8
     design = np.asarray(never.actions[:5])
     for a in np.asarray(never.actions[5:]):
         assert np.any(np.all(design == a, axis=1))
-    always = jbo.run(alg, PROBLEM, key, 13, boke.KRUCBParams(alpha=1.0))
+    always = jbo.run(alg, PROBLEM, key=key, num_steps=13, params=boke.KRUCBParams(alpha=1.0))
     assert int(always.final_state.exploit_steps) == 0
     assert len(np.unique(np.asarray(always.actions), axis=0)) == 13
 
@@ -227,7 +231,7 @@ def test_density_exploration_fill_distance_tracks_the_bandwidth():
     d, T = 2, 200
     alg = boke.DensityExploration(**SMALL)
     prob = jbo.problems.from_function(lambda x: jnp.sum(x), [[0.0, 0.0], [1.0, 1.0]])
-    pts = np.asarray(jbo.run(alg, prob, jax.random.key(0), T).actions)
+    pts = np.asarray(jbo.run(alg, prob, key=jax.random.key(0), num_steps=T).actions)
     grid = np.stack(np.meshgrid(np.linspace(0, 1, 101), np.linspace(0, 1, 101)), -1).reshape(-1, 2)  # incl. corners
     fill = np.minimum.accumulate(np.sqrt(((grid[:, None] - pts[None]) ** 2).sum(-1)), axis=1).max(0)  # h(X_t), t=1..T
     ts = np.unique(np.round(np.geomspace(1, T, 16)).astype(int))  # the script's t grid ...
@@ -270,7 +274,7 @@ def test_boke_registry_and_bad_input():
     with pytest.raises(ValueError, match="num_initial"):
         boke.BOKE(num_initial=0)
     with pytest.raises(ValueError, match="smaller than the initial design"):
-        jbo.run(boke.BOKE(num_initial=10), PROBLEM, jax.random.key(0), 5)
+        jbo.run(boke.BOKE(num_initial=10), PROBLEM, key=jax.random.key(0), num_steps=5)
 
 
 # ---------------------------------------------------------------- problems

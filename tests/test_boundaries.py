@@ -12,11 +12,11 @@ from jbo.problems.control import truncated_normal_from_uniform
 def test_int_seeds_equal_their_keys():
     prob = jbo.problems.get("branin")
     alg = jbo.algorithms.get("random_search", num_initial=2)
-    a = jbo.run(alg, prob, 3, 6)
-    b = jbo.run(alg, prob, jax.random.key(3), 6)
+    a = jbo.run(alg, prob, key=3, num_steps=6)
+    b = jbo.run(alg, prob, key=jax.random.key(3), num_steps=6)
     np.testing.assert_array_equal(a.actions, b.actions)
-    c = jbo.run_seeds(alg, prob, 3, 6, 2)
-    d = jbo.run_seeds(alg, prob, jax.random.key(3), 6, 2)
+    c = jbo.run_seeds(alg, prob, key=3, num_steps=6, num_seeds=2)
+    d = jbo.run_seeds(alg, prob, key=jax.random.key(3), num_steps=6, num_seeds=2)
     np.testing.assert_array_equal(c.actions, d.actions)
     one = jbo.AskTell(alg, [[0, 0], [1, 1]], num_steps=6, key=3)
     two = jbo.AskTell(alg, [[0, 0], [1, 1]], num_steps=6, key=jax.random.key(3))
@@ -27,9 +27,9 @@ def test_int_seeds_equal_their_keys():
 def test_bad_seed_counts_are_named(bad):
     alg = jbo.algorithms.get("random_search", num_initial=2)
     with pytest.raises(ValueError, match="num_seeds"):
-        jbo.run_seeds(alg, jbo.problems.get("branin"), 0, 6, bad)
+        jbo.run_seeds(alg, jbo.problems.get("branin"), key=0, num_steps=6, num_seeds=bad)
     with pytest.raises(ValueError, match="num_seeds"):
-        jbo.studies.run_study({"rs": alg}, ["branin"], 0, 6, bad, progress=False)
+        jbo.studies.run_study({"rs": alg}, ["branin"], key=0, num_steps=6, num_seeds=bad, progress=False)
 
 
 def test_infinite_free_scale_is_the_uniform_law():

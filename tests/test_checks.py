@@ -66,19 +66,23 @@ ENGINE_VALUES = r"on_nonfinite must be one of \('raise', 'warn', 'ignore'\), got
 @pytest.mark.parametrize(
     "call",
     [
-        lambda v: jbo.run(RANDOM, BRANIN, 0, 4, on_nonfinite=v),
-        lambda v: jbo.run_seeds(RANDOM, BRANIN, 0, 4, 2, on_nonfinite=v),
+        lambda v: jbo.run(RANDOM, BRANIN, key=0, num_steps=4, on_nonfinite=v),
+        lambda v: jbo.run_seeds(RANDOM, BRANIN, key=0, num_steps=4, num_seeds=2, on_nonfinite=v),
         lambda v: jbo.run_sweep(
             jbo.algorithms.get("gp_ucb"),
             BRANIN,
-            0,
-            6,
-            1,
-            jbo.engine.stack_params(jbo.algorithms.get("gp_ucb").default_params()),
+            key=0,
+            num_steps=6,
+            num_seeds=1,
+            params=jbo.engine.stack_params(jbo.algorithms.get("gp_ucb").default_params()),
             on_nonfinite=v,
         ),
-        lambda v: jbo.engine.run_environments(RANDOM, [BRANIN, BRANIN], 0, 4, 2, on_nonfinite=v),
-        lambda v: jbo.studies.run_study({"rs": RANDOM}, {"branin": BRANIN}, 0, 4, 2, progress=False, on_nonfinite=v),
+        lambda v: jbo.engine.run_environments(
+            RANDOM, [BRANIN, BRANIN], key=0, num_steps=4, num_seeds=2, on_nonfinite=v
+        ),
+        lambda v: jbo.studies.run_study(
+            {"rs": RANDOM}, {"branin": BRANIN}, key=0, num_steps=4, num_seeds=2, progress=False, on_nonfinite=v
+        ),
     ],
     ids=["run", "run_seeds", "run_sweep", "run_environments", "run_study"],
 )
@@ -87,11 +91,11 @@ def test_every_entry_point_names_a_bad_on_nonfinite_and_the_allowed_values(call)
         call("explode")
 
 
-def test_asktell_names_a_bad_on_nonfinite_and_its_own_values():
-    # AskTell's values differ: a value told on the host either raises or is a failed evaluation
-    for bad in ("explode", "warn", "ignore"):
-        with pytest.raises(ValueError, match=f"on_nonfinite must be 'raise' or 'fail', got '{bad}'"):
-            jbo.AskTell(RANDOM, BRANIN.bounds, 4, 0, on_nonfinite=bad)
+def test_asktell_names_a_bad_on_nonfinite_and_the_allowed_values():
+    # the runner's vocabulary: "raise" at the tell, "warn" / "ignore" a failed evaluation with or without a warning
+    for bad in ("explode", "fail"):
+        with pytest.raises(ValueError, match=ENGINE_VALUES):
+            jbo.AskTell(RANDOM, BRANIN.bounds, num_steps=4, key=0, on_nonfinite=bad)
 
 
 # ---------------------------------------------------------------- check_trace
@@ -388,7 +392,7 @@ def test_check_params_types_nesting_and_owner():
         hypers=jbo.algorithms.gp_bo.HypersParams(lengthscale=-0.1)
     )
     with pytest.raises(ValueError, match=re.escape("GPBO: GPBOParams.hypers -> HypersParams.lengthscale = -0.1")):
-        jbo.run(jbo.algorithms.get("gp_ucb"), BRANIN, 0, 6, params)
+        jbo.run(jbo.algorithms.get("gp_ucb"), BRANIN, key=0, num_steps=6, params=params)
 
 
 # ---------------------------------------------------------------- model_note
@@ -430,18 +434,18 @@ def test_a_host_objective_that_raises_is_a_failed_evaluation_named_after_the_run
         NonFiniteError,
         match=r"(?s)on sim met NaN or inf:\n  objective: .*the host objective failed at:\n    x=\[0\.[5-9][0-9.e-]*, [0-9.e-]+\] -> ValueError: simulator diverged at x=\[0\.[5-9]",
     ):
-        jbo.run(RANDOM, prob, 0, 8)
+        jbo.run(RANDOM, prob, key=0, num_steps=8)
     with pytest.warns(RuntimeWarning, match="ValueError: simulator diverged"):
-        trace = jbo.run(RANDOM, prob, 0, 8, on_nonfinite="warn")
+        trace = jbo.run(RANDOM, prob, key=0, num_steps=8, on_nonfinite="warn")
     x, y = np.asarray(trace.actions), np.asarray(trace.observations)
     crashed = x[:, 0] > 0.5
     assert crashed.any() and np.isnan(y[crashed]).all() and np.isfinite(y[~crashed]).all()
     best = np.maximum.accumulate(np.where(crashed, -np.inf, -np.sum(x**2, axis=1)))
     np.testing.assert_allclose(np.asarray(trace.metrics["best_value"]), np.where(np.isfinite(best), best, np.nan))
     with pytest.warns(RuntimeWarning, match="the host objective failed"):
-        jbo.run(RANDOM, prob, 0, 8, on_nonfinite="ignore")
+        jbo.run(RANDOM, prob, key=0, num_steps=8, on_nonfinite="ignore")
     sim.crash = False
-    trace = jbo.run(RANDOM, prob, 0, 8)  # the same compiled program, now without the crash
+    trace = jbo.run(RANDOM, prob, key=0, num_steps=8)  # the same compiled program, now without the crash
     x = np.asarray(trace.actions)
     np.testing.assert_allclose(np.asarray(trace.metrics["value"]), -np.sum(x**2, axis=1), rtol=1e-14)
     assert np.any(x[:, 0] > 0.5)  # the run did visit the points that raised

@@ -78,10 +78,10 @@ jbo.problems.register("{prob}", bowl)
 @pytest.fixture
 def registries(monkeypatch):
     """The registries as copies, restored after the test: what a test registers does not leak."""
-    monkeypatch.setattr(jbo.algorithms, "_REGISTRY", dict(jbo.algorithms._REGISTRY))
-    monkeypatch.setattr(jbo.problems, "_REGISTRY", dict(jbo.problems._REGISTRY))
-    monkeypatch.setattr(kernels, "_REGISTERED", dict(kernels._REGISTERED))
-    monkeypatch.setattr(plugins, "_loaded", set(plugins._loaded))
+    monkeypatch.setattr(jbo.algorithms, "REGISTRY", dict(jbo.algorithms.REGISTRY))
+    monkeypatch.setattr(jbo.problems, "REGISTRY", dict(jbo.problems.REGISTRY))
+    monkeypatch.setattr(kernels, "REGISTERED", dict(kernels.REGISTERED))
+    monkeypatch.setattr(plugins, "loaded_groups", set(plugins.loaded_groups))
     monkeypatch.setattr(sys, "path", list(sys.path))  # import_modules appends a file's folder
 
 
@@ -208,8 +208,8 @@ def test_entry_point_plugins_are_used_by_name_and_broken_ones_skipped(tmp_path, 
         },
     )
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(plugins, "_loaded", set())
-    gp_ucb = jbo.algorithms._REGISTRY["gp_ucb"]
+    monkeypatch.setattr(plugins, "loaded_groups", set())
+    gp_ucb = jbo.algorithms.REGISTRY["gp_ucb"]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         names = jbo.algorithms.names()
@@ -217,7 +217,7 @@ def test_entry_point_plugins_are_used_by_name_and_broken_ones_skipped(tmp_path, 
         cli.listing("problems", listed)  # a broken plug-in is skipped, the listing goes on
         kernel_names = kernels.names()
     messages = [str(w.message) for w in caught]
-    assert alg in names and jbo.algorithms._REGISTRY["gp_ucb"] is gp_ucb  # a built-in is never shadowed
+    assert alg in names and jbo.algorithms.REGISTRY["gp_ucb"] is gp_ucb  # a built-in is never shadowed
     assert any(f"'gp_ucb' = '{module}:make_random'" in m and dist in m and "already registered" in m for m in messages)
     assert any("'ep_broken'" in m and "failed to load: ModuleNotFoundError" in m for m in messages)
     assert any("'ep_three'" in m and "not callable" in m for m in messages)
@@ -226,7 +226,9 @@ def test_entry_point_plugins_are_used_by_name_and_broken_ones_skipped(tmp_path, 
     assert "ep_broken" not in listed.getvalue()
     assert kern in kernel_names and kernel_names[:5] == list(kernels.NAMES)
     # used by name: an algorithm on a problem, and a kernel name in a GP model
-    trace = jbo.run_seeds(jbo.algorithms.get(alg, num_initial=2), jbo.problems.get(prob), jax.random.key(0), 4, 2)
+    trace = jbo.run_seeds(
+        jbo.algorithms.get(alg, num_initial=2), jbo.problems.get(prob), key=jax.random.key(0), num_steps=4, num_seeds=2
+    )
     assert np.asarray(trace.metrics["simple_regret"]).shape == (2, 4)
     assert float(kernels.from_sqdist(kern, kernels.KernelParams(1.0, 2.0), jnp.asarray(3.0))) == 0.5
     assert gp.GPModel(kernel=kern).kernel == kern
@@ -236,7 +238,7 @@ def test_entry_point_plugins_are_used_by_name_and_broken_ones_skipped(tmp_path, 
 def test_entry_points_are_read_lazily_and_once(registries, monkeypatch):
     calls = []
     monkeypatch.setattr(plugins, "_entry_points", lambda group: calls.append(group) or [])
-    monkeypatch.setattr(plugins, "_loaded", set())
+    monkeypatch.setattr(plugins, "loaded_groups", set())
     jbo.algorithms.get("random_search")  # a known name: no look-up
     assert calls == []
     jbo.algorithms.names(), jbo.algorithms.names()
@@ -261,7 +263,7 @@ def test_register_refuses_duplicates_bad_names_and_non_callables(registry, regis
     with pytest.raises(ValueError, match=f"'{name}' is already registered; choose another name, or pass replace=True"):
         registry.register(name, second)
     registry.register(name, second, replace=True)
-    table = kernels._REGISTERED if registry is kernels else registry._REGISTRY
+    table = kernels.REGISTERED if registry is kernels else registry.REGISTRY
     assert table[name] is second
     for bad in ("", "  ", 3, None, ["a"]):
         with pytest.raises(ValueError, match="name must be a non-empty string"):
@@ -312,7 +314,7 @@ def test_a_registered_kernel_works_in_a_gp_model_and_in_algorithm_options(regist
     )
     alg = study.algorithms["u"]
     assert alg.model.kernel == name
-    trace = jbo.run_seeds(alg, jbo.problems.get("branin"), jax.random.key(1), 5, 2)
+    trace = jbo.run_seeds(alg, jbo.problems.get("branin"), key=jax.random.key(1), num_steps=5, num_seeds=2)
     assert np.isfinite(np.asarray(trace.metrics["simple_regret"])).all()
     with pytest.raises(ValueError, match=f"unknown kernel 'cauchyy'; choose one of .*'{name}'"):
         jbo.algorithms.get("gp_ucb", kernel="cauchyy")
@@ -331,7 +333,7 @@ def test_algorithms_listing_shows_config_names_defaults_domains_and_distinct_des
     assert options.startswith("num_initial, acquisition") and "batch_size" in options
     assert "acquisition.beta" not in text and "hypers.lengthscale" not in text  # config names, not paths
     assert "not built with its default options: sbo_oracle needs oracle=" in text
-    builtin = set(jbo.algorithms._BUILTIN)
+    builtin = set(jbo.algorithms.BUILTIN)
     assert set(jbo.algorithms.DESCRIPTIONS) == builtin
     lines = [jbo.algorithms.describe(n) for n in sorted(builtin)]
     assert all(lines) and len(set(lines)) == len(lines)
@@ -386,7 +388,7 @@ CHEAP = [
 COSTLY = [n for n in jbo.problems.ABOUT if n not in CHEAP and n != "drifting_arms"]
 
 
-def _check_about(name):
+def check_about(name):
     info, problem = jbo.problems.ABOUT[name], jbo.problems.get(name)
     assert jbo.problems.space_text(problem) == info.space, name
     if not isinstance(info.optimum, str):
@@ -397,9 +399,9 @@ def _check_about(name):
 
 
 def test_about_covers_every_builtin_problem_and_matches_the_cheap_ones_built():
-    assert set(jbo.problems.ABOUT) == set(jbo.problems._BUILTIN)
+    assert set(jbo.problems.ABOUT) == set(jbo.problems.BUILTIN)
     for name in CHEAP:
-        _check_about(name)
+        check_about(name)
     assert jbo.problems.about("drifting_arms").space.startswith("finite arms given by the options")
 
 
@@ -408,4 +410,4 @@ def test_about_covers_every_builtin_problem_and_matches_the_cheap_ones_built():
 def test_about_matches_the_costly_problems_built(name):
     if name.startswith("hpo:"):
         pytest.importorskip("sklearn")
-    _check_about(name)
+    check_about(name)

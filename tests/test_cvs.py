@@ -516,9 +516,9 @@ def _budget_run(alg, env, budget, T, key=0):
     return engine.run_environments(
         alg,
         [env],
-        jax.random.key(key),
-        T,
-        1,
+        key=jax.random.key(key),
+        num_steps=T,
+        num_seeds=1,
         params=jbo.replace_params(alg.default_params(), budget=budget),
         budget=budget,
         free_initial=True,
@@ -626,9 +626,9 @@ def test_bucketed_prefix_steps_equal_whole_buffer_steps(method, seq, budget):
             b: engine.run_environments(
                 A.CVS(method=method, **{**TINY, "bucket": b}),
                 [env],
-                jax.random.key(3),
-                48,
-                2,
+                key=jax.random.key(3),
+                num_steps=48,
+                num_seeds=2,
                 params=jbo.replace_params(A.CVS().default_params(), budget=budget),
                 budget=budget,
                 free_initial=True,
@@ -666,10 +666,10 @@ def test_environments_vmapped_equal_looped_and_sequential():
     out = {}
     for seq in (False, True):
         out[seq] = engine.run_environments(
-            alg, envs, jax.random.key(2), 12, 2, budget=3.0, free_initial=True, sequential=seq
+            alg, envs, key=jax.random.key(2), num_steps=12, num_seeds=2, budget=3.0, free_initial=True, sequential=seq
         )
     for e, env in enumerate(envs):
-        ref = jbo.run_seeds(alg, env, jax.random.key(2), 12, 2, budget=3.0, free_initial=True)
+        ref = jbo.run_seeds(alg, env, key=jax.random.key(2), num_steps=12, num_seeds=2, budget=3.0, free_initial=True)
         for name in ("value", "cost", "active", "quality_regret", "cost_regret"):
             for seq in (False, True):
                 np.testing.assert_allclose(out[seq].metrics[name][e], ref.metrics[name], rtol=1e-12, atol=1e-12)
@@ -714,7 +714,7 @@ def test_noise_free_hartmann_cheap_commits_to_the_valid_subset():
     env = P.CVSProblem("hartmann12", "cheap", 0.02, noise_std=0.0, cost_std=0.0)
     alg = A.CVS(method="ucvs", num_mc=32, num_raw=32, num_starts=2, opt_steps=10)
     tr = engine.run_environments(
-        alg, [env], jax.random.key(0), 800, 1, budget=100.0, free_initial=True, sequential=True
+        alg, [env], key=jax.random.key(0), num_steps=800, num_seeds=1, budget=100.0, free_initial=True, sequential=True
     )
     active = np.asarray(tr.metrics["active"][0, 0]) & (np.arange(800) >= 5)
     explore = np.asarray(tr.info["explore"][0, 0])

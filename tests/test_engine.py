@@ -17,25 +17,25 @@ KEY = jax.random.key(42)
 
 @pytest.fixture(scope="module")
 def ucb_seeds():
-    return jbo.run_seeds(UCB, PROBLEM, KEY, T, 3)
+    return jbo.run_seeds(UCB, PROBLEM, key=KEY, num_steps=T, num_seeds=3)
 
 
 @pytest.mark.extended  # vmapped == looped in the default run: test_exactness
 def test_vmapped_equals_looped(ucb_seeds):
     for i, k in enumerate(jax.random.split(KEY, 3)):
-        single = jbo.run(UCB, PROBLEM, k, T)
+        single = jbo.run(UCB, PROBLEM, key=k, num_steps=T)
         np.testing.assert_allclose(ucb_seeds.actions[i], single.actions, rtol=1e-9, atol=1e-12)
         np.testing.assert_allclose(ucb_seeds.metrics["simple_regret"][i], single.metrics["simple_regret"], rtol=1e-9)
 
 
 def test_deterministic(ucb_seeds):
-    again = jbo.run_seeds(UCB, PROBLEM, KEY, T, 3)
+    again = jbo.run_seeds(UCB, PROBLEM, key=KEY, num_steps=T, num_seeds=3)
     np.testing.assert_array_equal(again.actions, ucb_seeds.actions)
     np.testing.assert_array_equal(again.observations, ucb_seeds.observations)
 
 
 def test_common_random_numbers_across_methods(ucb_seeds):
-    rnd = jbo.run_seeds(RANDOM, PROBLEM, KEY, T, 3)
+    rnd = jbo.run_seeds(RANDOM, PROBLEM, key=KEY, num_steps=T, num_seeds=3)
     np.testing.assert_array_equal(rnd.actions[:, :N0], ucb_seeds.actions[:, :N0])  # shared design
     noise_r = rnd.observations - rnd.metrics["value"]
     noise_u = ucb_seeds.observations - ucb_seeds.metrics["value"]
@@ -56,10 +56,17 @@ def test_metrics_are_consistent(ucb_seeds):
 def test_sweep_equals_separate_runs():
     betas = jnp.array([0.5, 4.0])
     params = jbo.engine.stack_params(*[jbo.replace_params(UCB.default_params(), beta=b) for b in [0.5, 4.0]])
-    swept = jbo.run_sweep(UCB, PROBLEM, KEY, T, 2, params)
+    swept = jbo.run_sweep(UCB, PROBLEM, key=KEY, num_steps=T, num_seeds=2, params=params)
     assert swept.actions.shape == (2, 2, T, 2)
     for i, b in enumerate(betas):
-        one = jbo.run_seeds(UCB, PROBLEM, KEY, T, 2, jbo.replace_params(UCB.default_params(), beta=float(b)))
+        one = jbo.run_seeds(
+            UCB,
+            PROBLEM,
+            key=KEY,
+            num_steps=T,
+            num_seeds=2,
+            params=jbo.replace_params(UCB.default_params(), beta=float(b)),
+        )
         np.testing.assert_allclose(swept.actions[i], one.actions, rtol=1e-9, atol=1e-12)
 
 
@@ -67,8 +74,8 @@ def test_sweep_equals_separate_runs():
 def test_ask_tell_on_host_reproduces_the_scan():
     """The same algorithm, driven by a Python objective through ask/tell, makes the same decisions."""
     problem = jbo.problems.get("branin")
-    scan = jbo.run(UCB, problem, KEY, T)
-    opt = jbo.AskTell(UCB, problem.bounds, T, KEY)
+    scan = jbo.run(UCB, problem, key=KEY, num_steps=T)
+    opt = jbo.AskTell(UCB, problem.bounds, num_steps=T, key=KEY)
     f = lambda x: float(problem.objective(jnp.asarray(x)))  # noqa: E731  (a plain host function)
     best_x, best_y = opt.optimize(f)
     xs = np.stack(opt.xs)
@@ -80,7 +87,7 @@ def test_ask_tell_on_host_reproduces_the_scan():
 
 def test_ask_tell_batched_seeds():
     problem = jbo.problems.get("branin")
-    opt = jbo.AskTell(RANDOM, problem.bounds, 6, KEY, num_seeds=3)
+    opt = jbo.AskTell(RANDOM, problem.bounds, num_steps=6, key=KEY, num_seeds=3)
     bx, by = opt.optimize(lambda x: float(problem.objective(jnp.asarray(x))))
     assert bx.shape == (3, 2) and by.shape == (3,)
 
@@ -92,17 +99,17 @@ def test_pure_callback_problem_matches_traced_problem():
         problem.bounds,
         optimal_value=problem.optimal_value,
     )
-    a = jbo.run_seeds(RANDOM, problem, KEY, 6, 2)
-    b = jbo.run_seeds(RANDOM, host, KEY, 6, 2)
+    a = jbo.run_seeds(RANDOM, problem, key=KEY, num_steps=6, num_seeds=2)
+    b = jbo.run_seeds(RANDOM, host, key=KEY, num_steps=6, num_seeds=2)
     np.testing.assert_allclose(a.metrics["simple_regret"], b.metrics["simple_regret"], rtol=1e-12)
 
 
 # ---------------------------------------------------------------- bad input
 def test_error_num_steps_smaller_than_design():
     with pytest.raises(ValueError, match="smaller than the initial design"):
-        jbo.run(UCB, PROBLEM, KEY, N0 - 1)
+        jbo.run(UCB, PROBLEM, key=KEY, num_steps=N0 - 1)
     with pytest.raises(ValueError, match="initial design"):
-        jbo.AskTell(UCB, PROBLEM.bounds, N0 - 1, KEY)
+        jbo.AskTell(UCB, PROBLEM.bounds, num_steps=N0 - 1, key=KEY)
 
 
 def test_error_unknown_names():
@@ -136,7 +143,7 @@ def test_error_bad_bounds(bounds, msg):
 def test_error_wrong_shapes():
     with pytest.raises(ValueError, match="trailing dimension 2"):
         PROBLEM.objective(jnp.zeros(3))
-    opt = jbo.AskTell(RANDOM, PROBLEM.bounds, 6, KEY)
+    opt = jbo.AskTell(RANDOM, PROBLEM.bounds, num_steps=6, key=KEY)
     opt.ask()
     with pytest.raises(ValueError, match="x must have shape"):
         opt.tell(np.zeros(3), 1.0)
@@ -145,17 +152,17 @@ def test_error_wrong_shapes():
 
 
 def test_error_non_finite_host_values():
-    opt = jbo.AskTell(RANDOM, PROBLEM.bounds, 6, KEY)
+    opt = jbo.AskTell(RANDOM, PROBLEM.bounds, num_steps=6, key=KEY)
     x = opt.ask()
     with pytest.raises(ValueError, match="non-finite"):
         opt.tell(x, float("nan"))
     host = jbo.problems.from_callback(lambda x: float("inf"), PROBLEM.bounds, name="bad_sim")
     with pytest.raises(jbo.NonFiniteError, match="on bad_sim met NaN or inf:\n  objective: .* first at step 0"):
-        jbo.run(RANDOM, host, KEY, 5)
+        jbo.run(RANDOM, host, key=KEY, num_steps=5)
 
 
 def test_error_bad_seed_count_and_types():
     with pytest.raises(ValueError, match="num_seeds"):
-        jbo.run_seeds(RANDOM, PROBLEM, KEY, 6, 0)
+        jbo.run_seeds(RANDOM, PROBLEM, key=KEY, num_steps=6, num_seeds=0)
     with pytest.raises(TypeError, match="jbo.Environment"):
-        jbo.run(RANDOM, "branin", KEY, 6)
+        jbo.run(RANDOM, "branin", key=KEY, num_steps=6)

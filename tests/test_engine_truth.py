@@ -145,7 +145,7 @@ def box_truth(fn, bounds, optimum):
 def test_branin_seeds_metrics_from_the_actions():
     prob = jbo.problems.get("branin")
     assert abs(prob.optimal_value - BRANIN_OPTIMUM) < 1e-12
-    trace = jbo.run_seeds(RANDOM, prob, 3, 12, 3)
+    trace = jbo.run_seeds(RANDOM, prob, key=3, num_steps=12, num_seeds=3)
     truth = box_truth(branin_np, [[-5.0, 0.0], [10.0, 15.0]], BRANIN_OPTIMUM)
     for _, run in runs_of(trace, 1):
         check_run(run, truth, 3)
@@ -177,7 +177,7 @@ FAILING_TRUTH = box_truth(failing_bowl_np, FAILING_BOUNDS, 0.0)
 
 def test_noisy_box_with_failed_evaluations():
     with pytest.warns(RuntimeWarning, match="objective"):
-        trace = jbo.run_seeds(RANDOM, FAILING, 11, 10, 6, on_nonfinite="warn")
+        trace = jbo.run_seeds(RANDOM, FAILING, key=11, num_steps=10, num_seeds=6, on_nonfinite="warn")
     noise = []
     for _, run in runs_of(trace, 1):
         want = check_run(run, FAILING_TRUTH, 3)
@@ -222,7 +222,7 @@ def test_drifting_arms_in_stacked_environments_dynamic_regret_costs_budget_and_f
     other_values, other_costs = ARM_VALUES[:, ::-1] * 2.0, np.array([2.0, 0.5, 0.5, 1.0, 0.75])
     envs = [drifting_arms(), drifting_arms(other_values, other_costs)]
     T, budget = 18, 9.0
-    trace = jbo.engine.run_environments(RANDOM, envs, 2, T, 3, budget=budget, free_initial=True)
+    trace = jbo.engine.run_environments(RANDOM, envs, key=2, num_steps=T, num_seeds=3, budget=budget, free_initial=True)
     truths = [arms_truth(ARM_VALUES, ARM_COSTS, CHANGE_POINTS), arms_truth(other_values, other_costs, CHANGE_POINTS)]
     segment = np.searchsorted(CHANGE_POINTS, np.arange(T), side="right")
     for (e, _), run in runs_of(trace, 2):
@@ -261,7 +261,7 @@ def test_control_sets_costs_per_query_budget_and_expected_values():
     b = 0.5 / scale  # the environment's scale gives the stated variance after truncation
     assert stats.truncnorm(-b, b, loc=0.5, scale=scale).var() == pytest.approx(variance, rel=1e-9)
     f_plus = float(prob.f_plus)  # the environment's stated optimum F+ (max over the sets of F*_i)
-    trace = jbo.run_seeds(RANDOM, prob, 5, 16, num_seeds, budget=budget, free_initial=True)
+    trace = jbo.run_seeds(RANDOM, prob, key=5, num_steps=16, num_seeds=num_seeds, budget=budget, free_initial=True)
     for (i,), run in runs_of(trace, 1):
         free = truncated_normal(
             np.asarray(jax.random.uniform(reset_key(keys_of(5, num_seeds)[i]), (num_mc, 12))), scale
@@ -311,7 +311,7 @@ def test_kernel_drift_per_step_optimum_simple_regret_is_the_smallest_regret_so_f
     prob = jbo.problems.get("kernel_drift", seed=1, horizon=T)
     grid, values = kernel_drift_values(1)
     np.testing.assert_allclose(np.asarray(prob.space.arms), grid, atol=1e-15)
-    trace = jbo.run_seeds(RANDOM, prob, 8, T, 3)
+    trace = jbo.run_seeds(RANDOM, prob, key=8, num_steps=T, num_seeds=3)
     truth = arms_truth(values, None, (T // 5, 2 * T // 5))  # f^(1), f^(2), f^(3): abrupt changes at T/5, 2T/5
     for _, run in runs_of(trace, 1):
         want = check_run(run, truth, 3, fixed_optimum=False)
@@ -332,7 +332,17 @@ def test_gp_sweep_segments_budget_failed_evaluations_and_frozen_state():
     alg = jbo.algorithms.get("gp_ucb", num_initial=3, num_raw=32, num_starts=2, opt_steps=3)
     assert alg.capacities(T) == (64, T)
     params = jbo.engine.stack_params(*[jbo.replace_params(alg.default_params(), beta=b) for b in (0.5, 4.0)])
-    trace = jbo.run_sweep(alg, FAILING, 6, T, 1, params, budget, True, on_nonfinite="ignore")
+    trace = jbo.run_sweep(
+        alg,
+        FAILING,
+        key=6,
+        num_steps=T,
+        num_seeds=1,
+        params=params,
+        budget=budget,
+        free_initial=True,
+        on_nonfinite="ignore",
+    )
     state = jax.tree.map(np.asarray, trace.final_state.buffer)
     for index, run in runs_of(trace, 2):
         want = check_run(run, FAILING_TRUTH, 3, budget, free_initial=True)

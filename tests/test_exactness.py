@@ -45,7 +45,7 @@ def _close(a, b, atol):
 def runs(bucket):
     """jbo.run of seeds 0 and 1 of split(KEY, 2), computed once for the tests of this module (each
     compiles with XLA's optimisations on)."""
-    return [jbo.run(gp(bucket), PROBLEM, k, T) for k in jax.random.split(KEY, 2)]
+    return [jbo.run(gp(bucket), PROBLEM, key=k, num_steps=T) for k in jax.random.split(KEY, 2)]
 
 
 @pytest.mark.extended  # at XLA's default settings; segments == whole buffer in the default run: test_growing
@@ -59,7 +59,7 @@ def test_segments_equal_the_whole_buffer_to_rounding(xla_optimized):
 
 @pytest.mark.extended  # at XLA's default settings; vmapped == looped in the default run: test_registry
 def test_vmapped_seeds_equal_looped_runs_to_rounding(xla_optimized):
-    many = jbo.run_seeds(gp(bucket=False), PROBLEM, KEY, T, 2)
+    many = jbo.run_seeds(gp(bucket=False), PROBLEM, key=KEY, num_steps=T, num_seeds=2)
     for i, one in enumerate(runs(False)):
         _close(jax.tree.map(lambda a, i=i: a[i], many._replace(final_state=None, info={})), one, ROUNDING)
         # the initial design and its observations come from the environment stream alone: no rounding

@@ -30,10 +30,10 @@ def test_a_nan_kernel_is_named_with_its_first_step():
     model = gp.GPModel(kernel=lambda r2: jnp.where(r2 > 0.5, jnp.nan, jnp.exp(-r2)))
     alg = jbo.algorithms.GPBO(model=model, **SMALL)
     with pytest.raises(jbo.NonFiniteError, match="model: .* first at step 4 of the run") as err:
-        jbo.run(alg, BRANIN, 1, 10)
+        jbo.run(alg, BRANIN, key=1, num_steps=10)
     assert ("model", 4, ()) in err.value.problems and err.value.trace.metrics["value"].shape == (10,)
     with pytest.warns(RuntimeWarning, match="model"):
-        trace = jbo.run(alg, BRANIN, 1, 10, on_nonfinite="warn")
+        trace = jbo.run(alg, BRANIN, key=1, num_steps=10, on_nonfinite="warn")
     assert (
         np.asarray(trace.info["nonfinite_model"])[4:].all() and not np.asarray(trace.info["nonfinite_model"])[:4].any()
     )
@@ -42,7 +42,7 @@ def test_a_nan_kernel_is_named_with_its_first_step():
 def test_a_nan_acquisition_names_the_seed_and_a_vector_one_is_refused_when_built():
     alg = jbo.algorithms.GPBO(acquisition=lambda post, x, best: jnp.nan * jnp.sum(x), **SMALL)
     with pytest.raises(jbo.NonFiniteError, match="acquisition: .* first at step 4 of seed 0 .* in 3 of 3 run"):
-        jbo.run_seeds(alg, BRANIN, 1, 6, 3)
+        jbo.run_seeds(alg, BRANIN, key=1, num_steps=6, num_seeds=3)
     with pytest.raises(ValueError, match="the acquisition <lambda> must return a scalar"):
         jbo.algorithms.GPBO(acquisition=lambda post, x, best: x)
 
@@ -53,8 +53,8 @@ def test_failed_evaluations_are_left_out_of_the_model_and_the_regrets():
     evaluations, and the regrets equal those recomputed with NumPy from the finite values."""
     prob = jbo.problems.from_function(lambda x: jnp.where(x[0] > 0.5, jnp.nan, _bowl(x)), UNIT, optimal_value=0.0)
     with pytest.raises(jbo.NonFiniteError, match="objective"):
-        jbo.run_seeds(UCB, prob, 1, 14, 3, keep_final_state=True)  # the same program as below
-    tr = jbo.run_seeds(UCB, prob, 1, 14, 3, on_nonfinite="ignore", keep_final_state=True)
+        jbo.run_seeds(UCB, prob, key=1, num_steps=14, num_seeds=3, keep_final_state=True)  # the same program as below
+    tr = jbo.run_seeds(UCB, prob, key=1, num_steps=14, num_seeds=3, on_nonfinite="ignore", keep_final_state=True)
     value = np.asarray(tr.metrics["value"])
     failed = ~np.isfinite(value)
     assert failed.any() and np.array_equal(failed, np.asarray(tr.info["nonfinite_objective"]))
@@ -71,7 +71,7 @@ def test_failed_evaluations_are_left_out_of_the_model_and_the_regrets():
 
 def test_minus_infinity_regions_do_not_freeze_the_fit():
     prob = jbo.problems.from_function(lambda x: jnp.where(x[0] > 0.5, -jnp.inf, _bowl(x)), UNIT, optimal_value=0.0)
-    tr = jbo.run_seeds(UCB, prob, 1, 16, 2, on_nonfinite="ignore")
+    tr = jbo.run_seeds(UCB, prob, key=1, num_steps=16, num_seeds=2, on_nonfinite="ignore")
     ls = np.asarray(tr.info["lengthscale"])
     assert np.all(np.isfinite(ls)) and np.all(np.abs(ls[:, -1] - 0.2) > 1e-3)  # moved from its start
     assert np.all(np.isfinite(np.asarray(tr.metrics["simple_regret"])[:, 4:]))
@@ -90,7 +90,7 @@ def test_params_are_checked_by_type_finiteness_and_domain():
             jbo.replace_params(p, beta=bad)
     bad = p._replace(acquisition=p.acquisition._replace(beta=-1.0))
     with pytest.raises(ValueError, match="GPBO: GPBOParams.acquisition -> UCBParams.beta"):
-        jbo.run(UCB, BRANIN, 0, 6, bad)
+        jbo.run(UCB, BRANIN, key=0, num_steps=6, params=bad)
     with pytest.raises(ValueError, match=r"BOKEPlusParams.p = 1.5 is outside its domain \[0, 1\]"):
         jbo.replace_params(jbo.algorithms.get("boke_plus").default_params(), p=1.5)
     sweep = jbo.engine.stack_params(p, jbo.replace_params(p, beta=4.0))
@@ -98,37 +98,36 @@ def test_params_are_checked_by_type_finiteness_and_domain():
         jbo.run_sweep(
             UCB,
             BRANIN,
-            0,
-            6,
-            1,
-            jbo.engine.stack_params(p, p._replace(acquisition=(p.acquisition._replace(beta=-2.0)))),
+            key=0,
+            num_steps=6,
+            num_seeds=1,
+            params=jbo.engine.stack_params(p, p._replace(acquisition=(p.acquisition._replace(beta=-2.0)))),
         )
-    assert jbo.run_sweep(UCB, BRANIN, 0, 6, 1, sweep).metrics["value"].shape == (2, 1, 6)
+    assert jbo.run_sweep(UCB, BRANIN, key=0, num_steps=6, num_seeds=1, params=sweep).metrics["value"].shape == (2, 1, 6)
 
 
 def test_a_beaten_optimum_is_warned():
     prob = jbo.problems.from_function(_bowl, UNIT, optimal_value=-0.5)  # the true optimum is 0
     with pytest.warns(RuntimeWarning, match="beat the stated optimal value"):
-        jbo.run(jbo.algorithms.get("random_search", num_initial=2), prob, 0, 20)
+        jbo.run(jbo.algorithms.get("random_search", num_initial=2), prob, key=0, num_steps=20)
 
 
-def test_run_study_takes_run_seeds_order_and_the_earlier_order_with_a_warning():
+def test_run_study_takes_run_seeds_keywords_and_refuses_positions():
     rs = {"rs": jbo.algorithms.get("random_search", num_initial=2)}
-    new = jbo.studies.run_study(rs, ["branin"], 5, 6, 3, progress=False)
-    with pytest.warns(DeprecationWarning, match="earlier argument order"):
-        old = jbo.studies.run_study(rs, ["branin"], 3, 6, key=5, progress=False)
-    np.testing.assert_array_equal(new["simple_regret"], old["simple_regret"])
-    direct = jbo.run_seeds(rs["rs"], BRANIN, 5, 6, 3)
+    new = jbo.studies.run_study(rs, ["branin"], key=5, num_steps=6, num_seeds=3, progress=False)
+    direct = jbo.run_seeds(rs["rs"], BRANIN, key=5, num_steps=6, num_seeds=3)
     np.testing.assert_array_equal(new["simple_regret"], np.asarray(direct.metrics["simple_regret"]).ravel())
-    with pytest.raises(TypeError, match="both by position and by keyword"):
-        jbo.studies.run_study(rs, ["branin"], 5, 6, 3, num_seeds=3, progress=False)
+    with pytest.raises(TypeError, match="positional"):
+        jbo.studies.run_study(rs, ["branin"], 5, 6, 3, progress=False)
+    with pytest.raises(TypeError, match="positional"):
+        jbo.run_seeds(rs["rs"], BRANIN, 5, 6, 3)
 
 
 def test_host_values_that_are_not_numbers_are_named():
     host = jbo.problems.from_callback(lambda x: None, BRANIN.bounds, name="sim")
     with pytest.raises(Exception, match=r"sim: the objective at x=\[.*\] must return a number, got None"):
-        jax.block_until_ready(jbo.run(jbo.algorithms.get("random_search", num_initial=2), host, 0, 3))
-    opt = jbo.AskTell(UCB, BRANIN.bounds, 6, 0, num_seeds=2)
+        jax.block_until_ready(jbo.run(jbo.algorithms.get("random_search", num_initial=2), host, key=0, num_steps=3))
+    opt = jbo.AskTell(UCB, BRANIN.bounds, num_steps=6, key=0, num_seeds=2)
     for bad in (None, "1.0", True):
         with pytest.raises(HostEvaluationError, match="seed 0: .* must return a number"):
             opt.optimize(lambda x, bad=bad: bad)
@@ -144,9 +143,9 @@ def _f(x):
 
 
 def test_asktell_minimize_plays_the_maximisation_of_the_negation():
-    up = jbo.AskTell(UCB, BRANIN.bounds, 7, 3)
+    up = jbo.AskTell(UCB, BRANIN.bounds, num_steps=7, key=3)
     up.optimize(_f)
-    down = jbo.AskTell(UCB, BRANIN.bounds, 7, 3, minimize=True)
+    down = jbo.AskTell(UCB, BRANIN.bounds, num_steps=7, key=3, minimize=True)
     down.optimize(lambda x: -_f(x))
     np.testing.assert_array_equal(np.stack(up.xs), np.stack(down.xs))
     (xu, yu), (xd, yd) = up.best(), down.best()
@@ -155,7 +154,7 @@ def test_asktell_minimize_plays_the_maximisation_of_the_negation():
 
 
 def test_asktell_failed_evaluations_keep_the_state_and_leave_best():
-    opt = jbo.AskTell(UCB, BRANIN.bounds, 7, 3, num_seeds=2, on_nonfinite="fail")
+    opt = jbo.AskTell(UCB, BRANIN.bounds, num_steps=7, key=3, num_seeds=2, on_nonfinite="warn")
     opt.optimize(_f, num_evaluations=5)
     x = opt.ask()
     pending = opt._pending
@@ -172,8 +171,8 @@ def test_asktell_failed_evaluations_keep_the_state_and_leave_best():
 def test_asktell_starts_from_data_as_if_told_step_by_step():
     x0 = np.array([[-2.0, 1.0], [0.0, 5.0], [3.0, 2.0], [8.0, 10.0], [1.0, 1.0]])
     y0 = np.array([_f(x) for x in x0])
-    started = jbo.AskTell(UCB, BRANIN.bounds, 8, 4, data=(x0, y0))
-    by_hand = jbo.AskTell(UCB, BRANIN.bounds, 8, 4)
+    started = jbo.AskTell(UCB, BRANIN.bounds, num_steps=8, key=4, data=(x0, y0))
+    by_hand = jbo.AskTell(UCB, BRANIN.bounds, num_steps=8, key=4)
     for x, y in zip(x0, y0):  # one row at a time, an ask in between dropped (tell_data tells from the state before it)
         if by_hand.t >= UCB.num_initial:
             by_hand.ask()
@@ -181,12 +180,12 @@ def test_asktell_starts_from_data_as_if_told_step_by_step():
     assert started.t == 5
     np.testing.assert_array_equal(started.ask(), by_hand.ask())
     with pytest.raises(ValueError, match="do not fit"):
-        jbo.AskTell(UCB, BRANIN.bounds, 4, 4, data=(x0, y0))
+        jbo.AskTell(UCB, BRANIN.bounds, num_steps=4, key=4, data=(x0, y0))
 
 
 def test_asktell_saved_and_resumed_asks_what_the_uninterrupted_one_asks(tmp_path):
     path = tmp_path / "opt.pkl"
-    run = jbo.AskTell(UCB, BRANIN.bounds, 9, 2, num_seeds=2)
+    run = jbo.AskTell(UCB, BRANIN.bounds, num_steps=9, key=2, num_seeds=2)
     for t in range(6):
         x = run.ask()
         if t == 5:  # asked, not told: the save leaves the pending step out
@@ -217,7 +216,7 @@ def test_asktell_saved_and_resumed_asks_what_the_uninterrupted_one_asks(tmp_path
 )
 def test_degenerate_data_gives_no_nan(name, fn, bounds):
     prob = jbo.problems.from_function(fn, jnp.asarray(bounds))
-    tr = jbo.run_seeds(UCB, prob, 0, 12, 2)  # raises on any non-finite flag
+    tr = jbo.run_seeds(UCB, prob, key=0, num_steps=12, num_seeds=2)  # raises on any non-finite flag
     for leaf in jax.tree.leaves((tr.actions, tr.metrics, tr.info)):
         assert not np.any(np.isnan(np.asarray(leaf, dtype=np.float64)))
 
@@ -226,14 +225,14 @@ def test_degenerate_data_gives_no_nan(name, fn, bounds):
 def test_twenty_dimensions_give_no_nan():
     prob = jbo.problems.from_function(lambda x: -jnp.sum((x - 0.5) ** 2), jnp.stack([jnp.zeros(20), jnp.ones(20)]))
     alg = jbo.algorithms.get("gp_ucb", num_initial=4, fit_steps=3, num_raw=16, num_starts=1, opt_steps=2)
-    tr = jbo.run(alg, prob, 0, 8)
+    tr = jbo.run(alg, prob, key=0, num_steps=8)
     assert np.all(np.isfinite(np.asarray(tr.metrics["value"])))
 
 
 def test_warnings_are_not_raised_on_a_clean_run():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        jbo.run(UCB, BRANIN, 0, 6)
+        jbo.run(UCB, BRANIN, key=0, num_steps=6)
 
 
 # ---------------------------------------------------------------- q-batches and pending points
@@ -272,18 +271,18 @@ def test_a_rounds_points_do_not_see_the_rounds_values(lie):
 @pytest.mark.extended
 def test_batch_runs_keep_one_fit_per_round_and_vmapped_equals_looped():
     alg = jbo.algorithms.GPBO(batch_size=4, **SMALL)
-    tr = jbo.run_seeds(alg, BRANIN, 2, 16, 2)
+    tr = jbo.run_seeds(alg, BRANIN, key=2, num_steps=16, num_seeds=2)
     ls = np.asarray(tr.info["lengthscale"])[:, 4:]  # rounds: steps 4-7, 8-11, 12-15
     for r in range(3):
         np.testing.assert_array_equal(ls[:, 4 * r : 4 * r + 4], np.repeat(ls[:, 4 * r : 4 * r + 1], 4, axis=1))
-    one = jbo.run(alg, BRANIN, jax.random.split(jax.random.key(2), 2)[1], 16)
+    one = jbo.run(alg, BRANIN, key=jax.random.split(jax.random.key(2), 2)[1], num_steps=16)
     np.testing.assert_allclose(np.asarray(tr.actions[1]), np.asarray(one.actions), rtol=1e-9, atol=1e-12)
     x = np.asarray(tr.actions[0, 4:8])
     assert min(np.linalg.norm(a - b) for i, a in enumerate(x) for b in x[i + 1 :]) > 1e-6  # a spread batch
 
 
 def test_asktell_batches_complete_in_any_order_and_survive_a_restart(tmp_path):
-    opt = jbo.AskTell(UCB, BRANIN.bounds, 12, 5)
+    opt = jbo.AskTell(UCB, BRANIN.bounds, num_steps=12, key=5)
     opt.optimize(_f, num_evaluations=4)
     batch = opt.ask_batch(3)
     assert batch.shape == (3, 2) and len(opt.pending) == 3
@@ -305,7 +304,7 @@ def test_asktell_batches_complete_in_any_order_and_survive_a_restart(tmp_path):
         back.tell(x, _f(x))
     assert back.t == 8 and not back.pending and int(back.state.buffer.count[0]) == 8
     with pytest.raises(ValueError, match="does not support pending points"):
-        jbo.AskTell(jbo.algorithms.get("random_search", num_initial=2), BRANIN.bounds, 6, 0).ask_batch(2)
+        jbo.AskTell(jbo.algorithms.get("random_search", num_initial=2), BRANIN.bounds, num_steps=6, key=0).ask_batch(2)
 
 
 def test_a_hanging_objective_times_out_naming_the_step_and_seed():
@@ -315,7 +314,9 @@ def test_a_hanging_objective_times_out_naming_the_step_and_seed():
     import threading
     from concurrent.futures import Future, ThreadPoolExecutor
 
-    opt = jbo.AskTell(jbo.algorithms.get("random_search", num_initial=2), BRANIN.bounds, 6, 0, num_seeds=2)
+    opt = jbo.AskTell(
+        jbo.algorithms.get("random_search", num_initial=2), BRANIN.bounds, num_steps=6, key=0, num_seeds=2
+    )
     first = opt.ask()
     healthy, hanging = _f(first[0]), first[1]
     release = threading.Event()
@@ -352,7 +353,7 @@ def test_a_hanging_objective_times_out_naming_the_step_and_seed():
 
 def test_best_predicted_is_the_observed_point_with_the_best_posterior_mean():
     """Against the posterior mean recomputed from the state's buffer and hyper-parameters."""
-    opt = jbo.AskTell(UCB, BRANIN.bounds, 8, 1, minimize=True)
+    opt = jbo.AskTell(UCB, BRANIN.bounds, num_steps=8, key=1, minimize=True)
     opt.optimize(lambda x: -_f(x))
     x, value = opt.best_predicted()
     state = jax.tree.map(lambda a: a[0], opt.state)
@@ -367,7 +368,7 @@ def test_a_problem_to_minimise_runs_as_the_maximisation_of_its_negation():
     f = lambda x: jnp.sum((x - 0.3) ** 2) + 1.0  # noqa: E731
     down = jbo.problems.from_function(f, UNIT, optimal_value=1.0, minimize=True)
     up = jbo.problems.from_function(lambda x: -f(x), UNIT, optimal_value=-1.0)
-    a, b = jbo.run(UCB, down, 3, 8), jbo.run(UCB, up, 3, 8)
+    a, b = jbo.run(UCB, down, key=3, num_steps=8), jbo.run(UCB, up, key=3, num_steps=8)
     np.testing.assert_array_equal(np.asarray(a.actions), np.asarray(b.actions))
     np.testing.assert_array_equal(np.asarray(a.metrics["simple_regret"]), np.asarray(b.metrics["simple_regret"]))
     f_of_x = np.asarray(jax.vmap(f)(jnp.asarray(down.space.to_host(a.actions))))  # f at the played points
@@ -376,13 +377,13 @@ def test_a_problem_to_minimise_runs_as_the_maximisation_of_its_negation():
 
 def test_run_study_takes_objects_as_well_as_names_and_names_bad_entries():
     rs = jbo.algorithms.get("random_search", num_initial=2)
-    table = jbo.studies.run_study([rs, "random_search", rs], [BRANIN], 0, 6, 2, progress=False)
+    table = jbo.studies.run_study([rs, "random_search", rs], [BRANIN], key=0, num_steps=6, num_seeds=2, progress=False)
     assert sorted(set(table["method"])) == ["RandomSearch", "RandomSearch#2", "random_search"]
     assert set(table["problem"]) == {"branin"}
     with pytest.raises(TypeError, match="run_study's problems: 'x' is not a jbo.Environment"):
-        jbo.studies.run_study([rs], {"x": 3}, 0, 4, 2, progress=False)
+        jbo.studies.run_study([rs], {"x": 3}, key=0, num_steps=4, num_seeds=2, progress=False)
     with pytest.raises(ValueError, match="run_study's methods is empty"):
-        jbo.studies.run_study([], [BRANIN], 0, 4, 2, progress=False)
+        jbo.studies.run_study([], [BRANIN], key=0, num_steps=4, num_seeds=2, progress=False)
 
 
 def test_monte_carlo_q_acquisitions_reduce_to_the_closed_forms_at_q_1():
@@ -408,7 +409,7 @@ def test_monte_carlo_q_acquisitions_reduce_to_the_closed_forms_at_q_1():
 @pytest.mark.extended
 def test_a_joint_q_round_plays_the_points_chosen_at_its_start():
     alg = jbo.algorithms.GPBO(batch_size=3, batch_mode="mc", batch_samples=32, **SMALL)
-    tr = jbo.run_seeds(alg, BRANIN, 0, 10, 2, keep_final_state=True)
+    tr = jbo.run_seeds(alg, BRANIN, key=0, num_steps=10, num_seeds=2, keep_final_state=True)
     last = np.asarray(tr.actions[:, 7:10])  # the round of steps 7, 8, 9
     np.testing.assert_array_equal(last, np.asarray(tr.final_state.batch_points))
     assert np.min(np.linalg.norm(last[:, 0] - last[:, 1], axis=-1)) > 1e-6
@@ -447,7 +448,7 @@ Y0 = np.array([_f(x) for x in X0])
     ],
 )
 def test_tell_data_checks_every_row_before_telling_any(row, value, message):
-    opt = jbo.AskTell(UCB, BRANIN.bounds, 10, 0, data=(X0[:2], Y0[:2]))
+    opt = jbo.AskTell(UCB, BRANIN.bounds, num_steps=10, key=0, data=(X0[:2], Y0[:2]))
     opt.ask()  # an ask awaiting its tell: a failed tell_data keeps it too
     before = _leaves(opt)
     x, y = np.vstack([X0[2:4], [row], X0[4:]]), np.r_[Y0[2:4], value, Y0[4:]]
@@ -456,13 +457,13 @@ def test_tell_data_checks_every_row_before_telling_any(row, value, message):
     _same(_leaves(opt), before)
     assert opt._asked is not None
     opt.tell_data(X0[2:], Y0[2:])  # the retry tells each row once
-    whole = jbo.AskTell(UCB, BRANIN.bounds, 10, 0, data=(X0, Y0))
+    whole = jbo.AskTell(UCB, BRANIN.bounds, num_steps=10, key=0, data=(X0, Y0))
     _same(_leaves(opt), _leaves(whole))
     np.testing.assert_array_equal(opt.ask(), whole.ask())
 
 
 def test_tell_answers_the_last_ask_once():
-    opt = jbo.AskTell(UCB, BRANIN.bounds, 8, 0)
+    opt = jbo.AskTell(UCB, BRANIN.bounds, num_steps=8, key=0)
     with pytest.raises(ValueError, match=r"no ask awaits its tell at step 0 .* use tell_data\(x, y\)"):
         opt.tell(np.array([0.0, 1.0]), 1.0)
     for t in range(6):  # design steps and model steps (t >= num_initial = 4)
@@ -474,7 +475,7 @@ def test_tell_answers_the_last_ask_once():
         with pytest.raises(ValueError, match=rf"no ask awaits its tell at step {t + 1}"):
             opt.tell(x, _f(x))  # the same ask told twice
         assert opt.t == t + 1 and len(opt.actions) == len(before[2]) + 1
-    seeds = jbo.AskTell(UCB, BRANIN.bounds, 8, 0, num_seeds=2)
+    seeds = jbo.AskTell(UCB, BRANIN.bounds, num_steps=8, key=0, num_seeds=2)
     x = seeds.ask()
     with pytest.raises(ValueError, match="is not the point ask"):
         seeds.tell(x[::-1], [_f(p) for p in x])
@@ -482,7 +483,7 @@ def test_tell_answers_the_last_ask_once():
 
 def test_keys_of_every_kind_give_the_same_decisions_and_other_values_are_named():
     def asks(key):
-        opt = jbo.AskTell(UCB, BRANIN.bounds, 6, key)
+        opt = jbo.AskTell(UCB, BRANIN.bounds, num_steps=6, key=key)
         out = []
         for _ in range(5):
             x = opt.ask()
@@ -495,11 +496,11 @@ def test_keys_of_every_kind_give_the_same_decisions_and_other_values_are_named()
         np.testing.assert_array_equal(asks(key), want)
     for bad in (True, 1.5, None, "0", [3], np.zeros(2), np.zeros(2, np.uint32)[:1]):
         with pytest.raises(TypeError, match="key must be an int seed"):
-            jbo.AskTell(UCB, BRANIN.bounds, 6, bad)
+            jbo.AskTell(UCB, BRANIN.bounds, num_steps=6, key=bad)
         with pytest.raises(TypeError, match="key must be an int seed"):
-            jbo.run(UCB, BRANIN, bad, 5)
+            jbo.run(UCB, BRANIN, key=bad, num_steps=5)
     with pytest.raises(ValueError, match=r"key must be one key \(shape \(\)\)"):
-        jbo.run_seeds(UCB, BRANIN, jax.random.split(jax.random.key(0), 2), 5, 2)
+        jbo.run_seeds(UCB, BRANIN, key=jax.random.split(jax.random.key(0), 2), num_steps=5, num_seeds=2)
 
 
 def test_params_of_none_or_no_number_are_named_at_every_entry_point():
@@ -507,13 +508,13 @@ def test_params_of_none_or_no_number_are_named_at_every_entry_point():
     for value in (None, "2", [1, "x"], 1j):
         bad = UCB.default_params()._replace(acquisition=acq._replace(beta=value))
         calls = {
-            "run": lambda: jbo.run(UCB, BRANIN, 0, 5, params=bad),
-            "run_seeds": lambda: jbo.run_seeds(UCB, BRANIN, 0, 5, 2, params=bad),
-            "run_sweep": lambda: jbo.run_sweep(UCB, BRANIN, 0, 5, 2, bad),
+            "run": lambda: jbo.run(UCB, BRANIN, key=0, num_steps=5, params=bad),
+            "run_seeds": lambda: jbo.run_seeds(UCB, BRANIN, key=0, num_steps=5, num_seeds=2, params=bad),
+            "run_sweep": lambda: jbo.run_sweep(UCB, BRANIN, key=0, num_steps=5, num_seeds=2, params=bad),
             "run_study": lambda: jbo.studies.run_study(
-                [UCB], [BRANIN], 0, 5, 2, params=lambda m, p: bad, progress=False
+                [UCB], [BRANIN], key=0, num_steps=5, num_seeds=2, params=lambda m, p: bad, progress=False
             ),
-            "AskTell": lambda: jbo.AskTell(UCB, BRANIN.bounds, 5, 0, params=bad),
+            "AskTell": lambda: jbo.AskTell(UCB, BRANIN.bounds, num_steps=5, key=0, params=bad),
             "replace_params": lambda: jbo.replace_params(UCB.default_params(), beta=value),
         }
         for name, call in calls.items():
@@ -522,7 +523,7 @@ def test_params_of_none_or_no_number_are_named_at_every_entry_point():
 
 
 def _saved(tmp_path):
-    opt = jbo.AskTell(UCB, BRANIN.bounds, 8, 0)
+    opt = jbo.AskTell(UCB, BRANIN.bounds, num_steps=8, key=0)
     for _ in range(5):
         x = opt.ask()
         opt.tell(x, _f(x))
@@ -649,15 +650,15 @@ def test_a_failed_fit_is_flagged_naming_the_kernel_and_asktell_raises():
         jbo.NonFiniteError,
         match=r"(?s)GPBO \(kernel nan_derivative\) on branin met NaN .*\n  model: [^\n]*GP fit failed[^\n]* first at step 4",
     ):
-        jbo.run(alg, BRANIN, 1, 8)
+        jbo.run(alg, BRANIN, key=1, num_steps=8)
     with pytest.warns(RuntimeWarning, match="kernel nan_derivative"):
-        trace = jbo.run(alg, BRANIN, 1, 8, on_nonfinite="warn")
+        trace = jbo.run(alg, BRANIN, key=1, num_steps=8, on_nonfinite="warn")
     flags = np.asarray(trace.info["nonfinite_model"])
     assert flags[4:].all() and not flags[:4].any()
     # the method keeps its previous (here: its initial) hyper-parameters, so the run goes on from finite ones
     np.testing.assert_allclose(np.asarray(trace.info["lengthscale"])[4:], 0.2)
     assert np.isfinite(np.asarray(trace.actions)).all()
-    opt = jbo.AskTell(alg, BRANIN.bounds, 8, 1)
+    opt = jbo.AskTell(alg, BRANIN.bounds, num_steps=8, key=1)
     for _ in range(4):
         x = opt.ask()
         opt.tell(x, _f(x))

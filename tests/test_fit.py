@@ -179,14 +179,14 @@ def test_failed_restart_is_scored_worst_and_never_returned():
 def test_noise_jitter_spares_slots_0_and_1_and_frozen_noise():
     init, warm = gp.default_params(2), gp.default_params(2, noise=3e-3)
     for ws in (None, warm):
-        s = gp._restart_starts(jax.random.key(1), gp.GPModel(), init, ws, 6, 2)
+        s = gp.restart_starts(jax.random.key(1), gp.GPModel(), init, ws, 6, 2)
         ln = np.asarray(s.log_noise)
         assert ln[0] == (init if ws is None else ws).log_noise and ln[1] == init.log_noise
         assert np.all(ln[2::2] > init.log_noise) and np.all(ln[3::2] < init.log_noise)  # up, down, up, down
         assert np.all(np.abs(ln - init.log_noise) <= gp.NOISE_JITTER)
-    frozen = gp._restart_starts(jax.random.key(1), gp.GPModel(train=("lengthscale", "outputscale")), init, None, 6, 2)
+    frozen = gp.restart_starts(jax.random.key(1), gp.GPModel(train=("lengthscale", "outputscale")), init, None, 6, 2)
     assert np.all(np.asarray(frozen.log_noise) == init.log_noise)
-    two = gp._restart_starts(jax.random.key(1), gp.GPModel(), init, None, 2, 2)  # <= 2 restarts: as before
+    two = gp.restart_starts(jax.random.key(1), gp.GPModel(), init, None, 2, 2)  # <= 2 restarts: as before
     assert np.all(np.asarray(two.log_noise) == init.log_noise)
 
 

@@ -100,8 +100,8 @@ def test_segmented_runs_equal_whole_buffer_runs(method):
     if method == "paper_gp_noisy":  # the noise follows std(y): the factor is refreshed when it changes
         params = jbo.replace_params(make(False).default_params(), noise_std=0.1)
     key = jax.random.key(5)
-    seg = jbo.run(make((8, 16)), prob, key, T, params)
-    whole = jbo.run(make(False), prob, key, T, params)
+    seg = jbo.run(make((8, 16)), prob, key=key, num_steps=T, params=params)
+    whole = jbo.run(make(False), prob, key=key, num_steps=T, params=params)
     _close(seg, whole, 1e-6)
     assert seg.final_state.buffer.capacity == T
 
@@ -113,12 +113,12 @@ def test_segmented_seeds_equal_looped_seeds_and_fixed_gp_equals_refactorised():
     prob = jbo.problems.get("hartmann3")
     alg = boke.PaperGP(num_initial=4, bucket=(8, 16), num_raw_per_dim=32, opt_steps=8)
     key = jax.random.key(2)
-    many = jbo.run_seeds(alg, prob, key, T, 3)
+    many = jbo.run_seeds(alg, prob, key=key, num_steps=T, num_seeds=3)
     for i, k in enumerate(jax.random.split(key, 3)):
-        one = jbo.run(alg, prob, k, T)
+        one = jbo.run(alg, prob, key=k, num_steps=T)
         np.testing.assert_allclose(many.actions[i], one.actions, atol=1e-8)
 
-    fixed = jbo.run(alg, prob, key, T)
+    fixed = jbo.run(alg, prob, key=key, num_steps=T)
     ref = GPBO(
         acquisition=alg.acquisition,
         model=alg.model,
@@ -130,7 +130,7 @@ def test_segmented_seeds_equal_looped_seeds_and_fixed_gp_equals_refactorised():
         fit_steps=0,
         bucket=(8, 16),
     )  # fit of 0 steps: the rule's values
-    refit = jbo.run(ref, prob, key, T)
+    refit = jbo.run(ref, prob, key=key, num_steps=T)
     assert fixed.final_state.post is not None and refit.final_state.post is None
     _close(fixed, refit, 1e-6)
 
@@ -152,7 +152,7 @@ def test_contextual_sbo_segments_equal_whole_buffer():
         bucket=b,
     )
     key = jax.random.key(1)
-    _close(jbo.run(make((8, 16)), prob, key, T), jbo.run(make(False), prob, key, T), 1e-6)
+    _close(jbo.run(make((8, 16)), prob, key=key, num_steps=T), jbo.run(make(False), prob, key=key, num_steps=T), 1e-6)
 
 
 def test_each_segment_compiles_once_for_any_seed_count():
@@ -168,7 +168,7 @@ def test_each_segment_compiles_once_for_any_seed_count():
     alg = Counting(num_initial=4, bucket=(8, 16), **SMALL)
     prob = jbo.problems.get("branin")
     keys = jax.random.split(jax.random.key(0), 2)
-    fn, _ = jbo.studies.compile_seeds(alg, prob, keys, T)
+    fn, _ = jbo.studies.compile_seeds(alg, prob, keys=keys, num_steps=T)
     assert sorted(traced) == [8, 16, T]
     for n in (2, 3, 5):
         jax.block_until_ready(fn(jax.random.split(jax.random.key(n), n)))
@@ -180,11 +180,13 @@ def test_refit_schedule_refits_on_its_steps_and_reuses_the_factor_between():
     """refit_growth: lengthscales change only on refit steps; with refit_all >= T it is the default run."""
     prob = jbo.problems.get("branin")
     key = jax.random.key(3)
-    default = jbo.run(jbo.algorithms.get("gp_ucb", num_initial=4, **SMALL), prob, key, T)
-    every = jbo.run(jbo.algorithms.get("gp_ucb", num_initial=4, refit_growth=0.1, refit_all=T, **SMALL), prob, key, T)
+    default = jbo.run(jbo.algorithms.get("gp_ucb", num_initial=4, **SMALL), prob, key=key, num_steps=T)
+    every = jbo.run(
+        jbo.algorithms.get("gp_ucb", num_initial=4, refit_growth=0.1, refit_all=T, **SMALL), prob, key=key, num_steps=T
+    )
     _close(every, default, 1e-6)
     alg = jbo.algorithms.get("gp_ucb", num_initial=4, refit_growth=0.25, refit_all=8, **SMALL)
-    sched = jbo.run(alg, prob, key, T)
+    sched = jbo.run(alg, prob, key=key, num_steps=T)
     refits = np.asarray(jax.vmap(alg.refit_now)(jnp.arange(T)))
     assert refits[:8].all() and 0 < refits[8:].sum() < T - 8
     ls = np.asarray(sched.info["lengthscale"])

@@ -274,7 +274,9 @@ def test_stationary_instance_keeps_the_maximiser_and_its_regret_flattens():
     full = pn.kernel_drift(0, "se", horizon=T, grid_size=15)
     vals = np.asarray(full.values)[:1]
     env = pn.drifting(full.arms, vals, change_points=(), noise_std=0.01, rkhs_norm=pn.known(full)["rkhs_norm"])
-    tr = jbo.run_seeds(ns.RPERP(horizon=T, restart=False), env, KEY, T, 8, params=ns.RPERPParams(C=0.0))
+    tr = jbo.run_seeds(
+        ns.RPERP(horizon=T, restart=False), env, key=KEY, num_steps=T, num_seeds=8, params=ns.RPERPParams(C=0.0)
+    )
     assert np.asarray(tr.final_state.active)[:, int(np.argmax(vals[0]))].all()
     n_active = np.asarray(tr.info["num_active"])
     assert np.all(np.diff(n_active, axis=1) <= 0) and n_active[:, -1].max() < 50  # of 225
@@ -287,12 +289,14 @@ def test_rperp_restarts_reset_the_active_set_and_permute_false_queries_in_select
     T, H = 300, 100
     env = pn.kernel_drift(1, "matern52", horizon=T, grid_size=12)
     p = ns.RPERPParams(C=0.1)
-    tr = jbo.run(ns.RPERP(horizon=T, restart_interval=H, kernel="matern52"), env, KEY, T, params=p)
+    tr = jbo.run(ns.RPERP(horizon=T, restart_interval=H, kernel="matern52"), env, key=KEY, num_steps=T, params=p)
     n = np.asarray(tr.info["num_active"])
     for a in range(0, T, H):
         assert n[a] == 144 and np.all(np.diff(n[a : a + H]) <= 0)
     assert n.min() < 144  # something was eliminated
-    plain = jbo.run(ns.RPERP(horizon=T, restart_interval=H, kernel="matern52", permute=False), env, KEY, T, params=p)
+    plain = jbo.run(
+        ns.RPERP(horizon=T, restart_interval=H, kernel="matern52", permute=False), env, key=KEY, num_steps=T, params=p
+    )
     s = ns.schedule(T, H)
     first = np.asarray(plain.actions[: s.batch_len[0]])
     X = pn.grid(12)
@@ -331,7 +335,7 @@ def test_ucb_baselines_equal_numpy_gp_ucb(kind, every):
     else:
         alg = ns.SWGPUCB(horizon=T, window=every, refactor=kind == "refactor")
         visible = lambda t: np.arange(max(0, t - every), t)  # noqa: E731
-    tr = jbo.run(alg, env, KEY, T)
+    tr = jbo.run(alg, env, key=KEY, num_steps=T)
     a, b = np.asarray(tr.actions), float(tr.info["beta_half"][0])
     ys = np.asarray(tr.observations)
     np.testing.assert_array_equal(a, _replay_ucb(pn.grid(10), "se", a, ys, 0.01, b, visible))
@@ -374,7 +378,7 @@ def test_exact_rkhs_norm_and_values_against_independent_forms():
             fc = K @ a
             assert norms[b] == pytest.approx(math.sqrt(fc @ np.linalg.solve(K, fc)), rel=1e-8)
     env = pn.kernel_drift(4, "se", horizon=500)
-    tr = jbo.run(jbo.algorithms.RandomSearch(num_initial=0), env, KEY, 500)
+    tr = jbo.run(jbo.algorithms.RandomSearch(num_initial=0), env, key=KEY, num_steps=500)
     vals = np.stack([_np_kernel("se", 0.5, pn.grid(), c) @ a for a, c in zip(*inst)])  # f^(b) at every arm
     seg = np.searchsorted([100, 200], np.arange(500), side="right")  # f^(1) on t < T/5, f^(2) to 2T/5
     a = np.asarray(tr.actions)
@@ -398,10 +402,11 @@ def test_run_instances_equals_one_run_per_seed():
     algs = [ns.RPERP(horizon=T, variation=v) for v in (2.0, 2.0, 5.0)]  # seeds 0, 1 share H: one program
     keys = jax.random.split(KEY, 3)
     p = ns.RPERPParams(C=0.1)
-    metrics, info, groups = pn.run_instances(algs, envs, keys, T, params=p)
+    trace, groups = pn.run_instances(algs, envs, keys=keys, num_steps=T, params=p)
+    metrics, info = trace.metrics, trace.info
     assert sorted(len(g["seeds"]) for g in groups) == [1, 2]
     for s in range(3):
-        one = jbo.run(algs[s], envs[s], keys[s], T, params=p)
+        one = jbo.run(algs[s], envs[s], key=keys[s], num_steps=T, params=p)
         np.testing.assert_allclose(metrics["cumulative_regret"][s], one.metrics["cumulative_regret"], atol=1e-10)
         np.testing.assert_array_equal(info["num_active"][s], one.info["num_active"])
     assert not np.array_equal(info["num_active"][0], info["num_active"][1])  # the grouped seeds' sets differ
@@ -411,10 +416,10 @@ def test_run_instances_equals_one_run_per_seed():
 def test_bad_input_raises_clear_errors():
     box = jbo.problems.get("branin")
     with pytest.raises(ValueError, match="finite arm set"):
-        jbo.run(ns.RPERP(horizon=10), box, KEY, 10)
+        jbo.run(ns.RPERP(horizon=10), box, key=KEY, num_steps=10)
     env = pn.kernel_drift(0, horizon=50, grid_size=5)
     with pytest.raises(ValueError, match="built for T = 40"):
-        jbo.run(ns.RGPUCB(horizon=40), env, KEY, 50)
+        jbo.run(ns.RGPUCB(horizon=40), env, key=KEY, num_steps=50)
     with pytest.raises(ValueError, match="unknown kernel"):
         ns.RPERP(kernel="rbf")
     with pytest.raises(ValueError, match="exactly one of"):
@@ -441,6 +446,6 @@ def test_reference_numbers_of_spec_5_4_on_the_reference_instances():
         ([ns.RGPUCB(T, variation=v) for v in V], ns.UCBParams(lam=0.01), (50, 105, 199, 292)),
         ([ns.RPERP(T, variation=v) for v in V], ns.RPERPParams(C=0.1, lam=0.01), (379, 723, 1377, 1922)),
     ):
-        metrics, _, _ = pn.run_instances(algs, envs, keys, T, params=p)
+        metrics = pn.run_instances(algs, envs, keys=keys, num_steps=T, params=p)[0].metrics
         got = metrics["cumulative_regret"][:, [999, 1999, 2999, 4999]].mean(0)
         np.testing.assert_allclose(got, want, rtol=0.1)

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import jbo
-from jbo import engine, parallel
+from jbo import parallel
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = jax.random.key(3)
@@ -92,37 +92,37 @@ def same(a, b):  # equal structure and leaves equal to rounding (see the test's 
         np.floating) else np.array_equal(np.asarray(x), np.asarray(y)) for x, y in zip(jax.tree.leaves(a),
         jax.tree.leaves(b)))
 out = {"devices": len(jax.devices())}
-one = jbo.run_seeds(PROBE, br, KEY, T, SEEDS, devices=1, keep_final_state=False)
-fn, _ = jbo.studies.compile_seeds(PROBE, br, jax.random.split(KEY, SEEDS), T, keep_final_state=False)
+one = jbo.run_seeds(PROBE, br, key=KEY, num_steps=T, num_seeds=SEEDS, devices=1, keep_final_state=False)
+fn, _ = jbo.studies.compile_seeds(PROBE, br, keys=jax.random.split(KEY, SEEDS), num_steps=T, keep_final_state=False)
 out["plan"] = [fn.plan.num_devices, fn.plan.chunk_size, fn.plan.num_chunks]
 four = fn(jax.random.split(KEY, SEEDS))
 out["seeds_equal"] = same(one, four)
 out["on_devices"] = len(fn(jax.random.split(KEY, 8)).metrics["value"].sharding.device_set)
-table = jbo.studies.run_study({"probe": PROBE}, {"branin": br}, KEY, T, SEEDS, progress=False)
+table = jbo.studies.run_study({"probe": PROBE}, {"branin": br}, key=KEY, num_steps=T, num_seeds=SEEDS, progress=False)
 out["study_equal"] = bool(np.allclose(table["value"].to_numpy(), np.asarray(one.metrics["value"]).ravel(),
                                      rtol=1e-13, atol=1e-13))
 sweep = ProbeParams(np.array([0.1, 0.3, 0.9]))
-s1 = jbo.run_sweep(PROBE, br, KEY, T, 2, sweep, devices=1)
-s4 = jbo.run_sweep(PROBE, br, KEY, T, 2, sweep)  # 6 runs padded to 8
+s1 = jbo.run_sweep(PROBE, br, key=KEY, num_steps=T, num_seeds=2, params=sweep, devices=1)
+s4 = jbo.run_sweep(PROBE, br, key=KEY, num_steps=T, num_seeds=2, params=sweep)  # 6 runs padded to 8
 out["sweep_equal"], out["sweep_shape"] = same(s1, s4), list(s4.metrics["value"].shape)
-e4 = engine.run_environments(PROBE, [br, br], KEY, T, SEEDS, keep_final_state=False)
+e4 = engine.run_environments(PROBE, [br, br], key=KEY, num_steps=T, num_seeds=SEEDS, keep_final_state=False)
 out["environments_equal"] = all(same(jax.tree.map(lambda a: a[e], e4), one) for e in range(2))
 # bitwise=True: lax.map over runs and one one-device program per device -> bit for bit equal
 exact = lambda a, b: jax.tree.structure(a) == jax.tree.structure(b) and all(  # noqa: E731
     np.array_equal(np.asarray(x), np.asarray(y)) for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)))
-b1 = jbo.run_seeds(PROBE, br, KEY, T, SEEDS, devices=1, keep_final_state=False, bitwise=True)
-fnb, _ = jbo.studies.compile_seeds(PROBE, br, jax.random.split(KEY, SEEDS), T, chunk_size=4, keep_final_state=False,
+b1 = jbo.run_seeds(PROBE, br, key=KEY, num_steps=T, num_seeds=SEEDS, devices=1, keep_final_state=False, bitwise=True)
+fnb, _ = jbo.studies.compile_seeds(PROBE, br, keys=jax.random.split(KEY, SEEDS), num_steps=T, chunk_size=4, keep_final_state=False,
                                    bitwise=True)  # 5 seeds padded to 8, 2 chunks of one run per device
 out["bitwise_plan"] = [fnb.plan.num_devices, fnb.plan.chunk_size, fnb.plan.num_chunks]
 out["bitwise_identical"] = exact(b1, fnb(jax.random.split(KEY, SEEDS)))
 out["bitwise_near_vmapped"] = same(b1, one)
 if os.environ.get("JBO_TEST_SLOW"):  # a sweep and environments too (--runslow: 8 more compiles)
-    sb1 = jbo.run_sweep(PROBE, br, KEY, T, 2, sweep, devices=1, bitwise=True)
-    sb4 = jbo.run_sweep(PROBE, br, KEY, T, 2, sweep, bitwise=True)
+    sb1 = jbo.run_sweep(PROBE, br, key=KEY, num_steps=T, num_seeds=2, params=sweep, devices=1, bitwise=True)
+    sb4 = jbo.run_sweep(PROBE, br, key=KEY, num_steps=T, num_seeds=2, params=sweep, bitwise=True)
     from jbo.problems import degenerate  # environments that differ in array values (the vmapped branch)
     envs = [degenerate.CASES[k] for k in ("base", "y_huge", "very_noisy")]
-    eb4 = engine.run_environments(PROBE, envs, KEY, T, SEEDS, keep_final_state=False, bitwise=True)
-    alone = [jbo.run_seeds(PROBE, e, KEY, T, SEEDS, devices=1, keep_final_state=False, bitwise=True) for e in envs]
+    eb4 = engine.run_environments(PROBE, envs, key=KEY, num_steps=T, num_seeds=SEEDS, keep_final_state=False, bitwise=True)
+    alone = [jbo.run_seeds(PROBE, e, key=KEY, num_steps=T, num_seeds=SEEDS, devices=1, keep_final_state=False, bitwise=True) for e in envs]
     out["bitwise_slow"] = [exact(sb1, sb4), all(exact(jax.tree.map(lambda a: a[i], eb4), alone[i]) for i in range(3))]
 print("RESULT" + json.dumps(out))
 """
@@ -136,10 +136,10 @@ parallel.initialize("127.0.0.1:{port}", num_processes=2, process_id={pid})
 import jax, numpy as np
 from tests.test_parallel import PROBE, KEY, T, SEEDS
 br = jbo.problems.get("branin")
-tr = jbo.run_seeds(PROBE, br, KEY, T, SEEDS)
-fn, _ = jbo.studies.compile_seeds(PROBE, br, jax.random.split(KEY, SEEDS), T, chunk_size=4)
+tr = jbo.run_seeds(PROBE, br, key=KEY, num_steps=T, num_seeds=SEEDS)
+fn, _ = jbo.studies.compile_seeds(PROBE, br, keys=jax.random.split(KEY, SEEDS), num_steps=T, chunk_size=4)
 ch = fn(jax.random.split(KEY, SEEDS))
-bw = jbo.run_seeds(PROBE, br, KEY, T, SEEDS, bitwise=True)  # each process runs its own 2 devices' slices
+bw = jbo.run_seeds(PROBE, br, key=KEY, num_steps=T, num_seeds=SEEDS, bitwise=True)  # each process runs its own 2 devices' slices
 print("RESULT" + json.dumps({{"process": jax.process_index(), "devices": len(jax.devices()),
     "bitwise_value": np.asarray(bw.metrics["value"]).tolist(), "bitwise_actions": np.asarray(bw.actions).tolist(),
     "local": len(jax.local_devices()), "chunks": fn.plan.num_chunks,
@@ -148,7 +148,7 @@ print("RESULT" + json.dumps({{"process": jax.process_index(), "devices": len(jax
 """
 
 
-def _python(code, **extra_env):
+def python_child(code, **extra_env):
     """A child Python; JAX_PLATFORMS=cpu so that its forced host devices are JAX's devices also on a
     machine with an accelerator (where the default backend would be the GPU)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "JAX_PLATFORMS": "cpu", **extra_env}
@@ -157,7 +157,7 @@ def _python(code, **extra_env):
     )
 
 
-def _result(proc, timeout=300):
+def child_result(proc, timeout=300):
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -171,7 +171,7 @@ def _result(proc, timeout=300):
 def children(request):
     """The 4-device child, started first so that it runs while the in-process tests run."""
     slow = {"JBO_TEST_SLOW": "1"} if request.config.getoption("--runslow") else {}
-    procs = {"four": _python(_FOUR_DEVICES, **slow)}
+    procs = {"four": python_child(_FOUR_DEVICES, **slow)}
     yield procs
     for p in procs.values():
         if p.poll() is None:
@@ -181,7 +181,7 @@ def children(request):
 @pytest.fixture(scope="module")
 def whole():
     """The reference: all seeds in one program on one device, the whole final state."""
-    return jbo.run_seeds(PROBE, BRANIN, KEY, T, SEEDS, devices=1, keep_final_state=True)
+    return jbo.run_seeds(PROBE, BRANIN, key=KEY, num_steps=T, num_seeds=SEEDS, devices=1, keep_final_state=True)
 
 
 # ---------------------------------------------------------------- one process, one device
@@ -193,7 +193,7 @@ def test_chunked_and_padded_equal_one_program_and_the_plan_predicts_the_result_s
     size (measured: 1 ulp in 2 of 60 action entries). Counters and integer leaves are exact."""
     # 5 seeds in chunks of 2: three chunks, the last padded with a copy of seed 0, its result dropped
     fn, seconds = jbo.studies.compile_seeds(
-        PROBE, BRANIN, jax.random.split(KEY, SEEDS), T, chunk_size=2, keep_final_state=True
+        PROBE, BRANIN, keys=jax.random.split(KEY, SEEDS), num_steps=T, chunk_size=2, keep_final_state=True
     )
     _leaves_equal(fn(jax.random.split(KEY, SEEDS)), whole, exact=False)
     plan = fn.plan
@@ -203,34 +203,44 @@ def test_chunked_and_padded_equal_one_program_and_the_plan_predicts_the_result_s
     # automatic: a memory limit between the one-run and the five-run predictions cuts the 5 seeds into
     # chunks (halfway: on a GPU the fixed part of a program's memory dwarfs the per-run part)
     one, five = (
-        jbo.studies.compile_seeds(PROBE, BRANIN, jax.random.split(KEY, SEEDS), T, chunk_size=c)[0].plan.bytes_per_chunk
+        jbo.studies.compile_seeds(PROBE, BRANIN, keys=jax.random.split(KEY, SEEDS), num_steps=T, chunk_size=c)[
+            0
+        ].plan.bytes_per_chunk
         for c in (1, None)
     )
     assert one < five
     limit = (one + five) / 2
-    auto, _ = jbo.studies.compile_seeds(PROBE, BRANIN, jax.random.split(KEY, SEEDS), T, memory_limit=limit)
+    auto, _ = jbo.studies.compile_seeds(
+        PROBE, BRANIN, keys=jax.random.split(KEY, SEEDS), num_steps=T, memory_limit=limit
+    )
     assert auto.plan.num_chunks > 1 and auto.plan.bytes_per_chunk <= limit
     _leaves_equal(auto(jax.random.split(KEY, SEEDS)), whole, exact=False)
     with pytest.raises(ValueError, match="over the memory limit"):
-        jbo.studies.compile_seeds(PROBE, BRANIN, jax.random.split(KEY, SEEDS), T, memory_limit=16)
+        jbo.studies.compile_seeds(PROBE, BRANIN, keys=jax.random.split(KEY, SEEDS), num_steps=T, memory_limit=16)
 
 
 def test_final_state_small_by_default(whole, monkeypatch):
-    assert engine._keep_state(whole, False).final_state is None and engine._keep_state(whole, True) is whole
+    assert jbo.scan.keep_state(whole, False).final_state is None and jbo.scan.keep_state(whole, True) is whole
     # "small": per run, leaves of at most SMALL_STATE_ELEMENTS elements; xs (6 x 2 = 12) goes at 8
-    monkeypatch.setattr(engine, "SMALL_STATE_ELEMENTS", 8)
-    small = jax.vmap(lambda tr: engine._keep_state(tr, "small"))(whole)
+    monkeypatch.setattr(jbo.scan, "SMALL_STATE_ELEMENTS", 8)
+    small = jax.vmap(lambda tr: jbo.scan.keep_state(tr, "small"))(whole)
     assert small.final_state.xs is None and small.final_state.best is not None
     kept = jax.tree.map(
         lambda s, f: None if s is None else f, small.final_state, whole.final_state, is_leaf=lambda x: x is None
     )  # the whole state's leaves where "small" kept one
     _leaves_equal(kept, small.final_state)
     monkeypatch.undo()
-    assert jbo.run_seeds(PROBE, BRANIN, KEY, T, SEEDS).final_state.xs.shape == (SEEDS, T, 2)  # 12 <= 1024: kept
+    assert jbo.run_seeds(PROBE, BRANIN, key=KEY, num_steps=T, num_seeds=SEEDS).final_state.xs.shape == (
+        SEEDS,
+        T,
+        2,
+    )  # 12 <= 1024: kept
 
 
 def test_bad_settings_are_named(whole):
-    jbo.run_seeds(PROBE, BRANIN, KEY, T, 2, bitwise=True)  # cached now: bitwise=1 must still be refused
+    jbo.run_seeds(
+        PROBE, BRANIN, key=KEY, num_steps=T, num_seeds=2, bitwise=True
+    )  # cached now: bitwise=1 must still be refused
     for bad, match in [
         (dict(devices=0), "devices=0"),
         (dict(devices=True), "not a bool"),
@@ -243,7 +253,7 @@ def test_bad_settings_are_named(whole):
         (dict(bitwise=1), "bitwise"),
     ]:
         with pytest.raises(ValueError, match=match):
-            jbo.run_seeds(PROBE, BRANIN, KEY, T, 2, **bad)
+            jbo.run_seeds(PROBE, BRANIN, key=KEY, num_steps=T, num_seeds=2, **bad)
     jax.devices()  # a backend runs in this process, so initialize must refuse (not try to connect)
     with pytest.raises(RuntimeError, match="before any JAX computation"):
         parallel.initialize("127.0.0.1:1", 2, 0)
@@ -255,7 +265,7 @@ def test_four_forced_host_devices_equal_one_device(children):
     """Seeds (5, padded to 8), a sweep (3 settings x 2 seeds, padded to 8), environments and a study on
     4 CPU devices equal the one-device run (to rounding: see the chunk test and
     test_gp_sharded_agrees_to_rounding)."""
-    r = _result(children["four"])
+    r = child_result(children["four"])
     assert r["devices"] == 4 and r["plan"] == [4, 8, 1] and r["on_devices"] == 4
     assert r["seeds_equal"] and r["study_equal"] and r["sweep_equal"] and r["environments_equal"], r
     assert r["sweep_shape"] == [3, 2, T]
@@ -268,7 +278,7 @@ def test_bitwise_runs_are_identical_on_any_device_count_and_chunk(children):
     run per device, are bit for bit the 5 seeds in one program on one device, which itself equals
     the vmapped run to rounding. With --runslow also a sweep, and three environments that differ (4
     devices) each equal to its own one-device bitwise run_seeds."""
-    r = _result(children["four"])
+    r = child_result(children["four"])
     assert r["bitwise_plan"] == [4, 4, 2]
     assert r["bitwise_identical"] and r["bitwise_near_vmapped"], r
     assert r.get("bitwise_slow", [True, True]) == [True, True], r
@@ -281,13 +291,13 @@ def test_two_processes_share_one_mesh_and_each_gets_the_full_result(whole):
     (unchunked and in chunks of 4: the chunk loop gathers every chunk over processes); with
     bitwise=True each process runs its own devices' one-device programs and the result is bit for bit
     the one-process, one-device bitwise run."""
-    ref = jbo.run_seeds(PROBE, BRANIN, KEY, T, SEEDS, devices=1, bitwise=True)
+    ref = jbo.run_seeds(PROBE, BRANIN, key=KEY, num_steps=T, num_seeds=SEEDS, devices=1, bitwise=True)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    procs = [_python(_HOST.format(port=port, pid=i)) for i in range(2)]
+    procs = [python_child(_HOST.format(port=port, pid=i)) for i in range(2)]
     for i, proc in enumerate(procs):
-        r = _result(proc)
+        r = child_result(proc)
         assert (r["process"], r["devices"], r["local"], r["chunks"]) == (i, 4, 2, 2)
         for got, want in [
             (r["value"], whole.metrics["value"]),
@@ -306,12 +316,12 @@ os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"
 import jax, numpy as np, jbo
 gp = jbo.algorithms.get("gp_ucb", num_initial=3, fit_steps=4, num_raw=16, num_starts=2, opt_steps=2)
 br = jbo.problems.get("branin")
-a = jbo.run_seeds(gp, br, jax.random.key(0), 8, 8, devices=1)
-b = jbo.run_seeds(gp, br, jax.random.key(0), 8, 8)
+a = jbo.run_seeds(gp, br, key=jax.random.key(0), num_steps=8, num_seeds=8, devices=1)
+b = jbo.run_seeds(gp, br, key=jax.random.key(0), num_steps=8, num_seeds=8)
 gap = lambda x, y: max(float(np.max(np.abs(np.asarray(u, float) - np.asarray(v, float)))) for u, v in
                        zip(jax.tree.leaves(x), jax.tree.leaves(y)))
-c = jbo.run_seeds(gp, br, jax.random.key(0), 8, 8, devices=1, bitwise=True)
-d = jbo.run_seeds(gp, br, jax.random.key(0), 8, 8, bitwise=True)
+c = jbo.run_seeds(gp, br, key=jax.random.key(0), num_steps=8, num_seeds=8, devices=1, bitwise=True)
+d = jbo.run_seeds(gp, br, key=jax.random.key(0), num_steps=8, num_seeds=8, bitwise=True)
 print("RESULT" + json.dumps({"actions": gap(a.actions, b.actions), "value": gap(a.metrics, b.metrics),
                              "identical": gap(a, b) == 0.0, "bitwise_identical": gap(c, d) == 0.0,
                              "bitwise_vs_vmapped": gap(a.actions, c.actions)}))
@@ -326,7 +336,7 @@ def test_gp_sharded_agrees_to_rounding():
     bits; with 2 seeds per device and --xla_disable_hlo_passes=algsimp the runs were bit-identical.
     bitwise=True avoids the SPMD program (one one-device executable per device) and the batch's
     vectorisation (lax.map): then the 4-device run is bit for bit the 1-device one."""
-    r = _result(_python(_GP))
+    r = child_result(python_child(_GP))
     assert r["actions"] < 1e-10 and r["value"] < 1e-9, r
     assert r["bitwise_identical"] and r["bitwise_vs_vmapped"] < 1e-10, r
 
@@ -338,8 +348,8 @@ def test_cpu_compile_options_change_rounding_only(monkeypatch, xla_optimized):
     assert parallel.CPU_COMPILER_OPTIONS == {"xla_backend_optimization_level": 2}
     alg = jbo.algorithms.get("gp_ucb", num_initial=4)
     keys = jax.random.split(KEY, 2)
-    ours = jbo.studies.compile_seeds(alg, BRANIN, keys, 10)[0](keys)
+    ours = jbo.studies.compile_seeds(alg, BRANIN, keys=keys, num_steps=10)[0](keys)
     monkeypatch.setattr(parallel, "CPU_COMPILER_OPTIONS", {})
-    xla = jbo.studies.compile_seeds(alg, BRANIN, keys, 10)[0](keys)
+    xla = jbo.studies.compile_seeds(alg, BRANIN, keys=keys, num_steps=10)[0](keys)
     np.testing.assert_allclose(ours.actions, xla.actions, rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(ours.observations, xla.observations, rtol=1e-6, atol=1e-9)

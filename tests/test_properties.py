@@ -32,8 +32,8 @@ from scipy import stats
 import jbo
 from jbo import acquisitions as acq
 from jbo import data, gp
-from tests.test_parallel import BRANIN, PROBE, _result
-from tests.test_parallel import _python as parallel_python
+from tests.test_parallel import BRANIN, PROBE, child_result
+from tests.test_parallel import python_child as parallel_python
 from tests.test_protocols import check_failed_tells_change_nothing
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,7 +58,7 @@ def _leaves_close(a, b, rtol=1e-13, atol=1e-13):
             np.testing.assert_array_equal(x, y)
 
 
-def _python(code, num_devices=1):
+def python_child(code, num_devices=1):
     """test_parallel's child Python (CPU only) with `num_devices` forced host devices."""
     return parallel_python(code, XLA_FLAGS=f"--xla_force_host_platform_device_count={num_devices}")
 
@@ -66,7 +66,7 @@ def _python(code, num_devices=1):
 @pytest.fixture(scope="module")
 def whole():
     """The toy reference: every seed in one program on one CPU device, the whole final state."""
-    return jbo.run_seeds(PROBE, BRANIN, KEY, T, SEEDS, devices=_cpu(), keep_final_state=True)
+    return jbo.run_seeds(PROBE, BRANIN, key=KEY, num_steps=T, num_seeds=SEEDS, devices=_cpu(), keep_final_state=True)
 
 
 # ---------------------------------------------------------------- GP methods against random search (test_registry, slow)
@@ -92,7 +92,9 @@ BEAT_STEPS, BEAT_SEEDS = 24, 24
 
 @pytest.fixture(scope="module")
 def random_search_regret():
-    tr = jbo.run_seeds(jbo.algorithms.get("random_search", num_initial=4), BRANIN, KEY, BEAT_STEPS, BEAT_SEEDS)
+    tr = jbo.run_seeds(
+        jbo.algorithms.get("random_search", num_initial=4), BRANIN, key=KEY, num_steps=BEAT_STEPS, num_seeds=BEAT_SEEDS
+    )
     return np.asarray(tr.metrics["simple_regret"][:, -1])
 
 
@@ -102,7 +104,9 @@ def random_search_regret():
 def test_gp_method_beats_random_search_seed_by_seed(name, random_search_regret):
     """On noise-free Branin a GP method ends below random search on significantly more than half of
     the seeds (paired, one-sided sign test at alpha = 0.05)."""
-    tr = jbo.run_seeds(jbo.algorithms.get(name, **BEAT[name]), BRANIN, KEY, BEAT_STEPS, BEAT_SEEDS)
+    tr = jbo.run_seeds(
+        jbo.algorithms.get(name, **BEAT[name]), BRANIN, key=KEY, num_steps=BEAT_STEPS, num_seeds=BEAT_SEEDS
+    )
     ours = np.asarray(tr.metrics["simple_regret"][:, -1])
     wins = int(np.sum(ours < random_search_regret))
     p = stats.binomtest(wins, BEAT_SEEDS, 0.5, alternative="greater").pvalue
@@ -183,8 +187,8 @@ def test_ask_tell_on_host_reproduces_the_scan_and_refuses_past_the_budget():
     """One optimiser driven through ask/tell by a host function makes the decisions of the compiled
     scan on the same key; once num_steps values are told, ask and tell raise."""
     steps = 8
-    scan = jbo.run(Climb(), BRANIN, KEY, steps)
-    opt = jbo.AskTell(Climb(), BRANIN.bounds, steps, KEY)
+    scan = jbo.run(Climb(), BRANIN, key=KEY, num_steps=steps)
+    opt = jbo.AskTell(Climb(), BRANIN.bounds, num_steps=steps, key=KEY)
     best_x, best_y = opt.optimize(_branin_on_host)
     np.testing.assert_allclose(BRANIN.space.to_unit(np.stack(opt.xs)), scan.actions, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(best_y, scan.metrics["best_value"][-1], rtol=1e-12)
@@ -198,7 +202,7 @@ def test_ask_batch_refuses_more_points_than_the_budget():
     """Pending points spend steps: a batch that would pass num_steps is refused before anything
     changes, also after part of the budget is out as pending points (within the design: no compile)."""
     alg = jbo.algorithms.get("gp_ucb", num_initial=4)
-    opt = jbo.AskTell(alg, BRANIN.bounds, 4, KEY)
+    opt = jbo.AskTell(alg, BRANIN.bounds, num_steps=4, key=KEY)
     with pytest.raises(RuntimeError, match="exceeds num_steps=4"):
         opt.ask_batch(5)
     assert opt.ask_batch(3).shape == (3, 2) and len(opt.pending) == 3
@@ -220,20 +224,22 @@ def test_chunked_and_padded_equal_one_program_and_the_plan_predicts_the_result_s
     runner cut the 3 runs into chunks of 2 by itself (the 3-run program is over it), with the same
     result; a chunk that cannot fit is refused, naming the limit."""
     keys = jax.random.split(KEY, SEEDS)
-    fn, seconds = jbo.studies.compile_seeds(PROBE, BRANIN, keys, T, devices=_cpu(), chunk_size=2, keep_final_state=True)
+    fn, seconds = jbo.studies.compile_seeds(
+        PROBE, BRANIN, keys=keys, num_steps=T, devices=_cpu(), chunk_size=2, keep_final_state=True
+    )
     _leaves_close(fn(keys), whole)
     plan = fn.plan
     assert (plan.num_runs, plan.num_devices, plan.chunk_size, plan.num_chunks) == (3, 1, 2, 2) and seconds > 0
     assert plan.output_bytes == sum(np.asarray(x).nbytes for x in jax.tree.leaves(whole))
     assert 0 < plan.bytes_per_chunk < plan.memory_limit == int(0.75 * plan.available_bytes)
     auto, _ = jbo.studies.compile_seeds(
-        PROBE, BRANIN, keys, T, devices=_cpu(), memory_limit=plan.bytes_per_chunk, keep_final_state=True
+        PROBE, BRANIN, keys=keys, num_steps=T, devices=_cpu(), memory_limit=plan.bytes_per_chunk, keep_final_state=True
     )
     assert (auto.plan.chunk_size, auto.plan.num_chunks) == (2, 2), auto.plan
     assert auto.plan.bytes_per_chunk <= plan.bytes_per_chunk
     _leaves_close(auto(keys), whole)
     with pytest.raises(ValueError, match="over the memory limit"):
-        jbo.studies.compile_seeds(PROBE, BRANIN, keys, T, devices=_cpu(), chunk_size=1, memory_limit=16)
+        jbo.studies.compile_seeds(PROBE, BRANIN, keys=keys, num_steps=T, devices=_cpu(), chunk_size=1, memory_limit=16)
 
 
 # Each process: one CPU device; together one 2-device mesh. compile_seeds in chunks of 2 (one run per
@@ -249,9 +255,9 @@ from tests.test_parallel import PROBE
 br = jbo.problems.get("branin")
 key = jax.random.key({key})
 keys = jax.random.split(key, {seeds})
-fn, _ = jbo.studies.compile_seeds(PROBE, br, keys, {steps}, chunk_size=2, keep_final_state=True)
+fn, _ = jbo.studies.compile_seeds(PROBE, br, keys=keys, num_steps={steps}, chunk_size=2, keep_final_state=True)
 ch = fn(keys)
-bw = jbo.run_seeds(PROBE, br, key, {steps}, {seeds}, bitwise=True, keep_final_state=False)
+bw = jbo.run_seeds(PROBE, br, key=key, num_steps={steps}, num_seeds={seeds}, bitwise=True, keep_final_state=False)
 print("RESULT" + json.dumps({{"process": jax.process_index(), "devices": len(jax.devices()),
     "local": len(jax.local_devices()), "chunks": fn.plan.num_chunks,
     "value": np.asarray(ch.metrics["value"]).tolist(), "actions": np.asarray(ch.actions).tolist(),
@@ -270,12 +276,14 @@ def test_two_processes_share_one_mesh_and_each_gets_the_full_result(whole):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     procs = [
-        _python(_MESH_PROCESS.format(port=port, pid=i, key=KEY_SEED, seeds=SEEDS, steps=T), num_devices=1)
+        python_child(_MESH_PROCESS.format(port=port, pid=i, key=KEY_SEED, seeds=SEEDS, steps=T), num_devices=1)
         for i in range(2)
     ]
-    ref = jbo.run_seeds(PROBE, BRANIN, KEY, T, SEEDS, devices=_cpu(), bitwise=True, keep_final_state=False)
+    ref = jbo.run_seeds(
+        PROBE, BRANIN, key=KEY, num_steps=T, num_seeds=SEEDS, devices=_cpu(), bitwise=True, keep_final_state=False
+    )
     for i, proc in enumerate(procs):
-        r = _result(proc)
+        r = child_result(proc)
         assert (r["process"], r["devices"], r["local"], r["chunks"]) == (i, 2, 1, 2), r
         for got, want in [
             (r["value"], whole.metrics["value"]),
@@ -307,10 +315,10 @@ def test_gp_sharded_over_two_devices_agrees_with_one_device_to_rounding():
     fits may differ in the last bits, not more. (The slow test: 8 seeds on 4 devices, and
     bitwise=True bit for bit.)"""
     steps, seeds = 7, 4
-    proc = _python(_SHARDED_GP.format(opts=SHARDED_GP, key=KEY_SEED, steps=steps, seeds=seeds), num_devices=2)
+    proc = python_child(_SHARDED_GP.format(opts=SHARDED_GP, key=KEY_SEED, steps=steps, seeds=seeds), num_devices=2)
     alg = jbo.algorithms.get("gp_ucb", **SHARDED_GP)
-    ref = jbo.run_seeds(alg, BRANIN, KEY, steps, seeds, devices=_cpu(), keep_final_state=False)
-    r = _result(proc)
+    ref = jbo.run_seeds(alg, BRANIN, key=KEY, num_steps=steps, num_seeds=seeds, devices=_cpu(), keep_final_state=False)
+    r = child_result(proc)
     assert (r["devices"], r["on"]) == (2, 2), r
     np.testing.assert_allclose(r["actions"], np.asarray(ref.actions), rtol=0, atol=1e-10)
     np.testing.assert_allclose(r["value"], np.asarray(ref.metrics["value"]), rtol=1e-9, atol=1e-9)
@@ -339,7 +347,7 @@ SLOW_TO_BUILD = ("gp_sample", "sbo:ackley", "sbo:hartmann", "sbo:complicated_har
 def test_about_matches_the_costly_problems_that_build_in_a_second():
     """jbo.problems.ABOUT's space text and optimum equal the built problem's, for the costly problems
     (contextual, HPO, control-set) that build in about a second."""
-    from tests.test_cli import COSTLY, _check_about
+    from tests.test_cli import COSTLY, check_about
 
     names = [n for n in COSTLY if n not in SLOW_TO_BUILD]
     assert len(names) == len(COSTLY) - len(SLOW_TO_BUILD) >= 10
@@ -348,4 +356,4 @@ def test_about_matches_the_costly_problems_that_build_in_a_second():
     except ImportError:  # pragma: no cover
         names = [n for n in names if not n.startswith("hpo:")]
     for name in names:
-        _check_about(name)
+        check_about(name)

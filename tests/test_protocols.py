@@ -60,7 +60,7 @@ class ArmUCB(Algorithm):
 
 
 def test_finite_arm_ucb_on_drifting_arms_dynamic_regret_and_info():
-    tr = jbo.run(ArmUCB(), DRIFT, KEY, 14)
+    tr = jbo.run(ArmUCB(), DRIFT, key=KEY, num_steps=14)
     a = np.asarray(tr.actions)
     seg = (np.arange(14) >= 7).astype(int)
     value = VALUES[seg, a]
@@ -78,14 +78,14 @@ def test_finite_arm_ucb_on_drifting_arms_dynamic_regret_and_info():
 
 def test_budget_equals_truncated_run_and_freezes_state():
     """A budgeted run is the unbudgeted run cut where the spent cost reaches the budget."""
-    full = jbo.run(ArmUCB(), DRIFT, KEY, 14)
+    full = jbo.run(ArmUCB(), DRIFT, key=KEY, num_steps=14)
     cost = np.asarray(full.metrics["cost"])
     budget = 6.0
     spent_before = np.concatenate([[0.0], np.cumsum(cost)[:-1]])
     active = spent_before < budget
     k = int(active.sum())
     assert 1 < k < 14
-    cut = jbo.run(ArmUCB(), DRIFT, KEY, 14, budget=budget)
+    cut = jbo.run(ArmUCB(), DRIFT, key=KEY, num_steps=14, budget=budget)
     np.testing.assert_array_equal(cut.metrics["active"], active)
     for name in ("value", "regret", "cumulative_regret", "cumulative_cost", "best_value"):
         np.testing.assert_allclose(cut.metrics[name][:k], full.metrics[name][:k])
@@ -93,7 +93,7 @@ def test_budget_equals_truncated_run_and_freezes_state():
     assert float(cut.metrics["cumulative_cost"][-1]) <= budget + cost.max()
     for leaf in jax.tree.leaves((cut.actions, cut.observations)):  # an inactive step computes nothing
         np.testing.assert_array_equal(np.asarray(leaf)[k:], 0)
-    short = jbo.run(ArmUCB(), DRIFT, KEY, k)
+    short = jbo.run(ArmUCB(), DRIFT, key=KEY, num_steps=k)
     # the frozen state equals the state after the k active steps (steps buffer aside: its length differs)
     np.testing.assert_allclose(cut.final_state.sums, short.final_state.sums)
     np.testing.assert_allclose(cut.final_state.counts, short.final_state.counts)
@@ -101,17 +101,17 @@ def test_budget_equals_truncated_run_and_freezes_state():
 
 def test_free_initial_steps_and_budget_errors():
     alg = jbo.algorithms.get("random_search", num_initial=3)
-    tr = jbo.run(alg, DRIFT, KEY, 8, budget=100.0, free_initial=True)
+    tr = jbo.run(alg, DRIFT, key=KEY, num_steps=8, budget=100.0, free_initial=True)
     assert np.all(np.asarray(tr.metrics["cost"])[:3] == 0) and np.all(np.asarray(tr.metrics["cost"])[3:] > 0)
     for bad in (0.0, -1.0, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="budget must be a positive finite cost"):
-            jbo.run(alg, DRIFT, KEY, 8, budget=bad)
+            jbo.run(alg, DRIFT, key=KEY, num_steps=8, budget=bad)
 
 
 def test_vmapped_equals_looped_on_finite_arms_with_budget():
-    seeds = jbo.run_seeds(ArmUCB(), DRIFT, KEY, 14, 3, budget=8.0)
+    seeds = jbo.run_seeds(ArmUCB(), DRIFT, key=KEY, num_steps=14, num_seeds=3, budget=8.0)
     for i, k in enumerate(jax.random.split(KEY, 3)):
-        one = jbo.run(ArmUCB(), DRIFT, k, 14, budget=8.0)
+        one = jbo.run(ArmUCB(), DRIFT, key=k, num_steps=14, budget=8.0)
         np.testing.assert_array_equal(seeds.actions[i], one.actions)
         np.testing.assert_allclose(seeds.metrics["cumulative_regret"][i], one.metrics["cumulative_regret"])
 
@@ -153,7 +153,7 @@ class SecretProblem(jbo.Environment):
 
 
 def test_step_and_side_information_reach_the_algorithm():
-    tr = jbo.run_seeds(Recorder(), SecretProblem(), KEY, 5, 3)
+    tr = jbo.run_seeds(Recorder(), SecretProblem(), key=KEY, num_steps=5, num_seeds=3)
     np.testing.assert_array_equal(tr.info["t"], np.tile(np.arange(5), (3, 1)))
     np.testing.assert_array_equal(tr.info["initial"], np.tile(np.arange(5) < 2, (3, 1)))
     secrets = np.asarray(tr.info["secret"])
@@ -172,7 +172,7 @@ def _control_problem():
 def test_control_sets_compose_expected_value_and_costs():
     prob = _control_problem()
     alg = jbo.algorithms.get("random_search", num_initial=3)
-    tr = jbo.run(alg, prob, KEY, 10)
+    tr = jbo.run(alg, prob, key=KEY, num_steps=10)
     sets, xs = np.asarray(tr.actions.set), np.asarray(tr.actions.x)
     masks = np.asarray(prob.sets.masks)
     full = np.asarray(tr.observations.x)
@@ -239,16 +239,16 @@ def test_truncated_normal_free_variables_have_the_spec_variance():
 def test_ask_tell_on_control_sets_and_finite_arms_reproduce_the_scan():
     prob = _control_problem()
     alg = jbo.algorithms.get("random_search", num_initial=3)
-    scan = jbo.run(alg, prob, KEY, 6)
-    opt = jbo.AskTell(alg, prob.space, 6, KEY)
+    scan = jbo.run(alg, prob, key=KEY, num_steps=6)
+    opt = jbo.AskTell(alg, prob.space, num_steps=6, key=KEY)
     for t in range(6):
         i, x = opt.ask()
         assert i == int(scan.actions.set[t])
         assert np.all(np.isnan(x) == ~np.asarray(prob.sets.masks[i]))
         np.testing.assert_allclose(x[~np.isnan(x)], np.asarray(scan.actions.x[t])[np.asarray(prob.sets.masks[i])])
         opt.tell((i, x), (np.asarray(scan.observations.x[t]), float(scan.observations.y[t]), 0.1))
-    arm = jbo.AskTell(ArmUCB(), DRIFT.space, 14, KEY)
-    scan = jbo.run(ArmUCB(), DRIFT, KEY, 14)
+    arm = jbo.AskTell(ArmUCB(), DRIFT.space, num_steps=14, key=KEY)
+    scan = jbo.run(ArmUCB(), DRIFT, key=KEY, num_steps=14)
     for t in range(14):
         a = arm.ask()
         assert a == int(scan.actions[t])
@@ -259,9 +259,9 @@ def test_ask_tell_on_control_sets_and_finite_arms_reproduce_the_scan():
 def check_failed_tells_change_nothing(alg, bounds, steps, f):
     """A non-finite value and a point of the wrong shape are refused at step 4 (after the state has
     learned from earlier tells); the run then continues exactly as an undisturbed one."""
-    clean = jbo.AskTell(alg, bounds, steps, KEY)
+    clean = jbo.AskTell(alg, bounds, num_steps=steps, key=KEY)
     clean.optimize(f)
-    bumpy = jbo.AskTell(alg, bounds, steps, KEY)
+    bumpy = jbo.AskTell(alg, bounds, num_steps=steps, key=KEY)
     for t in range(steps):
         x = bumpy.ask()
         if t == 4:
@@ -287,8 +287,8 @@ def test_ask_tell_drives_a_contextual_method():
     small = dict(num_initial=3, num_samples=16, num_inner=16, num_raw=16, num_starts=2, opt_steps=2, fit_steps=3)
     prob = jbo.problems.get("sbo:newsvendor")
     alg = jbo.algorithms.get("sbo:sbo_kde", **small)
-    scan = jbo.run(alg, prob, KEY, 5)
-    opt = jbo.AskTell(alg, prob.space.bounds, 5, KEY, context_dim=1)
+    scan = jbo.run(alg, prob, key=KEY, num_steps=5)
+    opt = jbo.AskTell(alg, prob.space.bounds, num_steps=5, key=KEY, context_dim=1)
     for t in range(5):
         x = opt.ask()
         np.testing.assert_allclose(x, scan.actions[t], rtol=1e-7, atol=1e-9)
@@ -384,10 +384,10 @@ def test_user_kernel_and_user_acquisition_equal_the_built_ins():
     """A user's SE profile and a user's UCB function give the built-in SE / UCB run."""
     prob = jbo.problems.get("branin")
     small = dict(num_initial=4, fit_steps=5, num_raw=32, num_starts=2, opt_steps=3)
-    built_in = jbo.run(jbo.algorithms.get("gp_ucb", kernel="se", **small), prob, KEY, 7)
+    built_in = jbo.run(jbo.algorithms.get("gp_ucb", kernel="se", **small), prob, key=KEY, num_steps=7)
     my_se = lambda r2: jnp.exp(-0.5 * r2)  # noqa: E731
     my_ucb = lambda post, x, best: jbo.acquisitions.ucb(post, x, 2.0)  # noqa: E731
-    user = jbo.run(jbo.algorithms.GPBO(acquisition=my_ucb, kernel=my_se, **small), prob, KEY, 7)
+    user = jbo.run(jbo.algorithms.GPBO(acquisition=my_ucb, kernel=my_se, **small), prob, key=KEY, num_steps=7)
     np.testing.assert_allclose(user.actions, built_in.actions, rtol=1e-9, atol=1e-12)
     with pytest.raises(ValueError, match="Thompson sampling needs random Fourier features"):
         jbo.algorithms.GPBO(acquisition="ts", kernel=my_se)
@@ -402,7 +402,9 @@ def test_gp_bo_on_finite_arms_scores_every_arm():
     arms = FiniteArms(np.random.default_rng(11).uniform(size=(40, 2)))
     f = lambda x: -jnp.sum((x - 0.6) ** 2)  # noqa: E731
     prob = jbo.problems.finite.from_functions([f], arms)
-    tr = jbo.run_seeds(jbo.algorithms.get("gp_ucb", num_initial=5, fit_steps=10), prob, KEY, 20, 8)
+    tr = jbo.run_seeds(
+        jbo.algorithms.get("gp_ucb", num_initial=5, fit_steps=10), prob, key=KEY, num_steps=20, num_seeds=8
+    )
     assert tr.actions.dtype == jnp.int32 and int(tr.actions.max()) < 40
     values = -((np.asarray(arms.arms) - 0.6) ** 2).sum(1)
     played_best = (np.asarray(tr.actions) == np.argmax(values)).any(1)
@@ -414,7 +416,7 @@ def test_paper_gp_with_ei_runs():
     """PaperGP(acquisition="ei") builds and runs (its Params carry xi)."""
     alg = jbo.algorithms.boke.PaperGP(acquisition="ei", num_initial=3, num_raw_per_dim=16, opt_steps=3)
     assert jbo.replace_params(alg.default_params(), xi=0.01).acquisition.xi == 0.01
-    tr = jbo.run(alg, jbo.problems.get("branin"), KEY, 5)
+    tr = jbo.run(alg, jbo.problems.get("branin"), key=KEY, num_steps=5)
     assert np.isfinite(np.asarray(tr.metrics["simple_regret"])).all()
 
 
@@ -444,9 +446,9 @@ def test_summary_on_a_contextual_study_and_on_a_cost_axis():
     table = jbo.studies.run_study(
         {"sbo": jbo.algorithms.get("sbo:sbo_kde", **small)},
         {"nv": jbo.problems.get("sbo:newsvendor"), "pf": jbo.problems.get("sbo:portfolio_uniform")},
-        0,
-        4,
-        2,
+        key=0,
+        num_steps=4,
+        num_seeds=2,
         progress=False,
     )
     s = jbo.studies.summary(table)  # one problem without F*: best value for both
@@ -455,7 +457,7 @@ def test_summary_on_a_contextual_study_and_on_a_cost_axis():
 
 
 def test_cost_grid_is_the_step_function_of_cumulative_cost():
-    table = jbo.studies.run_study({"ucb": ArmUCB()}, {"drift": DRIFT}, 0, 10, 3, progress=False)
+    table = jbo.studies.run_study({"ucb": ArmUCB()}, {"drift": DRIFT}, key=0, num_steps=10, num_seeds=3, progress=False)
     grid = np.array([0.0, 0.5, 2.0, 4.0, 100.0])
     on = jbo.studies.on_cost_grid(table, grid, "simple_regret")
     for seed, g in table.groupby("seed"):
@@ -471,9 +473,9 @@ def test_compile_seeds_equals_run_seeds():
     alg = jbo.algorithms.get("gp_ei", num_initial=3, fit_steps=5, num_raw=32, num_starts=2, opt_steps=3)
     prob = jbo.problems.get("branin")
     keys = jax.random.split(KEY, 2)
-    fn, seconds = jbo.studies.compile_seeds(alg, prob, keys, 6)
+    fn, seconds = jbo.studies.compile_seeds(alg, prob, keys=keys, num_steps=6)
     assert seconds > 0
-    np.testing.assert_array_equal(fn(keys).actions, jbo.run_seeds(alg, prob, KEY, 6, 2).actions)
+    np.testing.assert_array_equal(fn(keys).actions, jbo.run_seeds(alg, prob, key=KEY, num_steps=6, num_seeds=2).actions)
 
 
 def test_step_is_a_named_tuple_of_the_step_index():

@@ -12,35 +12,49 @@ import numpy as np
 import pytest
 
 import jbo
-from jbo import acquisitions, data, gp
+from jbo import acquisitions, data, gp, parts
 
 KEY = jax.random.key(11)
 # the smallest shapes that still exercise every code path (compile time dominates these tests)
-GP_SMALL = dict(num_initial=3, fit_steps=3, num_raw=16, num_starts=2, opt_steps=2)
+GP_SMALL = dict(
+    num_initial=3, hypers=parts.Refit(steps=3), maximiser=parts.Maximiser(num_raw=16, num_starts=2, steps=2)
+)
 SMALL = {
     "random_search": dict(num_initial=3),
     **{n: GP_SMALL for n in ("gp_ucb", "gp_ei", "gp_log_ei", "gp_pi", "gp_mean", "gp_std")},
-    "gp_ts": dict(GP_SMALL, num_features=64),
+    "gp_ts": dict(GP_SMALL, acquisition=acquisitions.Thompson(num_features=64)),
     **{
         n: dict(num_initial=3, candidates_per_dim=8, num_starts=2, opt_steps=2)
         for n in ("boke", "boke_plus", "kr_ucb", "density_exploration")
     },
-    **{n: dict(num_initial=3, num_raw_per_dim=8, opt_steps=2) for n in ("boke_gp_ucb", "boke_gp_std")},
+    **{
+        n: dict(num_initial=3, maximiser=parts.Maximiser(num_raw_per_dim=8, steps=2, screen_data=True))
+        for n in ("boke_gp_ucb", "boke_gp_std")
+    },
 }
 SBO_SMALL = dict(
-    num_initial=3, num_samples=8, num_inner=8, num_raw=8, num_starts=1, opt_steps=1, fit_steps=2, mmd_grid=9
+    num_initial=3,
+    num_samples=8,
+    num_inner=8,
+    mmd_grid=9,
+    maximiser=parts.Maximiser(num_raw=8, num_starts=1, steps=1, screen_data=False),
+    hypers=parts.Refit(
+        parts.FixedHypers(0.5, 1.0, 2.0), restarts=2, steps=2, schedule=parts.RefitSchedule(growth=None)
+    ),
 )
 
 
-CVS_SMALL = dict(num_initial=3, num_mc=4, num_raw=4, num_starts=1, opt_steps=1, fit_steps=1)
+CVS_SMALL = dict(
+    num_initial=3,
+    num_mc=4,
+    maximiser=parts.Maximiser(num_raw=4, num_starts=1, steps=1),
+)
+CVS_REFIT = parts.Refit(restarts=1, steps=1, learning_rate=0.1)  # uCVS's refit in exploitation, small
 # UHE-BO and its baselines (pairs of evaluations: with T = 5 and 3 initial points each gets one BO pair)
 UHE_SMALL = dict(
     num_initial=3,
-    num_restarts=1,
-    fit_steps=2,
-    num_raw=16,
-    num_starts=2,
-    opt_steps=2,
+    refit=parts.Refit(parts.FixedHypers(noise=1e-3), restarts=1, steps=2, learning_rate=0.05),
+    maximiser=parts.Maximiser(num_raw=16, num_starts=2, steps=2, screen_data=True),
     num_warmup=2,
     num_samples=2,
     num_leapfrog=2,
@@ -68,7 +82,8 @@ def _build(name):
             jbo.problems.get("kernel_drift", horizon=5, grid_size=5, noise_std=0.1),
         )
     if name.startswith("cvs:"):  # control sets with unknown costs (jbo.algorithms.cvs)
-        return jbo.algorithms.get(name, **CVS_SMALL), jbo.problems.get("cvs:hartmann12", noise_std=0.01)
+        opts = dict(CVS_SMALL, hypers=CVS_REFIT) if name == "cvs:ucvs" else CVS_SMALL
+        return jbo.algorithms.get(name, **opts), jbo.problems.get("cvs:hartmann12", noise_std=0.01)
     if name.startswith("sbo:"):
         opts = dict(SBO_SMALL)
         if name == "sbo:sbo_oracle":
@@ -158,17 +173,18 @@ def test_registered_algorithm_runs_and_seeds_do_not_leak(name):
     alg, prob = _build(name)
     T = 5
     keys = jax.random.split(KEY, 2)
-    seeds = jbo.run_seeds(alg, prob, KEY, T, 2)
+    seeds = jbo.run_seeds(alg, prob, key=KEY, num_steps=T, num_seeds=2)
     _check_golden(name, seeds)
     for k in ("value", "best_value", "cumulative_cost"):
         assert np.isfinite(np.asarray(seeds.metrics[k])).all(), k
     _assert_inside(prob.space, seeds.actions)
-    swapped = jbo.engine._run_seeds_jit(alg, prob, keys[::-1], T, alg.default_params(), None, False)
+    p = alg.default_params()
+    swapped = jbo.program(alg, prob, keys=keys, num_steps=T, params=p)(keys[::-1], p)  # run_seeds's program
     flip = lambda tree: jax.tree.map(lambda a: a[::-1], tree)  # noqa: E731
     _assert_trees_equal(flip(swapped.actions), seeds.actions, rtol=0, atol=0)
     _assert_trees_equal(flip(swapped.metrics["value"]), seeds.metrics["value"], rtol=0, atol=0)
     if name in LOOPED:
-        one = jbo.run(alg, prob, keys[1], T)
+        one = jbo.run(alg, prob, key=keys[1], num_steps=T)
         _assert_trees_equal(jax.tree.map(lambda a: a[1], seeds.actions), one.actions, rtol=1e-8, atol=1e-10)
         np.testing.assert_allclose(seeds.metrics["value"][1], one.metrics["value"], rtol=1e-8, atol=1e-10)
 
@@ -195,8 +211,8 @@ def test_gp_methods_beat_random_search(name):
     T, S = 18, 16
     if name == "boke_gp_ucb":
         opts, T = dict(num_initial=4, num_raw_per_dim=64, opt_steps=15), 30
-    gp_run = jbo.run_seeds(jbo.algorithms.get(name, **opts), prob, KEY, T, S)
-    rnd = jbo.run_seeds(jbo.algorithms.get("random_search", num_initial=4), prob, KEY, T, S)
+    gp_run = jbo.run_seeds(jbo.algorithms.get(name, **opts), prob, key=KEY, num_steps=T, num_seeds=S)
+    rnd = jbo.run_seeds(jbo.algorithms.get("random_search", num_initial=4), prob, key=KEY, num_steps=T, num_seeds=S)
     ours, theirs = np.median(gp_run.metrics["simple_regret"][:, -1]), np.median(rnd.metrics["simple_regret"][:, -1])
     assert ours < 0.25 * theirs, (name, ours, theirs)
 
@@ -271,6 +287,6 @@ def test_a_long_gp_run_keeps_its_golden_trace():
     """GP-UCB past the refit-every-step phase and across a segment boundary (T = 120: segments of 64
     and 120 rows, refits every step while t < 64, then on the growth schedule) equals its recorded trace."""
     alg = jbo.algorithms.get("gp_ucb", **GP_SMALL)
-    trace = jbo.run(alg, jbo.problems.get("hartmann3", noise_std=0.1), KEY, 120)
+    trace = jbo.run(alg, jbo.problems.get("hartmann3", noise_std=0.1), key=KEY, num_steps=120)
     assert alg.capacities(120) == (64, 120)
     _check_golden("gp_ucb_T120", trace)

@@ -40,7 +40,13 @@ def test_boke_and_boke_plus_beat_kr_ucb_on_six_hump_camel(noisy):
     params = boke.BOKEParams(varsigma=bench.noise_std)
 
     def final_regret(alg, p=params):
-        return float(np.mean(jbo.run_seeds(alg, problem, key, T, seeds, p).metrics["simple_regret"][:, -1]))
+        return float(
+            np.mean(
+                jbo.run_seeds(alg, problem, key=key, num_steps=T, num_seeds=seeds, params=p).metrics["simple_regret"][
+                    :, -1
+                ]
+            )
+        )
 
     n0 = bench.num_initial
     r_boke = final_regret(boke.BOKE(num_initial=n0))
@@ -76,9 +82,11 @@ def test_density_exploration_fills_space_faster_than_uniform_at_d4():
     prob = jbo.problems.from_function(lambda x: 0.0 * jnp.sum(x), np.stack([np.zeros(d), np.ones(d)]))
     key = jax.random.key(d)
     de = boke.DensityExploration(candidates_per_dim=128, num_starts=10, opt_steps=50)
-    f_de = np.array([float(fill(p)) for p in jbo.run_seeds(de, prob, key, T, seeds).actions])
+    f_de = np.array([float(fill(p)) for p in jbo.run_seeds(de, prob, key=key, num_steps=T, num_seeds=seeds).actions])
     uniform = jbo.algorithms.RandomSearch(num_initial=1)
-    f_un = np.array([float(fill(p)) for p in jbo.run_seeds(uniform, prob, key, T, seeds).actions])
+    f_un = np.array(
+        [float(fill(p)) for p in jbo.run_seeds(uniform, prob, key=key, num_steps=T, num_seeds=seeds).actions]
+    )
     f_lhs = np.array(
         [float(fill(designs.latin_hypercube(k, T, d))) for k in jax.random.split(jax.random.fold_in(key, T), seeds)]
     )
@@ -105,7 +113,7 @@ def test_sbo_kde_beats_gp_ucb_on_newsvendor():
     opts = dict(num_initial=10, num_samples=64, num_inner=64, num_raw=64, num_starts=10, opt_steps=20)
 
     def cumulative_regret(method):
-        tr = jbo.run_seeds(jbo.algorithms.get(f"sbo:{method}", **opts), prob, key, T, seeds)
+        tr = jbo.run_seeds(jbo.algorithms.get(f"sbo:{method}", **opts), prob, key=key, num_steps=T, num_seeds=seeds)
         return np.asarray(tr.metrics["cumulative_regret"][:, -1])
 
     gp, kde = cumulative_regret("gp_ucb"), cumulative_regret("sbo_kde")

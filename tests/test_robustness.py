@@ -64,9 +64,9 @@ def test_gp_method_on_degenerate_problems(name):
     trace = jbo.engine.run_environments(
         alg,
         list(CASES.values()),
-        KEY,
-        T,
-        S,  # axes (case, seed, step)
+        key=KEY,
+        num_steps=T,
+        num_seeds=S,  # axes (case, seed, step)
         keep_final_state=True,
     )  # every leaf of the final state
     names = list(CASES)

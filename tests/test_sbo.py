@@ -239,7 +239,7 @@ def test_paired_ucb_values_and_danskin_gradient():
 def test_sbo_methods_run_and_bad_input():
     p = C.problem("newsvendor")
     small = dict(num_initial=4, num_samples=32, num_inner=32, num_raw=32, num_starts=2, opt_steps=5, fit_steps=5)
-    tr = jbo.run_seeds(sbo.SBO(method="drbo_kde", **small), p, jax.random.key(0), 7, 2)
+    tr = jbo.run_seeds(sbo.SBO(method="drbo_kde", **small), p, key=jax.random.key(0), num_steps=7, num_seeds=2)
     assert tr.actions.shape == (2, 7, 1) and np.all(np.isfinite(np.asarray(tr.metrics["regret"])))
     assert np.all(np.asarray(tr.metrics["regret"]) >= -1e-5)
     with pytest.raises(ValueError, match="unknown SBO method"):
@@ -247,7 +247,7 @@ def test_sbo_methods_run_and_bad_input():
     with pytest.raises(ValueError, match="oracle"):
         sbo.SBO(method="sbo_oracle")
     with pytest.raises(ValueError, match="contextual"):
-        jbo.run(sbo.SBO(**small), jbo.problems.get("branin"), jax.random.key(0), 6)
+        jbo.run(sbo.SBO(**small), jbo.problems.get("branin"), key=jax.random.key(0), num_steps=6)
     with pytest.raises(ValueError, match="unknown contextual problem"):
         C.problem("rosenbrock")
 

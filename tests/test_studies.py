@@ -28,7 +28,9 @@ def test_study_table_save_load_summary_plot(tmp_path):
     }
     assert len(table) == 4 * 6 + 4 * 8
     # the table agrees with a direct run for the same seed keys
-    trace = jbo.run_seeds(METHODS["random"], jbo.problems.get("branin"), jax.random.key(1), 8, 4)
+    trace = jbo.run_seeds(
+        METHODS["random"], jbo.problems.get("branin"), key=jax.random.key(1), num_steps=8, num_seeds=4
+    )
     got = table[table.problem == "branin"].pivot(index="seed", columns="step", values="simple_regret").to_numpy()
     np.testing.assert_allclose(got, np.asarray(trace.metrics["simple_regret"]), rtol=1e-12)
     path = jbo.studies.save(table, tmp_path / "t.csv")

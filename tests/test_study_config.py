@@ -106,7 +106,7 @@ def test_kill_resume_equals_uninterrupted_and_cache_is_hit_across_processes(tmp_
     with pytest.raises(ValueError, match="different config"):
         jbo.study_config.run(other, b_out, progress=False)
     assert (b_out / "table.csv").exists()
-    assert jbo.study_config._prepare(b_out, jbo.study_config.parse(other), None, fresh=True) == set()
+    assert jbo.study_config.prepare_output(b_out, jbo.study_config.parse(other), None, fresh=True) == set()
     assert not any((b_out / "cells").iterdir()) and not (b_out / "table.csv").exists()
 
 

@@ -185,13 +185,13 @@ def test_deceptive_optimum_and_continuity_at_every_breakpoint():
         grid = np.linspace(0, 1, 201)
         for i, a in enumerate(alpha):  # g_i is continuous at 4a/5, a, (1 + 4a)/5 and spans [0, 1]
             for b in (0.8 * a, a, (1 + 4 * a) / 5):
-                lo, hi = synthetic._deceptive_g(jnp.array([b - 1e-9, b + 1e-9]), a)
+                lo, hi = synthetic.deceptive_g(jnp.array([b - 1e-9, b + 1e-9]), a)
                 assert abs(float(lo) - float(hi)) < 1e-6, (n, i, b)
-            g = np.asarray(synthetic._deceptive_g(jnp.asarray(grid), a))
+            g = np.asarray(synthetic.deceptive_g(jnp.asarray(grid), a))
             assert g.max() <= 1.0 + 1e-12 and g.min() >= -1e-12
-            assert np.isclose(float(synthetic._deceptive_g(jnp.asarray(a), a)), 1.0)
-            assert np.isclose(float(synthetic._deceptive_g(jnp.asarray(0.0), a)), 0.8)
-            assert np.isclose(float(synthetic._deceptive_g(jnp.asarray(1.0), a)), 0.8)
+            assert np.isclose(float(synthetic.deceptive_g(jnp.asarray(a), a)), 1.0)
+            assert np.isclose(float(synthetic.deceptive_g(jnp.asarray(0.0), a)), 0.8)
+            assert np.isclose(float(synthetic.deceptive_g(jnp.asarray(1.0), a)), 0.8)
     # the n = 2 corner local optima have F = 0.64; the dense maximum is the stated optimum
     prob = jbo.problems.get("deceptive", n=2)
     assert np.isclose(float(prob.objective(jnp.array([0.0, 0.0]))), 0.64)
@@ -219,7 +219,7 @@ def test_bad_configuration_raises_clear_errors():
     with pytest.raises(ValueError, match="unknown UHE method"):
         uhe.make("ucb")
     with pytest.raises(ValueError, match="pairs"):
-        jbo.run(uhe.UHE(**TINY), jbo.problems.get("branin"), jax.random.key(0), 5)
+        jbo.run(uhe.UHE(**TINY), jbo.problems.get("branin"), key=jax.random.key(0), num_steps=5)
     arms = jbo.spaces.FiniteArms(jnp.linspace(0, 1, 5)[:, None])
     with pytest.raises(ValueError, match="box"):
         uhe.UHE(**TINY).init(jax.random.key(0), uhe.UHEParams(), jbo.Spec(arms, 10))
@@ -253,18 +253,18 @@ def test_uhe_bo_pairs_rewards_and_exp3_bookkeeping_match_a_hand_replay():
     prob = jbo.problems.get("branin")
     alg = uhe.UHE(**TINY)
     T = 4 + 14  # the engine's segments hold 16, then 18 rows
-    tr = jbo.run_seeds(alg, prob, jax.random.key(2), T, 3)
+    tr = jbo.run_seeds(alg, prob, key=jax.random.key(2), num_steps=T, num_seeds=3)
     for s in range(3):
         _hand_exp3({k: v[s] for k, v in tr.info.items()}, tr.observations[s], 4, T)
     assert np.all(np.isfinite(np.asarray(tr.metrics["simple_regret"])))
     # vmapped == looped, and the same key gives the same trace (test 7)
-    one = jbo.run(alg, prob, jax.random.split(jax.random.key(2), 3)[1], T)
+    one = jbo.run(alg, prob, key=jax.random.split(jax.random.key(2), 3)[1], num_steps=T)
     np.testing.assert_allclose(np.asarray(tr.actions[1]), np.asarray(one.actions), rtol=1e-8, atol=1e-10)
-    again = jbo.run(alg, prob, jax.random.split(jax.random.key(2), 3)[1], T)
+    again = jbo.run(alg, prob, key=jax.random.split(jax.random.key(2), 3)[1], num_steps=T)
     np.testing.assert_array_equal(np.asarray(one.actions), np.asarray(again.actions))
     # growing segments == the whole buffer every step
     assert alg.capacities(T) == (16, 18)
-    whole = jbo.run(uhe.UHE(bucket=False, **TINY), prob, jax.random.split(jax.random.key(2), 3)[1], T)
+    whole = jbo.run(uhe.UHE(bucket=False, **TINY), prob, key=jax.random.split(jax.random.key(2), 3)[1], num_steps=T)
     np.testing.assert_allclose(np.asarray(whole.actions), np.asarray(one.actions), rtol=1e-6, atol=1e-8)
 
 
@@ -283,8 +283,8 @@ def test_bucket_step_runs_equal_the_whole_buffer():
     assert uhe.UHE(bucket_step=4).capacities(24) == (16, 20, 24)
     prob = jbo.problems.get("branin")
     key = jax.random.key(5)
-    fine = jbo.run(uhe.UHE(bucket_step=4, **TINY), prob, key, 24)
-    whole = jbo.run(uhe.UHE(bucket=False, **TINY), prob, key, 24)
+    fine = jbo.run(uhe.UHE(bucket_step=4, **TINY), prob, key=key, num_steps=24)
+    whole = jbo.run(uhe.UHE(bucket=False, **TINY), prob, key=key, num_steps=24)
     np.testing.assert_allclose(np.asarray(fine.actions), np.asarray(whole.actions), rtol=1e-6, atol=1e-8)
     np.testing.assert_array_equal(np.asarray(fine.info["arm"]), np.asarray(whole.info["arm"]))
 
@@ -308,7 +308,7 @@ def test_exp3_two_step_hand_example():
 
 def test_ra_bo_alternates_random_and_bo_steps():
     alg = uhe.UHE(method="ra_bo", **TINY)
-    tr = jbo.run(alg, jbo.problems.get("branin"), jax.random.key(4), 4 + 6)
+    tr = jbo.run(alg, jbo.problems.get("branin"), key=jax.random.key(4), num_steps=4 + 6)
     np.testing.assert_array_equal(np.asarray(tr.info["random"])[4:], [True, False] * 3)
     assert np.all(np.asarray(tr.info["p_random"])[4:] == 1.0)
 
@@ -358,8 +358,8 @@ def test_noise_refit_changes_only_the_posterior_noise_of_the_first_bo_step():
     fit's. Only the pseudo-data methods take the option."""
     prob = jbo.problems.get("branin")
     key = jax.random.key(6)
-    base = jbo.run(uhe.UHE(**TINY), prob, key, 4 + 2)
-    refit = jbo.run(uhe.UHE(noise_refit=True, **TINY), prob, key, 4 + 2)
+    base = jbo.run(uhe.UHE(**TINY), prob, key=key, num_steps=4 + 2)
+    refit = jbo.run(uhe.UHE(noise_refit=True, **TINY), prob, key=key, num_steps=4 + 2)
     s = 4 if not bool(base.info["random"][4]) else 5  # the first BO step
     np.testing.assert_array_equal(np.asarray(refit.actions[:s]), np.asarray(base.actions[:s]))
     np.testing.assert_array_equal(np.asarray(refit.info["lengthscale"][s]), np.asarray(base.info["lengthscale"][s]))
@@ -376,9 +376,9 @@ def test_noise_refit_changes_only_the_posterior_noise_of_the_first_bo_step():
 def test_every_uhe_method_runs_vmapped_equals_looped(name):
     alg = uhe.make(name, **({"num_initial": 4} if name == "random" else TINY))
     prob = jbo.problems.get("deceptive", n=2)
-    tr = jbo.run_seeds(alg, prob, jax.random.key(1), 10, 2)
+    tr = jbo.run_seeds(alg, prob, key=jax.random.key(1), num_steps=10, num_seeds=2)
     assert np.all(np.isfinite(np.asarray(tr.metrics["simple_regret"])))
-    one = jbo.run(alg, prob, jax.random.split(jax.random.key(1), 2)[0], 10)
+    one = jbo.run(alg, prob, key=jax.random.split(jax.random.key(1), 2)[0], num_steps=10)
     np.testing.assert_allclose(np.asarray(tr.actions[0]), np.asarray(one.actions), rtol=1e-7, atol=1e-9)
 
 
@@ -386,7 +386,7 @@ def test_every_uhe_method_runs_vmapped_equals_looped(name):
 def test_lr_objective_equals_a_numpy_replay_of_the_same_sgd():
     from jbo.problems import uhe as pu
 
-    x_tr, y_tr, x_te, y_te = pu._vehicle_split()
+    x_tr, y_tr, x_te, y_te = pu.vehicle_split()
     alpha, eta = 10.0**-3, 10.0**-1
     W, b = np.zeros((18, 4)), np.zeros(4)
     Y = np.eye(4)[y_tr]

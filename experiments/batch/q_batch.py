@@ -55,7 +55,7 @@ def asktell_final(alg, prob, keys):
     f = lambda x: float(prob.objective(jnp.asarray(x)))  # noqa: E731
     out = []
     for k in keys:
-        opt = jbo.AskTell(alg, prob.bounds, N0 + EVALS, k)
+        opt = jbo.AskTell(alg, prob.bounds, num_steps=N0 + EVALS, key=k)
         opt.optimize(f, num_evaluations=N0)
         while opt.t < N0 + EVALS:
             xs = opt.ask_batch(Q)
@@ -79,7 +79,7 @@ def main():
     }
     for name, alg in runs.items():
         t0 = time.perf_counter()
-        tr = jbo.run_seeds(alg, prob, jax.random.key(2024), N0 + EVALS, SEEDS)
+        tr = jbo.run_seeds(alg, prob, key=jax.random.key(2024), num_steps=N0 + EVALS, num_seeds=SEEDS)
         finals[name] = final_log_regret(tr)
         rows.append(
             {

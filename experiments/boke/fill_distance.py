@@ -83,7 +83,7 @@ def main():
         corners = jnp.asarray(np.array(list(itertools.product([0.0, 1.0], repeat=d))))
         for name, alg in sequential.items():
             t0 = time.perf_counter()
-            tr = jbo.run_seeds(alg, prob, key, T, seeds)
+            tr = jbo.run_seeds(alg, prob, key=key, num_steps=T, num_seeds=seeds)
             pts = jax.block_until_ready(tr.actions)
             curves = np.stack(
                 [np.maximum(np.asarray(fill_curve(p, probes)), np.asarray(fill_curve(p, corners))) for p in pts]

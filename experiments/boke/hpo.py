@@ -44,7 +44,7 @@ COLUMNS = ["model", "dataset", "substitute_for", "method", "seed", "step", "num_
 
 def run_method(alg, params, bounds, f, budget, key):
     """One seed's observations (budget,) and the seconds spent in ask."""
-    opt = jbo.AskTell(alg, bounds, budget, key, params=params)
+    opt = jbo.AskTell(alg, bounds, num_steps=budget, key=key, params=params)
     ys = np.zeros(budget)
     ask_s = 0.0
     for t in range(budget):

@@ -106,7 +106,7 @@ def fig4(key):
     problem = toy().with_noise(NOISE)
     alg = boke.BOKE(num_initial=5)
     params = boke.BOKEParams(varsigma=NOISE)
-    tr = jbo.run(alg, problem, key, 6, params)
+    tr = jbo.run(alg, problem, key=key, num_steps=6, params=params)
     buf = data.from_arrays(tr.actions[:5], tr.observations[:5], 5)
     h = boke.bandwidth(buf, params.bandwidth_scale)
     beta = boke.beta_t(5.0, NOISE, params.delta)
@@ -136,7 +136,7 @@ def fig5(key, steps):
     for ax, (label, alg) in zip(
         axes, (("BOKE", boke.BOKE(num_initial=5)), ("BOKE+", boke.BOKE(num_initial=5, plus=True)))
     ):
-        tr = jbo.run(alg, problem, key, 5 + steps, params)  # same key: the same 5 initial points
+        tr = jbo.run(alg, problem, key=key, num_steps=5 + steps, params=params)  # same key: the same 5 initial points
         x = np.asarray(tr.actions[:, 0])
         ax.plot(GRID[:, 0], jax.vmap(toy_fn)(GRID), "k--", lw=1)
         ax.scatter(x[:5], np.asarray(tr.observations[:5]), c="grey", marker="s", label="initial 5")

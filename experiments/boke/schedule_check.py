@@ -54,9 +54,9 @@ def main():
                 table = studies.run_study(
                     {"GP-UCB": alg},
                     {label: bench.problem(noisy)},
-                    0,
-                    bench.num_steps,
-                    old.shape[0],
+                    key=0,
+                    num_steps=bench.num_steps,
+                    num_seeds=old.shape[0],
                     params=lambda m, p: params_for(m, bench.noise_std, bench.noise_std if noisy else 0.0),
                 )
                 new = curves[variant] = table.pivot(index="seed", columns="step", values="simple_regret").to_numpy()

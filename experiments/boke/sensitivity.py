@@ -173,7 +173,7 @@ def main():
             if not chosen(method, labels, args.methods):
                 continue
             t0 = time.perf_counter()
-            trace = jbo.run_sweep(alg, problem, 0, bench.num_steps, args.seeds, params)
+            trace = jbo.run_sweep(alg, problem, key=0, num_steps=bench.num_steps, num_seeds=args.seeds, params=params)
             final = np.asarray(trace.metrics["simple_regret"][:, :, -1])
             wall = time.perf_counter() - t0
             print(f"{name:28s} {method:20s} {len(labels)} settings  {wall:7.1f} s", flush=True)

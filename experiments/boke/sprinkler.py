@@ -53,9 +53,9 @@ def main():
     table = studies.run_study(
         methods(n0, METHODS + (KRUCB_08,)),
         {"sprinkler": problem},
-        0,
-        T,
-        seeds,
+        key=0,
+        num_steps=T,
+        num_seeds=seeds,
         params=lambda m, p: params_for(m, 0.0, 0.0),
     )  # varsigma 0 -> 0.1 std(y_design)
     obj_s = objective_seconds(problem, seeds, T)

@@ -75,7 +75,7 @@ def main():
             alg = dataclasses.replace(alg, bucket=True)
         params = params_for(name, 0.0, 0.0)
         for t in args.horizons:
-            run, compile_s = compile_seeds(alg, problem, keys, t, params)
+            run, compile_s = compile_seeds(alg, problem, keys=keys, num_steps=t, params=params)
             w0, c0 = time.perf_counter(), cpu_seconds()
             jax.block_until_ready(run(keys).metrics)
             cpu, wall = cpu_seconds() - c0, time.perf_counter() - w0

@@ -47,9 +47,9 @@ def main():
             table = studies.run_study(
                 methods(bench.num_initial, METHODS + (KRUCB_08,)),
                 {label: problem},
-                0,
-                T,
-                seeds,
+                key=0,
+                num_steps=T,
+                num_seeds=seeds,
                 params=lambda m, p: params_for(m, bench.noise_std, bench.noise_std if noisy else 0.0),
             )
             table["setting"] = "noisy" if noisy else "noise-free"

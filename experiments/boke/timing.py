@@ -108,7 +108,9 @@ def table_part(methods, problem, args):
 def seeds_part(problem, args):
     seeds = 2 if args.quick else 30
     keys = jax.random.split(jax.random.key(0), seeds)
-    fn, compile_s = compile_seeds(boke.BOKE(num_initial=15), problem, keys, 150, boke.BOKEParams(varsigma=0.09546))
+    fn, compile_s = compile_seeds(
+        boke.BOKE(num_initial=15), problem, keys=keys, num_steps=150, params=boke.BOKEParams(varsigma=0.09546)
+    )
     t0 = time.perf_counter()
     tr = jax.block_until_ready(fn(keys))
     print(

@@ -157,7 +157,8 @@ def main():
             for label, (algs, params) in methods(T, kernel, known, lam, not args.no_ablations).items():
                 if label == "Random" and lam != args.lams[0]:
                     continue  # Random does not depend on lambda
-                metrics, info, groups = pn.run_instances(algs, envs, keys, T, params=params)
+                trace, groups = pn.run_instances(algs, envs, keys=keys, num_steps=T, params=params)
+                metrics, info = trace.metrics, trace.info
                 for g in groups:
                     timing.append(
                         {

@@ -63,7 +63,7 @@ def main():
             "R-PE no permutation (C=0.1, ours)": [ns.RPERP(T, variation=v, kernel=kernel, permute=False) for v in V],
         }
         for name, algs in methods.items():
-            metrics, _, _ = pn.run_instances(algs, envs, keys, T, params=p)
+            metrics = pn.run_instances(algs, envs, keys=keys, num_steps=T, params=p)[0].metrics
             for s in range(args.seeds):
                 sel = ref[(ref.kernel == kernel) & (ref.lam == lam) & (ref.method == name) & (ref.seed == s)]
                 want = sel.set_index("step").cumulative_regret.loc[list(STEPS)].to_numpy()

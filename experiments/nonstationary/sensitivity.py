@@ -132,7 +132,7 @@ def run_seed(kernel, s, T, grid, key, fh):
         )  # fmt: skip
 
     t0 = time.perf_counter()
-    tr = jbo.run_seeds(RandomSearch(num_initial=0), env, key, T, 1)
+    tr = jbo.run_seeds(RandomSearch(num_initial=0), env, key=key, num_steps=T, num_seeds=1)
     add("Random", np.asarray(tr.metrics["cumulative_regret"][0]))
     t_rand = time.perf_counter() - t0
 
@@ -142,7 +142,7 @@ def run_seed(kernel, s, T, grid, key, fh):
         ("R-GP-UCB", ns.RGPUCB(T, variation=v, kernel=kernel)),
         ("SW-GP-UCB", ns.SWGPUCB(T, variation=v, kernel=kernel)),
     ):
-        tr = jbo.run_sweep(alg, env, key, T, 1, swept(ns.UCBParams, lam_settings))
+        tr = jbo.run_sweep(alg, env, key=key, num_steps=T, num_seeds=1, params=swept(ns.UCBParams, lam_settings))
         for p, st in enumerate(lam_settings):
             add(name, np.asarray(tr.metrics["cumulative_regret"][p, 0]), lam=st["lam"])
     t_ucb = time.perf_counter() - t0
@@ -152,7 +152,9 @@ def run_seed(kernel, s, T, grid, key, fh):
     # bitwise: the settings run one after another (lax.map); vmapped, each batch's design would run at the
     # widest setting's active-set prefix (about 9 times slower on one seed here)
     rperp = ns.RPERP(T, variation=v, kernel=kernel)
-    tr = jbo.run_sweep(rperp, env, key, T, 1, swept(ns.RPERPParams, settings), bitwise=True)
+    tr = jbo.run_sweep(
+        rperp, env, key=key, num_steps=T, num_seeds=1, params=swept(ns.RPERPParams, settings), bitwise=True
+    )
     for p, st in enumerate(settings):
         add(
             "R-PERP",

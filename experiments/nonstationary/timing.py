@@ -69,13 +69,13 @@ def main():
             runs = {m: [] for m in cfg}
             compile_s, loads = {}, []
             for m, (algs, p) in cfg.items():  # compile (first call) apart
-                _, _, groups = pn.run_instances(algs, envs, keys, T, params=p)
+                _, groups = pn.run_instances(algs, envs, keys=keys, num_steps=T, params=p)
                 assert len(groups) == 1, "one program per method"
                 compile_s[m] = groups[0]["compile_s"]
             for _ in range(reps):
                 for m, (algs, p) in cfg.items():
                     loads.append(os.getloadavg()[0])
-                    _, _, groups = pn.run_instances(algs, envs, keys, T, params=p)
+                    _, groups = pn.run_instances(algs, envs, keys=keys, num_steps=T, params=p)
                     runs[m].append(groups[0]["run_s"])  # the compiled program alone
             rec = {
                 "kernel": kernel,

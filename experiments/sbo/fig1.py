@@ -89,7 +89,7 @@ def main():
         problem = contextual.problem(pname)
         f_star = problem.optimal_value if problem.optimal_value is not None else numerical_optimum(problem)[0]
         methods = {LABELS[m]: method_from_args(m, problem, args) for m in names}
-        table = studies.run_study(methods, {pname: problem}, 100, T, seeds)
+        table = studies.run_study(methods, {pname: problem}, key=100, num_steps=T, num_seeds=seeds)
         table["regret_vs_numerical"] = f_star - table["value"]
         table = table.sort_values(["method", "seed", "step"])
         grp = table.groupby(["method", "seed"], sort=False)

@@ -47,7 +47,7 @@ def main():
     for name in PAPER_METHODS:
         alg = method_from_args(name, problem, args)
         keys = jax.random.split(jax.random.key(100), 1)
-        fn, compile_s = compile_seeds(alg, problem, keys, T)
+        fn, compile_s = compile_seeds(alg, problem, keys=keys, num_steps=T)
         times = []
         for r in range(args.runs):
             k = jax.random.split(jax.random.key(100 + r), 1)

@@ -41,7 +41,7 @@ def main():
     rows = []
     for name in ("gp_ucb", "drbo_mmd"):
         alg = method_from_args(name, problem, args)
-        fn, compile_s = compile_seeds(alg, problem, jax.random.split(jax.random.key(100), 1), T)
+        fn, compile_s = compile_seeds(alg, problem, keys=jax.random.split(jax.random.key(100), 1), num_steps=T)
         for r in range(args.runs):
             k = jax.random.split(jax.random.key(100 + r), 1)
             load0 = os.getloadavg()[0]

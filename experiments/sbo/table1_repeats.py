@@ -43,7 +43,7 @@ def main():
     compiled = {}
     for name in METHODS:
         alg = method_from_args(name, problem, args)
-        compiled[name] = compile_seeds(alg, problem, jax.random.split(jax.random.key(100), 1), T)
+        compiled[name] = compile_seeds(alg, problem, keys=jax.random.split(jax.random.key(100), 1), num_steps=T)
     rows = []
     for r in range(args.repeats):
         for name in METHODS:

@@ -39,7 +39,7 @@ def one(path: str, old: bool):
     algs["boke"] = jbo.algorithms.get("boke", num_initial=3, candidates_per_dim=64, num_starts=4, opt_steps=10)
     out = {}
     for n, a in algs.items():
-        tr = jbo.run_seeds(a, prob, jax.random.key(1), 12, 4)
+        tr = jbo.run_seeds(a, prob, key=jax.random.key(1), num_steps=12, num_seeds=4)
         out[n] = np.asarray(tr.actions)
         out[n + "_regret"] = np.asarray(tr.metrics["simple_regret"][:, -1])
     np.savez(path, **out)

@@ -66,7 +66,13 @@ def main():
         for mode in ("vmapped", "bitwise"):
             load = os.getloadavg()[0]
             fns[mode], compile_s = compile_seeds(
-                alg, problem, keys, args.steps, devices=1, bitwise=mode == "bitwise", keep_final_state=False
+                alg,
+                problem,
+                keys=keys,
+                num_steps=args.steps,
+                devices=1,
+                bitwise=mode == "bitwise",
+                keep_final_state=False,
             )
             m[mode] = {"compile_s": compile_s, "load_at_compile": load, "run_s": [], "load_at_run": []}
         traces = {}

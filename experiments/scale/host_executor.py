@@ -48,7 +48,7 @@ def main():
     key = jax.random.key(0)
 
     def fresh():
-        return jbo.AskTell(alg, np.asarray(BOUNDS), T, key, num_seeds=S)
+        return jbo.AskTell(alg, np.asarray(BOUNDS), num_steps=T, key=key, num_seeds=S)
 
     t0 = time.perf_counter()
     fresh().optimize(_host_sim.branin)  # compiles ask and tell (once per algorithm and shapes)

@@ -32,7 +32,7 @@ if name == "hmc_target":
     zs = jnp.array([[-1.5, -1.2, -1.0, 0.1, -5.0], [-0.5, -1.0, -2.0, 0.3, -3.0]])
     out = np.concatenate([np.ravel(jax.jit(jax.vmap(jax.grad(lp)))(zs)), np.ravel(jax.jit(jax.hessian(lp))(zs[0]))])
 elif name == "uhe:map":
-    tr = jbo.run_seeds(uhe.make("map", num_initial=9), jbo.problems.get("hartmann3"), jax.random.key(1), 35, 3)
+    tr = jbo.run_seeds(uhe.make("map", num_initial=9), jbo.problems.get("hartmann3"), key=jax.random.key(1), num_steps=35, num_seeds=3)
     out = np.asarray(tr.actions)
 elif name == "uhe_bo_asktell":
     alg = uhe.make("uhe_bo", num_initial=6)
@@ -43,7 +43,7 @@ elif name == "uhe_bo_asktell":
         x = opt.ask(); opt.tell(x, np.asarray(f(jnp.asarray(x))))
     out = np.asarray(opt.best()[1])
 else:
-    tr = jbo.run_seeds(jbo.algorithms.get(name), jbo.problems.get("branin"), jax.random.key(2), 40, 3)
+    tr = jbo.run_seeds(jbo.algorithms.get(name), jbo.problems.get("branin"), key=jax.random.key(2), num_steps=40, num_seeds=3)
     out = np.asarray(tr.actions)
 np.save(path, out)
 """

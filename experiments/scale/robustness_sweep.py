@@ -51,7 +51,9 @@ def sweep(label, alg):
     load = os.getloadavg()
     t0 = time.process_time()
     trace = jax.block_until_ready(
-        jbo.engine.run_environments(alg, list(CASES.values()), jax.random.key(3), T, S, keep_final_state=True)
+        jbo.engine.run_environments(
+            alg, list(CASES.values()), key=jax.random.key(3), num_steps=T, num_seeds=S, keep_final_state=True
+        )
     )
     cpu = time.process_time() - t0
     acts = np.asarray(trace.actions)

@@ -64,7 +64,7 @@ def child(args):
     )
     for name, (devices, bitwise) in modes.items():
         load = os.getloadavg()
-        fn, compile_s = compile_seeds(alg, problem, keys, args.steps, devices=devices, bitwise=bitwise)
+        fn, compile_s = compile_seeds(alg, problem, keys=keys, num_steps=args.steps, devices=devices, bitwise=bitwise)
         fns[name] = fn
         record["modes"][name] = {
             "devices": fn.plan.num_devices,

@@ -56,24 +56,27 @@ def child(path: str):
     from jax.sharding import PartitionSpec as P
 
     import jbo
-    from jbo import engine, parallel
+    from jbo import parallel
 
     alg = jbo.algorithms.get("gp_ucb")  # registry defaults: the program of experiments/scale/sharding.py
     problem = jbo.problems.get("branin")
     keys = jax.random.split(jax.random.key(0), SEEDS)
     t0 = time.perf_counter()
     if path in ("jbo", "bitwise"):
-        fn, _ = engine._seeds_runner(
-            alg, problem, keys, STEPS, alg.default_params(), None, False, cache=False, bitwise=path == "bitwise"
+        params = alg.default_params()
+        prog = jbo.program(
+            alg, problem, keys=keys, num_steps=STEPS, params=params, cache=False, bitwise=path == "bitwise"
         )
-        runner = [c.cell_contents for c in fn.__closure__ if isinstance(c.cell_contents, parallel.BatchRunner)]
-        compiled = runner[0].compiled if runner else None
-        compiled = compiled.compiled[0] if isinstance(compiled, parallel._PerDevice) else compiled
+        compiled = prog.runner.compiled
+        compiled = compiled.compiled[0] if isinstance(compiled, parallel.PerDevice) else compiled
         text = compiled.as_text() if compiled is not None else ""
-        run = lambda: fn(keys)  # noqa: E731
+        run = lambda: prog(keys, params)  # noqa: E731
     else:
         mesh = Mesh(np.asarray(jax.devices()), ("seeds",))
-        prog = engine._program(alg, problem, STEPS, None, False, False)
+
+        def prog(ks, params):  # the seeds vmapped, then sharded by hand
+            return jax.vmap(lambda k: jbo.scan.one_run(alg, problem, key=k, num_steps=STEPS, params=params))(ks)
+
         jitted = jax.jit(
             prog,
             in_shardings=(NamedSharding(mesh, P("seeds")), NamedSharding(mesh, P())),

@@ -100,11 +100,11 @@ def run_one(name: str, prob_name: str, budget: int, seeds: int, quick: bool, key
     alg = method(name, prob.dim, quick)
     T = alg.num_initial + budget
     keys = jax.random.split(jax.random.key(key), seeds)
-    fn = jax.jit(lambda k: jbo.engine._program(alg, prob, T, None, False)(k, alg.default_params()))
+    params = alg.default_params()
     t0 = time.perf_counter()
-    compiled = fn.lower(keys).compile()
+    prog = jbo.program(alg, prob, keys=keys, num_steps=T, params=params, devices=1, keep_final_state=True, cache=False)
     t1 = time.perf_counter()
-    tr = jax.block_until_ready(compiled(keys))
+    tr = jax.block_until_ready(prog(keys, params))
     t2 = time.perf_counter()
     timing = dict(
         method=name, problem=prob_name, seeds=seeds, steps=T, compile_s=t1 - t0, run_s=t2 - t1, load=os.getloadavg()[0]

@@ -143,7 +143,7 @@ def measure(prob, algs: list[uhe.UHE], sizes: list[int], seeds: int) -> list[dic
     steps = max(sizes) + 1
     steps += (steps - alg.num_initial) % 2
     t0 = time.perf_counter()
-    tr = jbo.run_seeds(alg, prob, jax.random.key(0), steps, seeds)
+    tr = jbo.run_seeds(alg, prob, key=jax.random.key(0), num_steps=steps, num_seeds=seeds)
     x_bo, y_bo = np.asarray(tr.actions), np.asarray(tr.observations)
     print(f"UHE-BO run: {seeds} seeds x {steps} steps, {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
     # (b) i.i.d. data: the first n of max(sizes) uniform points per seed, valued like the run's points

@@ -44,7 +44,9 @@ def main(argv=None):
     rows, runs = [], {}
     for m in ("uhe_bo", "map"):
         alg = common.method(m, prob.dim, a.quick)
-        tr = jbo.run_seeds(alg, prob, jax.random.key(0), alg.num_initial + budget, seeds, keep_final_state=True)
+        tr = jbo.run_seeds(
+            alg, prob, key=jax.random.key(0), num_steps=alg.num_initial + budget, num_seeds=seeds, keep_final_state=True
+        )
         st = tr.final_state
 
         def mean_on_grid(buffer, theta):

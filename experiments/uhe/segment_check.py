@@ -42,7 +42,7 @@ def main():
         for label, extra in (("segments", {}), ("whole", {"bucket": False})):
             alg = uhe.make(name, **kw, **extra)
             t0 = time.perf_counter()
-            tr = jax.block_until_ready(jbo.run_seeds(alg, prob, key, steps, 2))
+            tr = jax.block_until_ready(jbo.run_seeds(alg, prob, key=key, num_steps=steps, num_seeds=2))
             runs[label] = (tr, time.perf_counter() - t0, list(alg.capacities(steps)))
         (seg, seg_s, caps), (whole, whole_s, _) = runs["segments"], runs["whole"]
         row = {

@@ -188,10 +188,10 @@ def run(method, problem, variants, seeds, budget, quick, log) -> list[dict]:
                 wdf_threshold=jnp.full(len(job), base.wdf_threshold),
                 agp_power=jnp.full(len(job), base.agp_power),
             )
-            tr = jbo.run_sweep(alg, prob, 0, T, seeds, params, on_nonfinite="warn")
+            tr = jbo.run_sweep(alg, prob, key=0, num_steps=T, num_seeds=seeds, params=params, on_nonfinite="warn")
             per = [(v, _slice(tr, i)) for i, v in enumerate(job)]
         else:
-            tr = jbo.run_seeds(alg, prob, 0, T, seeds, on_nonfinite="warn")
+            tr = jbo.run_seeds(alg, prob, key=0, num_steps=T, num_seeds=seeds, on_nonfinite="warn")
             per = [(v, tr) for v in ([v for v in variants if v not in PSEUDO_ONLY] if job == "all" else [job])]
         wall = time.perf_counter() - t0
         for v, t in per:

@@ -48,7 +48,7 @@ def main(argv=None):
         for m in a.methods.split(","):
             alg = common.method(m, prob.dim, a.quick)
             T = alg.num_initial + budget
-            fn = jax.jit(lambda k: jbo.engine._run(alg, prob, k, T, alg.default_params()))
+            fn = jax.jit(lambda k: jbo.scan.one_run(alg, prob, key=k, num_steps=T, params=alg.default_params()))
             load0 = os.getloadavg()
             t0 = time.perf_counter()
             c = fn.lower(jax.random.key(0)).compile()

@@ -31,7 +31,7 @@ from jbo.problems import (
 )
 from jbo.problems.base import Problem, ProblemState, from_callback, from_function
 
-_REGISTRY: dict[str, Callable[..., Problem]] = {
+REGISTRY: dict[str, Callable[..., Problem]] = {
     **uhe.PROBLEMS,  # uhe:lr_vehicle_like, uhe:gb_kc1_like, uhe:lunar
     "forrester": synthetic.forrester,
     "branin": synthetic.branin,
@@ -57,7 +57,7 @@ _REGISTRY: dict[str, Callable[..., Problem]] = {
     **{f"cvs:{name}": (lambda name: lambda **o: cvs.problem(name, **o))(name) for name in cvs.OBJECTIVES},
     "kernel_drift": nonstationary.kernel_drift,
 }
-_BUILTIN = dict(_REGISTRY)  # the built-in factories, so that describe() and about() know a replaced one
+BUILTIN = dict(REGISTRY)  # the built-in factories, so that describe() and about() know a replaced one
 
 
 DESCRIPTIONS = {  # one line per entry for `jbo problems` (factories with a docstring speak for themselves)
@@ -140,7 +140,7 @@ ABOUT = {
 
 
 def _builtin(name: str) -> bool:
-    return name in _BUILTIN and _REGISTRY.get(name) is _BUILTIN[name]
+    return name in BUILTIN and REGISTRY.get(name) is BUILTIN[name]
 
 
 def describe(name: str) -> str:
@@ -148,7 +148,7 @@ def describe(name: str) -> str:
     if name in DESCRIPTIONS and _builtin(name):
         return DESCRIPTIONS[name]
     family = next((v for k, v in FAMILIES.items() if name.startswith(k)), "") if _builtin(name) else ""
-    return plugins.doc_line(_REGISTRY.get(name)) or family
+    return plugins.doc_line(REGISTRY.get(name)) or family
 
 
 def space_text(problem) -> str:
@@ -185,9 +185,9 @@ def about(name: str) -> About:
 def options(name: str) -> dict[str, bool]:
     """The keyword options of a registered problem's factory, {option: required}, from its signature
     ({} when it takes none or hides them behind **options)."""
-    if name not in _REGISTRY:
+    if name not in REGISTRY:
         _load_plugins()
-    factory = _REGISTRY[name]
+    factory = REGISTRY[name]
     skip = 0
     if name.startswith("cvs:") and _builtin(name):  # lambda **o: cvs.problem(objective, **o)
         factory, skip = cvs.problem, 1
@@ -200,28 +200,28 @@ def options(name: str) -> dict[str, bool]:
 
 
 def _load_plugins() -> None:
-    plugins.load_entry_points("jbo.problems", register, _REGISTRY.get)
+    plugins.load_entry_points("jbo.problems", register, REGISTRY.get)
 
 
 def names() -> list[str]:
     """Every registered problem: the built-ins, register(...)ed ones and installed plug-ins'."""
     _load_plugins()
-    return sorted(_REGISTRY)
+    return sorted(REGISTRY)
 
 
 def register(name: str, factory: Callable[..., Problem], replace: bool = False) -> None:
     """Add a problem factory ``(**options) -> Environment`` under `name`, for get(name, ...), config
     files and the CLI. A name already registered (a built-in included) is refused unless replace=True."""
-    plugins.check_entry("problem", name, factory, _REGISTRY, replace)
-    _REGISTRY[name] = factory
+    plugins.check_entry("problem", name, factory, REGISTRY, replace)
+    REGISTRY[name] = factory
 
 
 def get(name: str, noise_std: float = 0.0, **options) -> Problem:
     """Build a registered problem; `noise_std` adds Gaussian observation noise, other options go to
     the factory (e.g. get("rosenbrock", dim=4, rescaled=True))."""
-    if name not in _REGISTRY:
+    if name not in REGISTRY:
         _load_plugins()
-    if name not in _REGISTRY:
+    if name not in REGISTRY:
         raise ValueError(f"unknown problem {name!r}; registered problems: {', '.join(names())}")
     if name.startswith("cvs:"):  # uCVS problems take the noise themselves (default here: noise-free)
         options, noise_std = {**options, "noise_std": noise_std}, 0.0
@@ -229,7 +229,7 @@ def get(name: str, noise_std: float = 0.0, **options) -> Problem:
         options = {**options, "noise_std": noise_std} if noise_std else options
         noise_std = 0.0
     try:
-        problem = _REGISTRY[name](**options)
+        problem = REGISTRY[name](**options)
     except TypeError as e:
         raise ValueError(f"bad options {options} for problem {name!r}: {e}") from None
     return problem.with_noise(noise_std) if noise_std else problem

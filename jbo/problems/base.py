@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jbo.checks import host_number
-from jbo.engine import Environment
+from jbo.protocols import Environment
 from jbo.spaces import Box
 
 

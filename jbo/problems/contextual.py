@@ -29,7 +29,7 @@ import numpy as np
 from jax.scipy.special import ndtr, ndtri
 
 from jbo import designs, kernels
-from jbo.engine import Environment
+from jbo.protocols import Environment
 from jbo.spaces import Box
 
 # ---------------------------------------------------------------- 1-D context distributions (clipped to [0, 1])
@@ -336,10 +336,10 @@ def modified_branin_fn(x, c):
 
 
 _H6_ALPHA = np.array([1.0, 1.2, 3.0, 3.2])
-_H6_A = np.array(
+H6_A = np.array(
     [[10.0, 3, 17, 3.5, 1.7, 8], [0.05, 10, 17, 0.1, 8, 14], [3, 3.5, 1.7, 10, 17, 8], [17, 8, 0.05, 10, 0.1, 14]]
 )
-_H6_P = 1e-4 * np.array(
+H6_P = 1e-4 * np.array(
     [
         [1312.0, 1696, 5569, 124, 8283, 5886],
         [2329, 4135, 8307, 3736, 1004, 9991],
@@ -351,7 +351,7 @@ _H6_P = 1e-4 * np.array(
 
 def hartmann_fn(x, c):
     y = jnp.concatenate([x, c])
-    return jnp.sum(_H6_ALPHA * jnp.exp(-jnp.sum(_H6_A * (y - _H6_P) ** 2, -1)))
+    return jnp.sum(_H6_ALPHA * jnp.exp(-jnp.sum(H6_A * (y - H6_P) ** 2, -1)))
 
 
 def newsvendor_fn(x, c):

@@ -58,9 +58,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from jbo import kernels
-from jbo.engine import Environment
 from jbo.problems.control import scale_for_variance, truncated_normal_from_uniform
-from jbo.problems.synthetic import _H6_A, _H6_P, ackley_min, hartmann_min, levy_min
+from jbo.problems.synthetic import H6_A, H6_P, ackley_min, hartmann_min, levy_min
+from jbo.protocols import Environment
 from jbo.spaces import ControlObservation, ControlSets
 
 _DATA = Path(__file__).parent / "data"
@@ -101,7 +101,7 @@ def masks(sets, dim: int) -> np.ndarray:
 # ---------------------------------------------------------------- objectives on the unit cube (one point)
 def hartmann12(u):
     """Hartmann-6 on u_1..u_6 (box [0, 1]); u_7..u_12 are dummies. Max 3.32237."""
-    return -hartmann_min(u[:6], _H6_A, _H6_P)
+    return -hartmann_min(u[:6], H6_A, H6_P)
 
 
 def ackley12(u):

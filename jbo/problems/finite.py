@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jbo.engine import Environment
+from jbo.protocols import Environment
 from jbo.spaces import FiniteArms
 
 

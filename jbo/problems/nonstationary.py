@@ -30,9 +30,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jbo import checks, engine
-from jbo.engine import Environment
+from jbo import runner
 from jbo.problems.finite import FiniteArmProblem
+from jbo.protocols import Environment
 from jbo.spaces import FiniteArms
 
 KERNELS = ("se", "matern52")
@@ -212,19 +212,16 @@ def known(env) -> dict:
 
 
 # ---------------------------------------------------------------- per-seed instances in one program
-_COMPILED: dict = {}
-
-
-def run_instances(algorithms, environments, keys, num_steps: int, params=None, progress: bool = False):
+def run_instances(algorithms, environments, *, keys, num_steps: int, params=None, progress: bool = False):
     """Run seed i = (algorithms[i], environments[i], keys[i]) for every i; seeds with equal algorithms
-    (the same static schedule) run as one vmapped program over their (key, environment) pairs (paired,
-    unlike engine.run_environments, which crosses every environment with every seed; the stacking is
-    engine.stack_environments').
+    (the same static schedule) run as one program over their (key, environment) pairs (the runner's
+    batch="instances": paired, where jbo.run_environments crosses every environment with every seed).
 
-    Each seed's trace equals jbo.run(algorithms[i], environments[i], keys[i], num_steps) (tested).
-    Returns (metrics {name: (S, T)}, info {name: (S, T, ...)}, groups) with groups a list of dicts
-    (seeds, algorithm, compile_s, run_s). Compiled programs are cached across calls (same algorithm,
-    shapes and params structure), so a Params change (e.g. another C) re-uses them."""
+    Each seed's trace equals jbo.run(algorithms[i], environments[i], key=keys[i], num_steps=...) (tested).
+    Returns (trace, groups): one Trace with a leading seed axis (final_state: None, the seeds' states
+    may differ in shape), and a list of dicts (seeds, algorithm, compile_s, run_s), one per group.
+    Compiled programs are cached by the runner (same algorithm, shapes and params structure), so a
+    Params change (e.g. another C) re-uses them."""
     algorithms, environments = list(algorithms), list(environments)
     keys = jnp.asarray(keys) if not isinstance(keys, jax.Array) else keys
     S = len(algorithms)
@@ -233,46 +230,36 @@ def run_instances(algorithms, environments, keys, num_steps: int, params=None, p
             f"need one algorithm, environment and key per seed; got {S}, {len(environments)}, {keys.shape[0]}"
         )
     for a, e in zip(algorithms, environments):
-        engine._check_run(a, e, num_steps)
+        runner.check_run(a, e, num_steps)
     groups: dict = {}
     for i, a in enumerate(algorithms):
         groups.setdefault(a, []).append(i)
-    out_m, out_i, report = [None] * S, [None] * S, []
+    traces, report = [None] * S, []
     for alg, idx in groups.items():
-        p = alg.default_params() if params is None else params
-        checks.check_params(p, f"{type(alg).__name__}: ")
-        envs, axes = engine.stack_environments([environments[i] for i in idx])  # equal leaves kept once
+        p = runner.checked_params(alg, params)
         ks = keys[jnp.asarray(idx)]
-        axes_key = tuple(jax.tree.leaves(axes, is_leaf=lambda x: x is None))
-        cache_key = (
+        prog = runner.program(
             alg,
-            num_steps,
-            jax.tree.structure(envs),
-            tuple(x.shape for x in jax.tree.leaves(envs)),
-            axes_key,
-            jax.tree.structure(p),
+            [environments[i] for i in idx],
+            keys=ks,
+            num_steps=num_steps,
+            params=p,
+            batch="instances",
+            devices=1,
+            keep_final_state=False,
         )
-        compile_s = 0.0
-        if cache_key not in _COMPILED:
-
-            def program(ks, envs, p, alg=alg, axes=axes):  # seed n: (key n, environment n)
-                return jax.vmap(lambda k, e: engine._run(alg, e, k, num_steps, p), in_axes=(0, axes))(ks, envs)
-
-            t0 = time.perf_counter()
-            _COMPILED[cache_key] = jax.jit(program).lower(ks, envs, p).compile()
-            compile_s = time.perf_counter() - t0
         t0 = time.perf_counter()
-        trace = jax.block_until_ready(_COMPILED[cache_key](ks, envs, p))
+        trace = jax.block_until_ready(prog(ks, p))
         run_s = time.perf_counter() - t0
         for n, i in enumerate(idx):
-            out_m[i] = {k: np.asarray(v[n]) for k, v in trace.metrics.items()}
-            out_i[i] = {k: np.asarray(v[n]) for k, v in trace.info.items()}
-        report.append({"seeds": idx, "algorithm": alg, "compile_s": compile_s, "run_s": run_s})
+            traces[i] = jax.tree.map(lambda v, n=n: np.asarray(v[n]), trace)
+        report.append({"seeds": idx, "algorithm": alg, "compile_s": prog.compile_seconds, "run_s": run_s})
         if progress:
-            print(f"  {type(alg).__name__} seeds {idx}: compile {compile_s:.1f} s, run {run_s:.1f} s", flush=True)
-    metrics = {k: np.stack([m[k] for m in out_m]) for k in out_m[0]}
-    info = {k: np.stack([m[k] for m in out_i]) for k in out_i[0]}
-    return metrics, info, report
+            print(
+                f"  {type(alg).__name__} seeds {idx}: compile {prog.compile_seconds:.1f} s, run {run_s:.1f} s",
+                flush=True,
+            )
+    return jax.tree.map(lambda *v: np.stack(v), *traces), report
 
 
 __all__ = [

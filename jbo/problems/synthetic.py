@@ -18,10 +18,10 @@ from jbo.spaces import Box as Space
 
 _H3_A = np.array([[3.0, 10, 30], [0.1, 10, 35], [3.0, 10, 30], [0.1, 10, 35]])
 _H3_P = 1e-4 * np.array([[3689.0, 1170, 2673], [4699, 4387, 7470], [1091, 8732, 5547], [381, 5743, 8828]])
-_H6_A = np.array(
+H6_A = np.array(
     [[10.0, 3, 17, 3.5, 1.7, 8], [0.05, 10, 17, 0.1, 8, 14], [3, 3.5, 1.7, 10, 17, 8], [17, 8, 0.05, 10, 0.1, 14]]
 )
-_H6_P = 1e-4 * np.array(
+H6_P = 1e-4 * np.array(
     [
         [1312.0, 1696, 5569, 124, 8283, 5886],
         [2329, 4135, 8307, 3736, 1004, 9991],
@@ -110,7 +110,7 @@ def hartmann6() -> Problem:
     return _make(
         "hartmann6",
         _box(0, 1, 6),
-        lambda x: -hartmann_min(x, _H6_A, _H6_P),
+        lambda x: -hartmann_min(x, H6_A, H6_P),
         3.3223680114155147,
         [0.20168952, 0.15001069, 0.47687398, 0.27533243, 0.31165162, 0.65730054],
     )
@@ -173,7 +173,7 @@ def sphere6_modified() -> Problem:
     )
 
 
-def _deceptive_g(x, a):
+def deceptive_g(x, a):
     return jnp.where(
         x <= 0.8 * a,
         -x / a + 0.8,
@@ -190,7 +190,7 @@ def deceptive(n: int = 2, beta: float = 2.0) -> Problem:
     return _make(
         f"deceptive{n}",
         _box(0, 1, n),
-        lambda x: jnp.mean(_deceptive_g(x, alpha)) ** beta,
+        lambda x: jnp.mean(deceptive_g(x, alpha)) ** beta,
         1.0,
         np.arange(1, n + 1) / (n + 1.0),
     )

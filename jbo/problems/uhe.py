@@ -41,7 +41,7 @@ _DATA = Path(__file__).resolve().parent / "data"
 
 # ---------------------------------------------------------------- logistic regression in JAX
 @cache
-def _vehicle_split():
+def vehicle_split():
     d = np.load(_DATA / "uhe_vehicle_like.npz")
     x, y = d["x"], d["y"]
     perm = np.random.default_rng(0).permutation(len(y))
@@ -99,7 +99,7 @@ def sgd_logistic_regression(
 
 def lr_accuracy(x):
     """Test accuracy of the SGD logistic regression at x = (log10 alpha, log10 eta0)."""
-    x_tr, y_tr, x_te, y_te = (jnp.asarray(a) for a in _vehicle_split())
+    x_tr, y_tr, x_te, y_te = (jnp.asarray(a) for a in vehicle_split())
     W, b = sgd_logistic_regression(x_tr, y_tr, 10.0 ** x[0], 10.0 ** x[1], 4)
     pred = jnp.argmax(x_te @ W + b, -1)
     acc = jnp.mean((pred == y_te).astype(jnp.float64))
