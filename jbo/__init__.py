@@ -27,10 +27,14 @@ from jbo import (  # noqa: E402
     gp,
     kde,
     kernels,
+    metrics,
     optimize,
     parallel,
     problems,
+    protocols,
     regression,
+    runner,
+    scan,
     spaces,
     studies,
     study_config,  # studies from a config file: `jbo study CONFIG.toml`
@@ -75,9 +79,13 @@ __all__ = [
     "gp",
     "kde",
     "kernels",
+    "metrics",
     "optimize",
     "parallel",
     "problems",
+    "protocols",
+    "runner",
+    "scan",
     "regression",
     "spaces",
     "studies",
@@ -86,4 +94,4 @@ __all__ = [
     "verdict",
     "linalg",
 ]
-__version__ = "0.2.0"
+__version__ = "0.3.0"

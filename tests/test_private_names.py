@@ -81,3 +81,35 @@ def test_the_checker_finds_what_it_should():
 def test_no_module_uses_another_modules_private_names():
     found = [use for rel, src in _sources() for use in private_uses(rel, src)]
     assert not found, "private names used outside their module:\n" + "\n".join(found)
+
+
+# The layers of docs/modules.md, from the bottom: a module imports only from its own layer or below.
+LAYERS = (
+    ("lazy", "cache", "plugins", "linalg", "kernels", "data", "designs", "optimize", "bandits", "regression"),
+    ("spaces", "gp", "kde", "acquisitions", "checks"),
+    ("protocols", "metrics", "scan", "parts"),
+    ("parallel",),
+    ("runner", "engine"),
+    ("algorithms", "problems"),
+    ("asktell", "studies", "study_config", "verdict", "cli", "__main__", ""),
+)
+
+
+def _layer(module: str) -> int:
+    top = module.split(".")[1] if module.count(".") else ""
+    return next(i for i, names in enumerate(LAYERS) if top in names)
+
+
+def test_every_module_imports_only_from_its_layer_or_below():
+    wrong = []
+    for path in sorted((ROOT / "jbo").rglob("*.py")):
+        module = _module_name(path.relative_to(ROOT).as_posix())
+        for node in ast.walk(ast.parse(path.read_text())):  # imports inside functions count too
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "jbo":
+                targets = [f"jbo.{a.name}" for a in node.names] if node.module == "jbo" else [node.module]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names if a.name.split(".")[0] == "jbo"]
+            else:
+                continue
+            wrong += [f"{module} imports {t}" for t in targets if _layer(t) > _layer(module)]
+    assert not wrong, "imports from a higher layer:\n" + "\n".join(wrong)

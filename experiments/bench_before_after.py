@@ -1,0 +1,89 @@
+"""The engine benchmark at two commits in one run: `experiments/bench_engine.py` on the jbo of a
+reference commit (checked out in a git worktree) and on this working tree, alternating, so that both
+sides see the same machine and load. Compile and run time are reported apart, with each side's
+median over the repeats and the ratio after / before.
+
+    python experiments/bench_before_after.py --before 07c2f4c --steps 50 200 --repeats 2 --update
+
+Each invocation runs `bench_engine.py --steps ... --botorch-steps` (no BoTorch) with the persistent
+compilation cache off (JBO_CACHE=0), in a fresh process, one core's worth of threads each. Writes
+bench_engine_before_after.json (experiments/results with --update, else its scratch mirror).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from outdir import add_update_flag, output_dir
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def bench(tree: Path, steps, seeds: int, tag: str, scratch: Path) -> dict:
+    env = dict(os.environ, JBO_CACHE="0", JBO_SCRATCH=str(scratch), PYTHONPATH=str(tree))
+    env.pop("JBO_UPDATE_RESULTS", None)
+    cmd = [sys.executable, str(tree / "experiments" / "bench_engine.py"), "--steps", *map(str, steps)]
+    cmd += ["--seeds", str(seeds), "--botorch-steps", "--tag", tag]
+    subprocess.run(cmd, check=True, cwd=tree, env=env, stdout=subprocess.DEVNULL)
+    return json.loads((scratch / f"bench_engine_{tag}.json").read_text())
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--before", required=True, help="the reference commit")
+    ap.add_argument("--steps", type=int, nargs="+", default=[50, 200])
+    ap.add_argument("--seeds", type=int, default=8)
+    ap.add_argument("--repeats", type=int, default=2)
+    add_update_flag(ap)
+    args = ap.parse_args()
+    rev = subprocess.run(["git", "rev-parse", args.before], cwd=ROOT, check=True, capture_output=True, text=True)
+    before_rev = rev.stdout.strip()
+    after_rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, check=True, capture_output=True, text=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        worktree = Path(tmp) / "before"
+        subprocess.run(["git", "worktree", "add", "--detach", str(worktree), before_rev], cwd=ROOT, check=True)
+        try:
+            runs = {"before": [], "after": []}
+            for r in range(args.repeats):
+                for side, tree in (("before", worktree), ("after", ROOT)):
+                    record = bench(tree, args.steps, args.seeds, f"{side}{r}", Path(tmp) / "scratch")
+                    runs[side].append(record)
+                    print(side, r, [(j["steps"], round(j["compile_s"], 2), round(j["run_s"], 3)) for j in record["jbo"]])
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=ROOT, check=False)
+    table = []
+    for T in args.steps:
+        row = {"steps": T, "seeds": args.seeds}
+        for side in ("before", "after"):
+            rows = [next(j for j in rec["jbo"] if j["steps"] == T) for rec in runs[side]]
+            row[f"{side}_compile_s"] = float(np.median([j["compile_s"] for j in rows]))
+            row[f"{side}_run_s"] = float(np.median([j["run_s"] for j in rows]))
+            row[f"{side}_median_final_regret"] = rows[0]["median_final_regret"]
+        row["compile_ratio_after_before"] = row["after_compile_s"] / row["before_compile_s"]
+        row["run_ratio_after_before"] = row["after_run_s"] / row["before_run_s"]
+        table.append(row)
+        print(json.dumps(row))
+    out = output_dir() / "bench_engine_before_after.json"
+    record = {
+        "command": " ".join(["python", "experiments/bench_before_after.py"] + sys.argv[1:]),
+        "before": before_rev,
+        "after": after_rev.stdout.strip() + " (working tree)",
+        "machine": runs["after"][0]["machine"],
+        "load_average_at_start": [rec["load_average_at_start"] for rec in runs["after"]],
+        "task": runs["after"][0]["task"],
+        "table": table,
+        "runs": runs,
+    }
+    out.write_text(json.dumps(record, indent=1) + "\n")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
