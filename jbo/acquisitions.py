@@ -10,7 +10,8 @@ paper) is configured with beta = weight^2.
 
 An :class:`Acquisition` piece has its own Params (``default_params()``, sweepable leaves) and
 ``build(key, post, buffer, params, step, dim) -> (x -> value)``: the acquisition of one BO step as a
-function of one decision point. Built-ins: :class:`UCB`, :class:`EI` (and log-EI), :class:`PI`,
+function of one decision point; ``joint(key, post, buffer, params, step, q, num_samples) -> (X -> value)``
+is its q-point form where it has one (a batch of q points chosen together). Built-ins: :class:`UCB`, :class:`EI` (and log-EI), :class:`PI`,
 :class:`PosteriorMean`, :class:`PosteriorStd`, :class:`Thompson`; :class:`FromFunction` wraps a
 user's own ``fn(post, x, best) -> value``; contextual pieces (``contextual = True``) live with their
 paper (jbo.algorithms.sbo).
@@ -45,7 +46,7 @@ def ei_value(mean, std, best):
     return std * (jnp.exp(-0.5 * z * z - _LOG_SQRT_2PI) + z * ndtr(z))
 
 
-_TAIL_Z = -4.0  # below: the continued fraction; above: phi + z Phi directly (cancellation <= 20x)
+TAIL_Z = -4.0  # below: the continued fraction; above: phi + z Phi directly (cancellation <= 20x)
 _CF_TERMS = 40  # Laplace's continued fraction of the Mills ratio: exact to rounding for u = -z >= 4 at 40 terms
 
 
@@ -59,12 +60,12 @@ def _log_h_parts(z):
     lost to the rounding of -u^2/2 in log_ndtr, the old tail's 2x gradient error), and no asymptotic
     series switch. 40 terms evaluated backwards are exact to rounding for u >= 4 (checked against
     mpmath), so the two branches agree at z = -4 to ~1e-15 in value and both derivatives."""
-    body = z > _TAIL_Z
+    body = z > TAIL_Z
     zb = jnp.where(body, z, 0.0)
     phi = jnp.exp(-0.5 * zb * zb - _LOG_SQRT_2PI)
     cdf = ndtr(zb)
     h = phi + zb * cdf
-    u = jnp.where(body, -_TAIL_Z, -z)
+    u = jnp.where(body, -TAIL_Z, -z)
     d = u
     for k in range(_CF_TERMS, 1, -1):
         d = u + k / d
@@ -185,6 +186,17 @@ class Acquisition(eqx.Module):
     def build(self, key, post: gp.Posterior, buffer: data.Buffer, params, step, dim: int) -> Callable:
         """The acquisition of this step as a function of one decision point."""
 
+    def joint(self, key, post: gp.Posterior, buffer: data.Buffer, params, step, q: int, num_samples: int) -> Callable:
+        """The q-point form of this acquisition: a function X (q, d) -> value whose maximiser is a
+        batch of q points chosen together (jbo.parts.JointMC). A piece without one refuses (the
+        built-in UCB with a constant beta and EI have Monte-Carlo forms, :func:`q_ucb`, :func:`q_ei`)."""
+        raise ValueError(f"no q-point form of {type(self).__name__}: use UCB (constant beta), EI, or define joint()")
+
+    def check_joint(self) -> None:
+        """A named ValueError now, before any tracing, when this piece has no q-point form."""
+        if type(self).joint is Acquisition.joint:
+            self.joint(None, None, None, None, None, 1, 1)
+
 
 def srinivas_beta(t, dim: int, delta, scale=1.0):
     """Srinivas et al. (2010) Thm 2 on the unit cube (a = b = r = 1), times `scale`:
@@ -228,6 +240,16 @@ class UCB(Acquisition):
             beta = srinivas_beta(buffer.count + 1.0, buffer.x.shape[1], params.delta, params.beta_scale)
         return lambda x: ucb(post, x, beta)
 
+    def check_joint(self) -> None:
+        if self.schedule != "constant":
+            raise ValueError("no q-point form of UCB with the Srinivas schedule: use a constant beta")
+
+    def joint(self, key, post, buffer, params, step, q: int, num_samples: int) -> Callable:
+        """Monte-Carlo q-UCB (:func:`q_ucb`) with num_samples fixed base samples drawn from `key`."""
+        self.check_joint()
+        z = jax.random.normal(key, (num_samples, q))
+        return lambda X: q_ucb(post, X, params.beta, z)
+
 
 class EIParams(NamedTuple):
     xi: jax.Array | float = 0.0  # improvement margin over the incumbent (best observed y)
@@ -245,6 +267,17 @@ class EI(Acquisition):
         best = data.best(buffer) + params.xi
         fn = log_ei if self.log else ei
         return lambda x: fn(post, x, best)
+
+    def check_joint(self) -> None:
+        if self.log:
+            raise ValueError("no q-point form of log-EI: use EI")
+
+    def joint(self, key, post, buffer, params, step, q: int, num_samples: int) -> Callable:
+        """Monte-Carlo q-EI (:func:`q_ei`) with num_samples fixed base samples drawn from `key`."""
+        self.check_joint()
+        z = jax.random.normal(key, (num_samples, q))
+        best = data.best(buffer) + params.xi
+        return lambda X: q_ei(post, X, best, z)
 
 
 class PI(Acquisition):
@@ -351,23 +384,9 @@ def q_ei(post: gp.Posterior, X: jax.Array, best, z: jax.Array):
     return jnp.mean(jnp.max(jnp.maximum(f - best, 0.0), axis=1))
 
 
-def joint_form(acquisition) -> str:
-    """ "ucb" or "ei": the Monte-Carlo q-point form an acquisition piece has; a named ValueError otherwise."""
-    if isinstance(acquisition, UCB) and acquisition.schedule == "constant":
-        return "ucb"
-    if isinstance(acquisition, EI) and not acquisition.log:
-        return "ei"
-    raise ValueError(f"no Monte-Carlo q-point form of {type(acquisition).__name__}: use UCB (constant beta) or EI")
-
-
 def build_joint(acquisition, key, post, buffer, params, step, q: int, num_samples: int):
-    """The Monte-Carlo q-point form of a UCB (constant beta) or EI piece: a function X (q, d) -> value,
-    with num_samples fixed base samples drawn from `key`."""
-    z = jax.random.normal(key, (num_samples, q))
-    if joint_form(acquisition) == "ucb":
-        return lambda X: q_ucb(post, X, params.beta, z)
-    best = data.best(buffer) + params.xi
-    return lambda X: q_ei(post, X, best, z)
+    """The q-point form of an acquisition piece (its :meth:`Acquisition.joint`)."""
+    return acquisition.joint(key, post, buffer, params, step, q, num_samples)
 
 
 BUILT_IN = {

@@ -19,7 +19,12 @@ from tests import host_objectives as host
 
 KEY = jax.random.key(5)
 T, S = 6, 3
-ALG = jbo.algorithms.get("gp_ucb", num_initial=3, fit_steps=2, num_raw=16, num_starts=2, opt_steps=2)
+ALG = jbo.algorithms.get(
+    "gp_ucb",
+    num_initial=3,
+    hypers=jbo.parts.Refit(steps=2),
+    maximiser=jbo.parts.Maximiser(num_raw=16, num_starts=2, steps=2),
+)
 BOUNDS = np.array([[-5.0, 0.0], [10.0, 15.0]])
 
 

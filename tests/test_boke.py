@@ -174,13 +174,13 @@ def test_growing_buffer_equals_whole_buffer(alg, params):
     whole buffer's picks and values."""
     key = jax.random.key(5)
     whole = jbo.run(alg, PROBLEM, key=key, num_steps=14, params=params)
-    grown_alg = dataclasses.replace(alg, bucket=(6, 9))
+    grown_alg = dataclasses.replace(alg, growth=jbo.data.Growth(sizes=(6, 9)))
     assert grown_alg.capacities(14) == (6, 9, 14)
     grown = jbo.run(grown_alg, PROBLEM, key=key, num_steps=14, params=params)
     np.testing.assert_allclose(np.asarray(grown.actions), np.asarray(whole.actions), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(np.asarray(grown.observations), np.asarray(whole.observations), rtol=1e-10)
-    with pytest.raises(ValueError, match="bucket"):
-        boke.BOKE(bucket=(9, 6))
+    with pytest.raises(ValueError, match="growth"):
+        boke.BOKE(growth=(9, 6))
 
 
 def test_boke_without_exploration_exploits_the_best_point():

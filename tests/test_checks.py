@@ -407,7 +407,7 @@ def test_model_note_names_the_kernel_of_a_model():
     nameless = types.SimpleNamespace()
     assert checks.model_note(ns(model=ns(kernel=nameless))) == f" (kernel {nameless!r})"
     assert checks.model_note(ns(model=ns())) == "" and checks.model_note(RANDOM) == ""
-    assert checks.model_note(jbo.algorithms.get("gp_ucb", kernel="se")) == " (kernel se)"
+    assert checks.model_note(jbo.algorithms.get("gp_ucb", model="se")) == " (kernel se)"
     assert checks.model_note(jbo.algorithms.get("gp_ucb")) == " (kernel matern52)"
 
 

@@ -17,7 +17,9 @@ import pytest
 import jbo
 from jbo import cli, gp, kernels, plugins
 
-GP_SMALL = dict(num_initial=3, fit_steps=3, num_raw=16, num_starts=2, opt_steps=2)
+GP_SMALL = dict(
+    num_initial=3, hypers=jbo.parts.Refit(steps=3), maximiser=jbo.parts.Maximiser(num_raw=16, num_starts=2, steps=2)
+)
 
 # A user's module: an algorithm with a Params domain and a problem, registered when it is imported; it
 # imports a sibling module of its folder ({helper}).
@@ -317,7 +319,7 @@ def test_a_registered_kernel_works_in_a_gp_model_and_in_algorithm_options(regist
     trace = jbo.run_seeds(alg, jbo.problems.get("branin"), key=jax.random.key(1), num_steps=5, num_seeds=2)
     assert np.isfinite(np.asarray(trace.metrics["simple_regret"])).all()
     with pytest.raises(ValueError, match=f"unknown kernel 'cauchyy'; choose one of .*'{name}'"):
-        jbo.algorithms.get("gp_ucb", kernel="cauchyy")
+        jbo.algorithms.get("gp_ucb", model="cauchyy")
 
 
 # ------------------------------------------------------------------------------------------ listings

@@ -3,6 +3,7 @@ Carlo and finite differences, truncated-normal scales, objectives and reference 
 published values, the decision rules against hand computations, round-robin order and the phase
 switch, budget accounting and frozen states, UCB-PSQ on the full set, environments vmapped == looped."""
 
+import dataclasses
 import math
 
 import jax
@@ -12,7 +13,7 @@ import pytest
 from scipy import stats
 
 import jbo
-from jbo import data, engine, gp
+from jbo import data, engine, gp, parts
 from jbo.algorithms import cvs as A
 from jbo.engine import Spec, Step
 from jbo.problems import control
@@ -20,7 +21,7 @@ from jbo.problems import cvs as P
 from jbo.spaces import ControlSets
 
 TINY = dict(
-    num_mc=8, num_raw=8, num_starts=1, opt_steps=3, bucket=False
+    num_mc=8, maximiser=dataclasses.replace(A.MAXIMISER, num_raw=8, num_starts=1, steps=3), growth=data.WHOLE
 )  # small inner optimiser, one buffer size: fast compiles
 
 
@@ -90,12 +91,14 @@ def test_expected_bounds_equal_direct_monte_carlo_and_full_set_is_pointwise():
         assert abs(float(g[j]) - float(fd)) < 1e-6
 
 
-@pytest.mark.parametrize("opt_method", ["adam", "lbfgs"])
-def test_full_set_dominates_every_subset(opt_method):
+@pytest.mark.parametrize("method", ["adam", "lbfgs"])
+def test_full_set_dominates_every_subset(method):
     post, X, y = _post(n=12, d=4, seed=3)
     masks = jnp.asarray([[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0], [1, 1, 1, 1]], bool)
     R = jnp.asarray(np.random.default_rng(5).uniform(size=(64, 4)))
-    alg = A.CVS(method="ucb_psq", num_mc=64, num_raw=256, num_starts=4, opt_steps=40, opt_method=opt_method)
+    alg = A.CVS(
+        method="ucb_psq", num_mc=64, maximiser=parts.Maximiser(num_raw=256, num_starts=4, steps=40, method=method)
+    )
     state = A.CVSState(*[None] * len(A.CVSState._fields))._replace(masks=masks, R=R, best_x=jnp.full((4, 4), 0.5))
     score = lambda m, r: lambda x: A.expected_ucb(post, x, m, r, 4.0)  # noqa: E731
     xs, g = jax.jit(lambda k: alg._maximize_sets(k, score, state, jnp.ones(4, bool)))(jax.random.key(0))
@@ -494,8 +497,10 @@ def test_algorithm_errors_are_clear():
         A.CVS(alpha_schedule="nope")
     with pytest.raises(ValueError, match="num_mc"):
         A.CVS(num_mc=0)
-    with pytest.raises(ValueError, match="opt_method"):
-        A.CVS(opt_method="sgd")
+    with pytest.raises(ValueError, match="Maximiser: method"):
+        A.CVS(maximiser=parts.Maximiser(method="sgd"))
+    with pytest.raises(ValueError, match="CVS: hypers"):
+        A.CVS(hypers="refit")
     spec = jbo.engine.box_spec(3, 10)
     with pytest.raises(ValueError, match="control-set space"):
         A.CVS().init(jax.random.key(0), A.CVS().default_params(), spec)
@@ -620,11 +625,14 @@ def test_bucketed_prefix_steps_equal_whole_buffer_steps(method, seq, budget):
     plays as on the whole 48-row buffer (seeds in sequence, or UCB-CVS vmapped over 2 seeds)."""
     env = P.CVSProblem("plant", "cheap", 0.02)
     if seq:
-        out = {b: _budget_run(A.CVS(method=method, **{**TINY, "bucket": b}), env, budget, 48) for b in (True, False)}
+        out = {
+            b: _budget_run(A.CVS(method=method, **{**TINY, "growth": A.GROWTH if b else data.WHOLE}), env, budget, 48)
+            for b in (True, False)
+        }
     else:
         out = {
             b: engine.run_environments(
-                A.CVS(method=method, **{**TINY, "bucket": b}),
+                A.CVS(method=method, **{**TINY, "growth": A.GROWTH if b else data.WHOLE}),
                 [env],
                 key=jax.random.key(3),
                 num_steps=48,
@@ -712,7 +720,9 @@ def test_noise_free_hartmann_cheap_commits_to_the_valid_subset():
     """bocvs.md 7.12 item 6: noise-free f, deterministic costs, Hartmann-12D cheap, paper preset:
     after exploration S1 contains sets 5 and 7, and >= 80% of exploitation plays are on set 5."""
     env = P.CVSProblem("hartmann12", "cheap", 0.02, noise_std=0.0, cost_std=0.0)
-    alg = A.CVS(method="ucvs", num_mc=32, num_raw=32, num_starts=2, opt_steps=10)
+    alg = A.CVS(
+        method="ucvs", num_mc=32, maximiser=dataclasses.replace(A.MAXIMISER, num_raw=32, num_starts=2, steps=10)
+    )
     tr = engine.run_environments(
         alg, [env], key=jax.random.key(0), num_steps=800, num_seeds=1, budget=100.0, free_initial=True, sequential=True
     )

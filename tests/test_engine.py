@@ -10,7 +10,12 @@ import jbo
 T, N0 = 10, 4
 PROBLEM = jbo.problems.get("branin", noise_std=0.5)
 # Small shapes so the compiled programs are cheap; shared by the tests below.
-UCB = jbo.algorithms.get("gp_ucb", num_initial=N0, fit_steps=10, num_raw=64, num_starts=2, opt_steps=5)
+UCB = jbo.algorithms.get(
+    "gp_ucb",
+    num_initial=N0,
+    hypers=jbo.parts.Refit(steps=10),
+    maximiser=jbo.parts.Maximiser(num_raw=64, num_starts=2, steps=5),
+)
 RANDOM = jbo.algorithms.get("random_search", num_initial=N0)
 KEY = jax.random.key(42)
 

@@ -329,7 +329,7 @@ def test_gp_sweep_segments_budget_failed_evaluations_and_frozen_state():
     """GP-UCB over 100 steps (growing segments of 64 and 100 rows) on the failing noisy bowl: a sweep
     of two betas (one seed) with a budget and a free initial design."""
     T, budget = 100, 80.0
-    alg = jbo.algorithms.get("gp_ucb", num_initial=3, num_raw=32, num_starts=2, opt_steps=3)
+    alg = jbo.algorithms.get("gp_ucb", num_initial=3, maximiser=jbo.parts.Maximiser(num_raw=32, num_starts=2, steps=3))
     assert alg.capacities(T) == (64, T)
     params = jbo.engine.stack_params(*[jbo.replace_params(alg.default_params(), beta=b) for b in (0.5, 4.0)])
     trace = jbo.run_sweep(

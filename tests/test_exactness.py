@@ -22,7 +22,7 @@ import jbo
 import jbo.study_config
 
 T = 100  # > 96: the default schedule splits the run into segments of 64 and 100 rows
-SMALL_GP = dict(num_initial=3, num_raw=32, num_starts=2, opt_steps=3)
+SMALL_GP = dict(num_initial=3, maximiser=jbo.parts.Maximiser(num_raw=32, num_starts=2, steps=3))
 PROBLEM = jbo.problems.get("branin", noise_std=0.1)
 KEY = jax.random.key(7)
 # "To rounding" for a GP run: the acquisition optimiser amplifies an ulp (docs/how-to/devices.md: a
@@ -31,7 +31,7 @@ ROUNDING = 1e-8
 
 
 def gp(bucket=True):
-    return jbo.algorithms.get("gp_ucb", bucket=bucket, **SMALL_GP)
+    return jbo.algorithms.get("gp_ucb", growth=jbo.data.as_growth(bucket), **SMALL_GP)
 
 
 def _close(a, b, atol):

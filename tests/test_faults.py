@@ -17,7 +17,9 @@ from jbo import gp
 from jbo.asktell import HostEvaluationError
 
 BRANIN = jbo.problems.get("branin")
-SMALL = dict(num_initial=4, fit_steps=5, num_raw=32, num_starts=2, opt_steps=3)
+SMALL = dict(
+    num_initial=4, hypers=jbo.parts.Refit(steps=5), maximiser=jbo.parts.Maximiser(num_raw=32, num_starts=2, steps=3)
+)
 UCB = jbo.algorithms.get("gp_ucb", **SMALL)
 UNIT = jnp.array([[0.0, 0.0], [1.0, 1.0]])
 
@@ -224,7 +226,12 @@ def test_degenerate_data_gives_no_nan(name, fn, bounds):
 @pytest.mark.extended
 def test_twenty_dimensions_give_no_nan():
     prob = jbo.problems.from_function(lambda x: -jnp.sum((x - 0.5) ** 2), jnp.stack([jnp.zeros(20), jnp.ones(20)]))
-    alg = jbo.algorithms.get("gp_ucb", num_initial=4, fit_steps=3, num_raw=16, num_starts=1, opt_steps=2)
+    alg = jbo.algorithms.get(
+        "gp_ucb",
+        num_initial=4,
+        hypers=jbo.parts.Refit(steps=3),
+        maximiser=jbo.parts.Maximiser(num_raw=16, num_starts=1, steps=2),
+    )
     tr = jbo.run(alg, prob, key=0, num_steps=8)
     assert np.all(np.isfinite(np.asarray(tr.metrics["value"])))
 
@@ -259,7 +266,7 @@ def test_a_rounds_points_do_not_see_the_rounds_values(lie):
     ys = [0.1, 0.5, -0.3, 0.9]  # the design (num_initial = 4), then the round's first point (step 4)
     picks = {}
     for q in (1, 3):
-        alg = jbo.algorithms.GPBO(batch_size=q, batch_lie=lie, **SMALL)
+        alg = jbo.algorithms.GPBO(batching=jbo.parts.Lies(size=q, lie=lie), **SMALL)
         for last in (0.0, 5.0):
             state, ask = _state_after(alg, ys + [last], spec)
             x, _ = ask(jax.random.key(9), state, alg.default_params(), jbo.Step(jnp.int32(5), jnp.asarray(False)))
@@ -270,7 +277,7 @@ def test_a_rounds_points_do_not_see_the_rounds_values(lie):
 
 @pytest.mark.extended
 def test_batch_runs_keep_one_fit_per_round_and_vmapped_equals_looped():
-    alg = jbo.algorithms.GPBO(batch_size=4, **SMALL)
+    alg = jbo.algorithms.GPBO(batching=jbo.parts.Lies(size=4), **SMALL)
     tr = jbo.run_seeds(alg, BRANIN, key=2, num_steps=16, num_seeds=2)
     ls = np.asarray(tr.info["lengthscale"])[:, 4:]  # rounds: steps 4-7, 8-11, 12-15
     for r in range(3):
@@ -408,13 +415,13 @@ def test_monte_carlo_q_acquisitions_reduce_to_the_closed_forms_at_q_1():
 
 @pytest.mark.extended
 def test_a_joint_q_round_plays_the_points_chosen_at_its_start():
-    alg = jbo.algorithms.GPBO(batch_size=3, batch_mode="mc", batch_samples=32, **SMALL)
+    alg = jbo.algorithms.GPBO(batching=jbo.parts.JointMC(size=3, samples=32), **SMALL)
     tr = jbo.run_seeds(alg, BRANIN, key=0, num_steps=10, num_seeds=2, keep_final_state=True)
     last = np.asarray(tr.actions[:, 7:10])  # the round of steps 7, 8, 9
     np.testing.assert_array_equal(last, np.asarray(tr.final_state.batch_points))
     assert np.min(np.linalg.norm(last[:, 0] - last[:, 1], axis=-1)) > 1e-6
-    with pytest.raises(ValueError, match="no Monte-Carlo q-point form of PI"):
-        jbo.algorithms.GPBO(acquisition="pi", batch_size=2, batch_mode="mc")
+    with pytest.raises(ValueError, match="no q-point form of PI"):
+        jbo.algorithms.GPBO(acquisition="pi", batching=jbo.parts.JointMC(size=2))
 
 
 # ------------------------------------------------------------------ AskTell: atomic, asked points only
@@ -645,7 +652,7 @@ def test_a_profile_in_sqrt_r2_fits_like_the_built_in_kernel():
 
 
 def test_a_failed_fit_is_flagged_naming_the_kernel_and_asktell_raises():
-    alg = jbo.algorithms.GPBO(kernel=nan_derivative, **SMALL)
+    alg = jbo.algorithms.GPBO(model=nan_derivative, **SMALL)
     with pytest.raises(
         jbo.NonFiniteError,
         match=r"(?s)GPBO \(kernel nan_derivative\) on branin met NaN .*\n  model: [^\n]*GP fit failed[^\n]* first at step 4",

@@ -2,17 +2,20 @@
 the whole buffer, to rounding, for every GP method; rank-1 appends equal fresh factorisations; a
 segment schedule compiles each segment once, with no recompile per step or per seed count."""
 
+import dataclasses
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
 import jbo
-from jbo import data, engine, gp
+from jbo import data, gp, parts
 from jbo.algorithms import GPBO, boke, sbo
 
 T = 24
-SMALL = dict(num_raw=64, num_starts=2, opt_steps=8)  # a small inner optimiser: fast compiles
+PAPER_SMALL = parts.Maximiser(num_raw_per_dim=32, steps=8, screen_data=True)  # the BOKE paper's GP, smaller
+SMALL = dict(maximiser=parts.Maximiser(num_raw=64, num_starts=2, steps=8))  # a small inner optimiser: fast compiles
 
 
 def _close(a: jbo.Trace, b: jbo.Trace, tol):
@@ -22,21 +25,31 @@ def _close(a: jbo.Trace, b: jbo.Trace, tol):
     np.testing.assert_allclose(a.metrics["simple_regret"], b.metrics["simple_regret"], atol=tol, rtol=0)
 
 
-def test_bucket_schedule_and_segments():
-    assert engine.bucket_schedule(96) == (96,)  # short runs keep the whole-buffer program
-    assert engine.bucket_schedule(100) == (64, 100)
-    assert engine.bucket_schedule(128) == (64, 128)
-    assert engine.bucket_schedule(200) == (64, 128, 200)
-    assert engine.bucket_schedule(383) == (64, 128, 256, 383)  # the first segment: within a third of the run
-    assert engine.bucket_schedule(400) == (128, 256, 400)
-    assert engine.bucket_schedule(1000) == (128, 256, 512, 768, 1000)  # and at most 128 rows
-    assert engine.bucket_schedule(1000, share=0) == (64, 128, 256, 512, 768, 1000)
-    assert engine.bucket_schedule(1000, first=256) == (256, 512, 768, 1000)
-    alg = GPBO(bucket=(8, 16, 99))
-    assert alg.capacities(24) == (8, 16, 24) and GPBO(bucket=False).capacities(400) == (400,)
-    for bad in ((16, 8), (0, 4), "yes", (4.0,)):
-        with pytest.raises(ValueError, match="bucket"):
-            GPBO(bucket=bad)
+def test_growth_refuses_bad_settings_by_name():
+    for bad in (dict(sizes=(16, 8)), dict(sizes=(0, 4)), dict(sizes="yes"), dict(sizes=(4.0,)), dict(step=0)):
+        with pytest.raises(ValueError, match="Growth: (sizes|step)"):
+            data.Growth(**bad)
+    for bad in (dict(smallest=0), dict(first=True), dict(whole=-1), dict(share=2.0), dict(enabled=1)):
+        with pytest.raises(ValueError, match="Growth: " + next(iter(bad))):
+            data.Growth(**bad)
+    assert data.Growth(sizes=(8, 16, 99))(24) == (8, 16, 24) and data.Growth(enabled=False)(400) == (400,)
+
+
+def test_growth_schedule_and_segments():
+    assert data.Growth()(96) == (96,)  # short runs keep the whole-buffer program
+    assert data.Growth()(100) == (64, 100)
+    assert data.Growth()(128) == (64, 128)
+    assert data.Growth()(200) == (64, 128, 200)
+    assert data.Growth()(383) == (64, 128, 256, 383)  # the first segment: within a third of the run
+    assert data.Growth()(400) == (128, 256, 400)
+    assert data.Growth()(1000) == (128, 256, 512, 768, 1000)  # and at most 128 rows
+    assert data.Growth(share=0)(1000) == (64, 128, 256, 512, 768, 1000)
+    assert data.Growth(first=256)(1000) == (256, 512, 768, 1000)
+    alg = GPBO(growth=data.Growth(sizes=(8, 16, 99)))
+    assert alg.capacities(24) == (8, 16, 24) and GPBO(growth=data.WHOLE).capacities(400) == (400,)
+    assert GPBO(growth=(8, 16, 99)).growth == alg.growth and GPBO(growth={"step": 128}).growth.step == 128
+    with pytest.raises(ValueError, match="GPBO: growth"):
+        GPBO(growth="yes")
     # growing nodes: the buffer sized to the run, not a buffer of another size
     state = (data.empty(24, 2), data.empty(5, 2), jnp.zeros(24))
     assert data.growing(state, 24) == [True, False, False]
@@ -93,9 +106,9 @@ def test_rank1_extend_and_refresh_equal_a_fresh_factorisation():
 def test_segmented_runs_equal_whole_buffer_runs(method):
     prob = jbo.problems.get("branin")
     if method.startswith("paper_gp"):  # fixed hyper-parameters: rank-1 appends in both runs
-        make = lambda b: boke.PaperGP(num_initial=4, bucket=b, num_raw_per_dim=32, opt_steps=8)  # noqa: E731
+        make = lambda b: boke.PaperGP(num_initial=4, growth=data.as_growth(b), maximiser=PAPER_SMALL)  # noqa: E731
     else:
-        make = lambda b: jbo.algorithms.get(method, num_initial=4, bucket=b, **SMALL)  # noqa: E731
+        make = lambda b: jbo.algorithms.get(method, num_initial=4, growth=data.as_growth(b), **SMALL)  # noqa: E731
     params = None
     if method == "paper_gp_noisy":  # the noise follows std(y): the factor is refreshed when it changes
         params = jbo.replace_params(make(False).default_params(), noise_std=0.1)
@@ -111,7 +124,7 @@ def test_segmented_runs_equal_whole_buffer_runs(method):
 def test_segmented_seeds_equal_looped_seeds_and_fixed_gp_equals_refactorised():
     """vmapped == looped for a segmented run; the rank-1 GP-UCB equals the same GP-UCB refactorised."""
     prob = jbo.problems.get("hartmann3")
-    alg = boke.PaperGP(num_initial=4, bucket=(8, 16), num_raw_per_dim=32, opt_steps=8)
+    alg = boke.PaperGP(num_initial=4, growth=data.Growth(sizes=(8, 16)), maximiser=PAPER_SMALL)
     key = jax.random.key(2)
     many = jbo.run_seeds(alg, prob, key=key, num_steps=T, num_seeds=3)
     for i, k in enumerate(jax.random.split(key, 3)):
@@ -122,13 +135,10 @@ def test_segmented_seeds_equal_looped_seeds_and_fixed_gp_equals_refactorised():
     ref = GPBO(
         acquisition=alg.acquisition,
         model=alg.model,
-        hypers=alg.hypers,
-        fit="mle",
+        hypers=parts.Refit(start=alg.hypers, steps=0),
         num_initial=4,
-        num_raw_per_dim=32,
-        opt_steps=8,
-        fit_steps=0,
-        bucket=(8, 16),
+        maximiser=PAPER_SMALL,
+        growth=data.Growth(sizes=(8, 16)),
     )  # fit of 0 steps: the rule's values
     refit = jbo.run(ref, prob, key=key, num_steps=T)
     assert fixed.final_state.post is not None and refit.final_state.post is None
@@ -144,13 +154,10 @@ def test_contextual_sbo_segments_equal_whole_buffer():
         num_initial=4,
         num_samples=8,
         num_inner=8,
-        num_raw=32,  # noqa: E731
-        num_starts=1,
-        opt_steps=4,
-        fit_steps=5,
-        fit_restarts=1,
-        bucket=b,
-    )
+        maximiser=parts.Maximiser(num_raw=32, num_starts=1, steps=4, screen_data=False),
+        hypers=dataclasses.replace(sbo.PAPER_REFIT, steps=5, restarts=1),
+        growth=data.as_growth(b),
+    )  # noqa: E731
     key = jax.random.key(1)
     _close(jbo.run(make((8, 16)), prob, key=key, num_steps=T), jbo.run(make(False), prob, key=key, num_steps=T), 1e-6)
 
@@ -165,7 +172,7 @@ def test_each_segment_compiles_once_for_any_seed_count():
             traced.append(state.buffer.capacity)
             return super().ask(key, state, params, step)
 
-    alg = Counting(num_initial=4, bucket=(8, 16), **SMALL)
+    alg = Counting(num_initial=4, growth=data.Growth(sizes=(8, 16)), **SMALL)
     prob = jbo.problems.get("branin")
     keys = jax.random.split(jax.random.key(0), 2)
     fn, _ = jbo.studies.compile_seeds(alg, prob, keys=keys, num_steps=T)
@@ -177,15 +184,15 @@ def test_each_segment_compiles_once_for_any_seed_count():
 
 @pytest.mark.extended
 def test_refit_schedule_refits_on_its_steps_and_reuses_the_factor_between():
-    """refit_growth: lengthscales change only on refit steps; with refit_all >= T it is the default run."""
+    """RefitSchedule(growth): lengthscales change only on refit steps; with all_below >= T it is the default run."""
     prob = jbo.problems.get("branin")
     key = jax.random.key(3)
     default = jbo.run(jbo.algorithms.get("gp_ucb", num_initial=4, **SMALL), prob, key=key, num_steps=T)
     every = jbo.run(
-        jbo.algorithms.get("gp_ucb", num_initial=4, refit_growth=0.1, refit_all=T, **SMALL), prob, key=key, num_steps=T
+        jbo.algorithms.get("gp_ucb", num_initial=4, hypers=_refit(0.1, T), **SMALL), prob, key=key, num_steps=T
     )
     _close(every, default, 1e-6)
-    alg = jbo.algorithms.get("gp_ucb", num_initial=4, refit_growth=0.25, refit_all=8, **SMALL)
+    alg = jbo.algorithms.get("gp_ucb", num_initial=4, hypers=_refit(0.25, 8), **SMALL)
     sched = jbo.run(alg, prob, key=key, num_steps=T)
     refits = np.asarray(jax.vmap(alg.refit_now)(jnp.arange(T)))
     assert refits[:8].all() and 0 < refits[8:].sum() < T - 8
@@ -194,17 +201,21 @@ def test_refit_schedule_refits_on_its_steps_and_reuses_the_factor_between():
     bo_steps = np.arange(1, T) >= 4
     assert not np.any(changed[bo_steps & ~refits[1:]])  # no refit: the hyper-parameters are carried over
     assert np.any(changed[bo_steps & refits[1:]])
-    with pytest.raises(ValueError, match="refit_growth"):
-        GPBO(refit_growth=-1.0)
+    with pytest.raises(ValueError, match="RefitSchedule: growth"):
+        parts.RefitSchedule(growth=-1.0)
+
+
+def _refit(growth, all_below):
+    return parts.Refit(schedule=parts.RefitSchedule(all_below=all_below, growth=growth))
 
 
 def test_refit_steps_are_every_step_below_refit_all_then_the_growth_levels():
-    """refit_now with g = 0.25 and refit_all = 7: steps 0-6 refit, then step t refits when a power
+    """refit_now with growth g = 0.25 and all_below = 7: steps 0-6 refit, then step t refits when a power
     1.25^k lies in (t - 1, t], i.e. t = ceil(1.25^k): 1.25^9 = 7.45, ^10 = 9.31, ^11 = 11.64,
     ^12 = 14.55, ^13 = 18.19, ^14 = 22.74, ^15 = 28.42, ^16 = 35.53 (^17 = 44.41 is past the 40 steps).
-    Step 7 = refit_all is no such step (1.25^8 = 5.96 < 6 < 7 < 7.45), so it is the boundary case: it
+    Step 7 = all_below is no such step (1.25^8 = 5.96 < 6 < 7 < 7.45), so it is the boundary case: it
     does not refit."""
-    alg = GPBO(refit_growth=0.25, refit_all=7)
+    alg = GPBO(hypers=_refit(0.25, 7))
     want = set(range(7)) | {8, 10, 12, 15, 19, 23, 29, 36}
     got = np.asarray(jax.vmap(alg.refit_now)(jnp.arange(40)))
     np.testing.assert_array_equal(np.flatnonzero(got), sorted(want))
@@ -212,16 +223,16 @@ def test_refit_steps_are_every_step_below_refit_all_then_the_growth_levels():
 
 
 def test_screening_the_best_observations():
-    """screen_data=k screens the k rows with the largest observations (NumPy argsort as the truth);
+    """Maximiser(screen_data=k) screens the k rows with the largest observations (NumPy argsort as the truth);
     True, or a buffer of at most k rows, screens every row."""
     rng = np.random.default_rng(2)
     x, y = rng.uniform(size=(20, 2)), rng.normal(size=20)
     buf = data.from_arrays(jnp.asarray(x), jnp.asarray(y), 32)
-    cands, mask = GPBO(screen_data=5).screened(buf)
+    cands, mask = GPBO(maximiser=parts.Maximiser(screen_data=5)).screened(buf)
     np.testing.assert_array_equal(np.sort(np.asarray(cands), axis=0), np.sort(x[np.argsort(-y)[:5]], axis=0))
     assert bool(mask.all())
-    for alg in (GPBO(screen_data=True), GPBO(screen_data=32)):
-        assert alg.screened(buf)[0] is buf.x
-    assert GPBO(screen_data=False).screened(buf) == (None, None)
-    with pytest.raises(ValueError, match="screen_data"):
-        GPBO(screen_data=0)
+    for m in (parts.Maximiser(screen_data=True), parts.Maximiser(screen_data=32)):
+        assert GPBO(maximiser=m).screened(buf)[0] is buf.x
+    assert parts.Maximiser(screen_data=False).screened(buf) == (None, None)
+    with pytest.raises(ValueError, match="Maximiser: screen_data"):
+        parts.Maximiser(screen_data=0)

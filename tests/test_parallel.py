@@ -314,7 +314,9 @@ _GP = """
 import os, json
 os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"
 import jax, numpy as np, jbo
-gp = jbo.algorithms.get("gp_ucb", num_initial=3, fit_steps=4, num_raw=16, num_starts=2, opt_steps=2)
+gp = jbo.algorithms.get(
+    "gp_ucb", num_initial=3, hypers=jbo.parts.Refit(steps=4), maximiser=jbo.parts.Maximiser(num_raw=16, num_starts=2, steps=2)
+)
 br = jbo.problems.get("branin")
 a = jbo.run_seeds(gp, br, key=jax.random.key(0), num_steps=8, num_seeds=8, devices=1)
 b = jbo.run_seeds(gp, br, key=jax.random.key(0), num_steps=8, num_seeds=8)

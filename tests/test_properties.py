@@ -12,7 +12,7 @@ slow`` runs them): the papers' reproductions (test_reproductions); uCVS's 800-st
 bucketed 7-set runs and EI-naive's decision replay (test_cvs); the 5000-step reference numbers
 (test_nonstationary); the executed notebooks (test_notebooks; the docs build executes them too); EI,
 log-EI, TS, the mean and the std on degenerate problems (test_robustness); every UHE method vmapped ==
-looped, bucket_step segments and the MAP lengthscale on 200 points (test_uhe); segmented seeds and the
+looped, finer growth segments and the MAP lengthscale on 200 points (test_uhe); segmented seeds and the
 rank-1 GP (test_growing); SE and Matern-3/2 fits against SciPy (test_fit); cvs:etc50 (test_registry);
 bitwise real-GP runs, sweeps and environments on several devices (test_parallel); the four problems
 slowest to build (test_cli); PI and the posterior mean against random search (see below).
@@ -80,12 +80,21 @@ def whole():
 # design points both re-sample a design point at every step from the first BO step on in about half of
 # the seeds (13 of 24 on this file's key; 6 and 8 wins); at the slow test's own settings 5-9 of 16 seeds
 # beat random search on keys 11-16, and its median claim holds on key 11 only.
-BEAT_GP = dict(num_initial=4, fit_steps=10, num_raw=64, num_starts=2, opt_steps=5, bucket=False)
+BEAT_GP = dict(
+    num_initial=4,
+    hypers=jbo.parts.Refit(steps=10),
+    maximiser=jbo.parts.Maximiser(num_raw=64, num_starts=2, steps=5),
+    growth=jbo.data.WHOLE,
+)
 BEAT = {
     "gp_ei": BEAT_GP,
     "gp_log_ei": BEAT_GP,
-    "gp_ts": dict(BEAT_GP, num_features=256),
-    "boke_gp_ucb": dict(num_initial=4, num_raw_per_dim=32, opt_steps=5, bucket=False),
+    "gp_ts": dict(BEAT_GP, acquisition=jbo.acquisitions.Thompson(num_features=256)),
+    "boke_gp_ucb": dict(
+        num_initial=4,
+        maximiser=jbo.parts.Maximiser(num_raw_per_dim=32, steps=5, screen_data=True),
+        growth=jbo.data.WHOLE,
+    ),
 }
 BEAT_STEPS, BEAT_SEEDS = 24, 24
 
@@ -295,7 +304,7 @@ def test_two_processes_share_one_mesh_and_each_gets_the_full_result(whole):
         np.testing.assert_array_equal(r["bitwise_actions"], np.asarray(ref.actions))
 
 
-SHARDED_GP = dict(num_initial=3, fit_steps=4, num_raw=16, num_starts=2, opt_steps=2)
+SHARDED_GP = dict(num_initial=3, hypers={"steps": 4}, maximiser={"num_raw": 16, "num_starts": 2, "steps": 2})
 _SHARDED_GP = """
 import json
 import jax, numpy as np, jbo

@@ -2,6 +2,7 @@
 drifting objectives (dynamic regret), per-step algorithm info, side information, ring buffers,
 the GP model configuration, composition (user kernels and acquisitions), ask/tell on every space."""
 
+import dataclasses
 import math
 from typing import NamedTuple
 
@@ -12,6 +13,7 @@ import pytest
 
 import jbo
 from jbo import data, gp
+from jbo.algorithms import sbo
 from jbo.engine import Algorithm, Step
 from jbo.problems.control import ControlSetProblem
 from jbo.problems.finite import FiniteArmProblem
@@ -277,14 +279,25 @@ def check_failed_tells_change_nothing(alg, bounds, steps, f):
 @pytest.mark.slow  # suite time; test_properties proves it on a cheap algorithm, test_asktell_executor that a failed step leaves every state leaf unchanged
 def test_failing_host_objective_does_not_corrupt_state():
     problem = jbo.problems.get("branin")
-    alg = jbo.algorithms.get("gp_ucb", num_initial=3, fit_steps=5, num_raw=32, num_starts=2, opt_steps=3)
+    alg = jbo.algorithms.get(
+        "gp_ucb",
+        num_initial=3,
+        hypers=jbo.parts.Refit(steps=5),
+        maximiser=jbo.parts.Maximiser(num_raw=32, num_starts=2, steps=3),
+    )
     check_failed_tells_change_nothing(alg, problem.bounds, 6, lambda x: float(problem.objective(jnp.asarray(x))))
 
 
 @pytest.mark.extended  # AskTell == the scan in the default run: test_properties
 def test_ask_tell_drives_a_contextual_method():
     """AskTell drives an SBO method, with (c, y) observations."""
-    small = dict(num_initial=3, num_samples=16, num_inner=16, num_raw=16, num_starts=2, opt_steps=2, fit_steps=3)
+    small = dict(
+        num_initial=3,
+        num_samples=16,
+        num_inner=16,
+        hypers=dataclasses.replace(sbo.PAPER_REFIT, steps=3),
+        maximiser=dataclasses.replace(sbo.PAPER_MAXIMISER, num_raw=16, num_starts=2, steps=2),
+    )
     prob = jbo.problems.get("sbo:newsvendor")
     alg = jbo.algorithms.get("sbo:sbo_kde", **small)
     scan = jbo.run(alg, prob, key=KEY, num_steps=5)
@@ -383,14 +396,16 @@ def test_prior_jacobian_adds_the_log_values():
 def test_user_kernel_and_user_acquisition_equal_the_built_ins():
     """A user's SE profile and a user's UCB function give the built-in SE / UCB run."""
     prob = jbo.problems.get("branin")
-    small = dict(num_initial=4, fit_steps=5, num_raw=32, num_starts=2, opt_steps=3)
-    built_in = jbo.run(jbo.algorithms.get("gp_ucb", kernel="se", **small), prob, key=KEY, num_steps=7)
+    small = dict(
+        num_initial=4, hypers=jbo.parts.Refit(steps=5), maximiser=jbo.parts.Maximiser(num_raw=32, num_starts=2, steps=3)
+    )
+    built_in = jbo.run(jbo.algorithms.get("gp_ucb", model="se", **small), prob, key=KEY, num_steps=7)
     my_se = lambda r2: jnp.exp(-0.5 * r2)  # noqa: E731
     my_ucb = lambda post, x, best: jbo.acquisitions.ucb(post, x, 2.0)  # noqa: E731
-    user = jbo.run(jbo.algorithms.GPBO(acquisition=my_ucb, kernel=my_se, **small), prob, key=KEY, num_steps=7)
+    user = jbo.run(jbo.algorithms.GPBO(acquisition=my_ucb, model=my_se, **small), prob, key=KEY, num_steps=7)
     np.testing.assert_allclose(user.actions, built_in.actions, rtol=1e-9, atol=1e-12)
     with pytest.raises(ValueError, match="Thompson sampling needs random Fourier features"):
-        jbo.algorithms.GPBO(acquisition="ts", kernel=my_se)
+        jbo.algorithms.GPBO(acquisition="ts", model=my_se)
 
 
 def test_gp_bo_on_finite_arms_scores_every_arm():
@@ -403,7 +418,11 @@ def test_gp_bo_on_finite_arms_scores_every_arm():
     f = lambda x: -jnp.sum((x - 0.6) ** 2)  # noqa: E731
     prob = jbo.problems.finite.from_functions([f], arms)
     tr = jbo.run_seeds(
-        jbo.algorithms.get("gp_ucb", num_initial=5, fit_steps=10), prob, key=KEY, num_steps=20, num_seeds=8
+        jbo.algorithms.get("gp_ucb", num_initial=5, hypers=jbo.parts.Refit(steps=10)),
+        prob,
+        key=KEY,
+        num_steps=20,
+        num_seeds=8,
     )
     assert tr.actions.dtype == jnp.int32 and int(tr.actions.max()) < 40
     values = -((np.asarray(arms.arms) - 0.6) ** 2).sum(1)
@@ -414,7 +433,9 @@ def test_gp_bo_on_finite_arms_scores_every_arm():
 
 def test_paper_gp_with_ei_runs():
     """PaperGP(acquisition="ei") builds and runs (its Params carry xi)."""
-    alg = jbo.algorithms.boke.PaperGP(acquisition="ei", num_initial=3, num_raw_per_dim=16, opt_steps=3)
+    alg = jbo.algorithms.boke.PaperGP(
+        acquisition="ei", num_initial=3, maximiser=jbo.parts.Maximiser(num_raw_per_dim=16, steps=3, screen_data=True)
+    )
     assert jbo.replace_params(alg.default_params(), xi=0.01).acquisition.xi == 0.01
     tr = jbo.run(alg, jbo.problems.get("branin"), key=KEY, num_steps=5)
     assert np.isfinite(np.asarray(tr.metrics["simple_regret"])).all()
@@ -442,7 +463,13 @@ def test_problem_names_are_unique_and_contextual_problems_are_registered():
 @pytest.mark.extended
 def test_summary_on_a_contextual_study_and_on_a_cost_axis():
     """studies.summary works on contextual studies, with and without a known optimum."""
-    small = dict(num_initial=3, num_samples=8, num_inner=8, num_raw=8, num_starts=1, opt_steps=1, fit_steps=2)
+    small = dict(
+        num_initial=3,
+        num_samples=8,
+        num_inner=8,
+        hypers=dataclasses.replace(sbo.PAPER_REFIT, steps=2),
+        maximiser=dataclasses.replace(sbo.PAPER_MAXIMISER, num_raw=8, num_starts=1, steps=1),
+    )
     table = jbo.studies.run_study(
         {"sbo": jbo.algorithms.get("sbo:sbo_kde", **small)},
         {"nv": jbo.problems.get("sbo:newsvendor"), "pf": jbo.problems.get("sbo:portfolio_uniform")},
@@ -470,7 +497,12 @@ def test_cost_grid_is_the_step_function_of_cumulative_cost():
 
 @pytest.mark.extended  # chunks == one program in the default run: test_properties
 def test_compile_seeds_equals_run_seeds():
-    alg = jbo.algorithms.get("gp_ei", num_initial=3, fit_steps=5, num_raw=32, num_starts=2, opt_steps=3)
+    alg = jbo.algorithms.get(
+        "gp_ei",
+        num_initial=3,
+        hypers=jbo.parts.Refit(steps=5),
+        maximiser=jbo.parts.Maximiser(num_raw=32, num_starts=2, steps=3),
+    )
     prob = jbo.problems.get("branin")
     keys = jax.random.split(KEY, 2)
     fn, seconds = jbo.studies.compile_seeds(alg, prob, keys=keys, num_steps=6)

@@ -207,10 +207,14 @@ def test_gp_methods_beat_random_search(name):
     The BOKE paper's GP-UCB explores hard (fixed lengthscale, sqrt(beta) = 2): it needs 30 steps
     (at 18 its median is 1.58 against random's 1.86; at 30, 0.006 against 1.0)."""
     prob = jbo.problems.get("branin")
-    opts = dict(num_initial=4, num_restarts=2, fit_steps=20, num_raw=128, num_starts=4, opt_steps=15)  # fixed refit
+    opts = dict(
+        num_initial=4,
+        hypers=parts.Refit(restarts=2, steps=20),  # fixed refit
+        maximiser=parts.Maximiser(num_raw=128, num_starts=4, steps=15),
+    )
     T, S = 18, 16
     if name == "boke_gp_ucb":
-        opts, T = dict(num_initial=4, num_raw_per_dim=64, opt_steps=15), 30
+        opts, T = dict(num_initial=4, maximiser=parts.Maximiser(num_raw_per_dim=64, steps=15, screen_data=True)), 30
     gp_run = jbo.run_seeds(jbo.algorithms.get(name, **opts), prob, key=KEY, num_steps=T, num_seeds=S)
     rnd = jbo.run_seeds(jbo.algorithms.get("random_search", num_initial=4), prob, key=KEY, num_steps=T, num_seeds=S)
     ours, theirs = np.median(gp_run.metrics["simple_regret"][:, -1]), np.median(rnd.metrics["simple_regret"][:, -1])

@@ -5,6 +5,7 @@ Each test runs one claim on a budget of about a minute on a 2-core CPU and asser
 the experiment scripts (experiments/boke/, experiments/sbo/) with fewer seeds or steps, as stated.
 """
 
+import dataclasses
 import itertools
 
 import jax
@@ -110,7 +111,12 @@ def test_sbo_kde_beats_gp_ucb_on_newsvendor():
     """
     prob = jbo.problems.get("sbo:newsvendor")
     key, T, seeds = jax.random.key(100), 30, 6
-    opts = dict(num_initial=10, num_samples=64, num_inner=64, num_raw=64, num_starts=10, opt_steps=20)
+    opts = dict(
+        num_initial=10,
+        num_samples=64,
+        num_inner=64,
+        maximiser=dataclasses.replace(jbo.algorithms.sbo.PAPER_MAXIMISER, num_raw=64, num_starts=10, steps=20),
+    )
 
     def cumulative_regret(method):
         tr = jbo.run_seeds(jbo.algorithms.get(f"sbo:{method}", **opts), prob, key=key, num_steps=T, num_seeds=seeds)

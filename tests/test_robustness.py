@@ -35,7 +35,9 @@ GP_FAMILY = ("gp_ucb", "gp_ei", "gp_log_ei", "gp_pi", "gp_ts", "gp_mean", "gp_st
 # acquisition in units of y optimised by Adam; a unitless one that re-samples the incumbent, so exact
 # duplicates reach the GP) and the others with --runslow
 IN_SUITE = ("gp_ucb", "gp_pi")
-SMALL = dict(num_initial=3, fit_steps=3, num_raw=16, num_starts=2, opt_steps=2)
+SMALL = dict(
+    num_initial=3, hypers=jbo.parts.Refit(steps=3), maximiser=jbo.parts.Maximiser(num_raw=16, num_starts=2, steps=2)
+)
 
 
 # the degenerate problems (box, output scale, offset, noise as array values): jbo.problems.degenerate

@@ -1,6 +1,7 @@
 """SBO-KDE paper: TV closed form vs an LP, KDE bandwidth/sampling/L1 error (App. E), expected-value
 rules vs closed forms and Monte Carlo, problem optima and check values, the joint GP padded/unpadded."""
 
+import dataclasses
 import math
 
 import jax
@@ -238,7 +239,13 @@ def test_paired_ucb_values_and_danskin_gradient():
 @pytest.mark.extended
 def test_sbo_methods_run_and_bad_input():
     p = C.problem("newsvendor")
-    small = dict(num_initial=4, num_samples=32, num_inner=32, num_raw=32, num_starts=2, opt_steps=5, fit_steps=5)
+    small = dict(
+        num_initial=4,
+        num_samples=32,
+        num_inner=32,
+        maximiser=dataclasses.replace(sbo.PAPER_MAXIMISER, num_raw=32, num_starts=2, steps=5),
+        hypers=dataclasses.replace(sbo.PAPER_REFIT, steps=5),
+    )
     tr = jbo.run_seeds(sbo.SBO(method="drbo_kde", **small), p, key=jax.random.key(0), num_steps=7, num_seeds=2)
     assert tr.actions.shape == (2, 7, 1) and np.all(np.isfinite(np.asarray(tr.metrics["regret"])))
     assert np.all(np.asarray(tr.metrics["regret"]) >= -1e-5)

@@ -2,6 +2,7 @@
 scipy.stats, hand-computed EXP3 recursions, closed-form Gaussian moments, dense grids, and
 padded == unpadded / vmapped == looped / bucketed == whole-buffer runs."""
 
+import dataclasses
 import math
 
 import jax
@@ -11,18 +12,15 @@ import pytest
 import scipy.stats
 
 import jbo
-from jbo import data, gp, kernels
+from jbo import data, gp, kernels, parts
 from jbo.algorithms import uhe
 from jbo.problems import synthetic
 
 # tiny settings that still run every code path (compile time dominates)
 TINY = dict(
     num_initial=4,
-    num_restarts=2,
-    fit_steps=3,
-    num_raw=32,
-    num_starts=2,
-    opt_steps=3,
+    refit=dataclasses.replace(uhe.PAPER_REFIT, restarts=2, steps=3),
+    maximiser=dataclasses.replace(uhe.PAPER_MAXIMISER, num_raw=32, num_starts=2, steps=3),
     num_warmup=3,
     num_samples=2,
     num_leapfrog=2,
@@ -264,27 +262,29 @@ def test_uhe_bo_pairs_rewards_and_exp3_bookkeeping_match_a_hand_replay():
     np.testing.assert_array_equal(np.asarray(one.actions), np.asarray(again.actions))
     # growing segments == the whole buffer every step
     assert alg.capacities(T) == (16, 18)
-    whole = jbo.run(uhe.UHE(bucket=False, **TINY), prob, key=jax.random.split(jax.random.key(2), 3)[1], num_steps=T)
+    whole = jbo.run(
+        uhe.UHE(growth=jbo.data.WHOLE, **TINY), prob, key=jax.random.split(jax.random.key(2), 3)[1], num_steps=T
+    )
     np.testing.assert_allclose(np.asarray(whole.actions), np.asarray(one.actions), rtol=1e-6, atol=1e-8)
 
 
-def test_bad_bucket_steps_are_named():
-    for bad in (0, -4, True, 2.5):
-        for build in (lambda: uhe.UHE(bucket_step=bad), lambda: uhe.make("random", bucket_step=bad)):
-            with pytest.raises(ValueError, match="bucket_step"):
-                build()
-    assert isinstance(uhe.make("random", bucket_step=32), uhe.UHERandom)  # nothing to bucket: accepted
+def test_bad_parts_are_named():
+    for bad in (dict(growth=True), dict(refit=parts.FixedHypers()), dict(maximiser={"num_raw": 8})):
+        with pytest.raises(ValueError, match=f"UHE: {next(iter(bad))}"):
+            uhe.UHE(**bad)
+    assert isinstance(uhe.make("random", growth=jbo.data.Growth(step=32)), uhe.UHERandom)  # nothing grows: accepted
 
 
 @pytest.mark.slow  # 17 s of CPU; the segments themselves are tested in test_growing
 def test_bucket_step_runs_equal_the_whole_buffer():
-    """Finer segments (bucket_step = 4 at capacity 24: buffers of 16, 20, 24 rows, pseudo fits on 32,
+    """Finer segments (growth step 4 at capacity 24: buffers of 16, 20, 24 rows, pseudo fits on 32,
     40, 48 points) play the run of the whole buffer every step."""
-    assert uhe.UHE(bucket_step=4).capacities(24) == (16, 20, 24)
+    fine_growth = dataclasses.replace(uhe.GROWTH, step=4)
+    assert uhe.UHE(growth=fine_growth).capacities(24) == (16, 20, 24)
     prob = jbo.problems.get("branin")
     key = jax.random.key(5)
-    fine = jbo.run(uhe.UHE(bucket_step=4, **TINY), prob, key=key, num_steps=24)
-    whole = jbo.run(uhe.UHE(bucket=False, **TINY), prob, key=key, num_steps=24)
+    fine = jbo.run(uhe.UHE(growth=fine_growth, **TINY), prob, key=key, num_steps=24)
+    whole = jbo.run(uhe.UHE(growth=jbo.data.WHOLE, **TINY), prob, key=key, num_steps=24)
     np.testing.assert_allclose(np.asarray(fine.actions), np.asarray(whole.actions), rtol=1e-6, atol=1e-8)
     np.testing.assert_array_equal(np.asarray(fine.info["arm"]), np.asarray(whole.info["arm"]))
 

@@ -60,7 +60,7 @@ def make_fits(algs: list[uhe.UHE]):
 
     def fits(key, x, y):
         buf = data.from_arrays(x, y, x.shape[0])
-        warm = uhe._start(buf)  # the warm start of a run's first BO step
+        warm = uhe.start_params(buf)  # the warm start of a run's first BO step
         k_pseudo, k_map = jax.random.split(key)
         out = {}
         for alg in algs:

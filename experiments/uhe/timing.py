@@ -98,7 +98,7 @@ def components(quick: bool, dim: int = 3, reps: int = 10) -> list[dict]:
         key = jax.random.key(size)
         x = jax.random.uniform(key, (size, dim))
         buf = data.Buffer(x, jnp.sin(5.0 * x).sum(1), jnp.arange(size) < n, jnp.int32(n))
-        warm = uhe._start(buf)
+        warm = uhe.start_params(buf)
 
         def acq(k, b):
             post = gp.condition(b, warm, model)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from jbo import plugins
+from jbo import parts, plugins
 from jbo.algorithms import (
     boke,
     cvs,
@@ -25,7 +25,7 @@ def _gp(acquisition):
     return lambda **o: GPBO(acquisition=o.pop("acquisition", acquisition), **o)
 
 
-_REGISTRY: dict[str, Callable] = {
+REGISTRY: dict[str, Callable] = {
     # UHE-BO paper (jbo.algorithms.uhe): "uhe_bo" and its baselines / ablations "uhe:<method>"
     "uhe_bo": lambda **o: uhe.make("uhe_bo", **o),
     **{f"uhe:{m}": (lambda m: lambda **o: uhe.make(m, **o))(m) for m in uhe.NAMES if m != "uhe_bo"},
@@ -59,7 +59,7 @@ _REGISTRY: dict[str, Callable] = {
 }
 
 
-_BUILTIN = dict(_REGISTRY)  # the built-in factories, so that describe() knows a replaced one
+BUILTIN = dict(REGISTRY)  # the built-in factories, so that describe() knows a replaced one
 
 DESCRIPTIONS = {  # one line per built-in entry for `jbo algorithms`; they tell the methods apart
     "random_search": "uniform random search after the shared initial design, on any space",
@@ -104,38 +104,43 @@ DESCRIPTIONS = {  # one line per built-in entry for `jbo algorithms`; they tell 
 
 
 def _load_plugins() -> None:
-    plugins.load_entry_points("jbo.algorithms", register, _REGISTRY.get)
+    plugins.load_entry_points("jbo.algorithms", register, REGISTRY.get)
 
 
 def names() -> list[str]:
     """Every registered algorithm: the built-ins, register(...)ed ones and installed plug-ins'."""
     _load_plugins()
-    return sorted(_REGISTRY)
+    return sorted(REGISTRY)
 
 
 def register(name: str, factory: Callable, replace: bool = False) -> None:
     """Add an algorithm factory ``(**options) -> Algorithm`` under `name`, for get(name, ...), config
     files and the CLI. A name already registered (a built-in included) is refused unless replace=True."""
-    plugins.check_entry("algorithm", name, factory, _REGISTRY, replace)
-    _REGISTRY[name] = factory
+    plugins.check_entry("algorithm", name, factory, REGISTRY, replace)
+    REGISTRY[name] = factory
 
 
 def describe(name: str) -> str:
     """One line about a registered algorithm (for `jbo algorithms`): DESCRIPTIONS for a built-in,
     else the first paragraph of its factory's docstring ("" when it has none)."""
-    if name in DESCRIPTIONS and _REGISTRY.get(name) is _BUILTIN.get(name):
+    if name in DESCRIPTIONS and REGISTRY.get(name) is BUILTIN.get(name):
         return DESCRIPTIONS[name]
-    return plugins.doc_line(_REGISTRY.get(name))
+    return plugins.doc_line(REGISTRY.get(name))
 
 
 def get(name: str, **options):
-    """Build a registered algorithm, e.g. get("gp_ucb", fit="map", beta_schedule="srinivas")."""
-    if name not in _REGISTRY:
+    """Build a registered algorithm, e.g. get("gp_ucb", maximiser=jbo.parts.Maximiser(num_raw=64)).
+
+    A part may be given as plain data, as a config file writes it (jbo.parts.from_config): a dict of
+    its fields (``maximiser={"num_raw": 64}``, ``hypers={"steps": 20}`` for a Refit or
+    ``{"rule": "fixed", ...}``, ``batching={"kind": "lies", "size": 4}``, ``growth={"step": 128}``,
+    ``model={"kernel": "se"}``) or a design's name (``design="sobol"``)."""
+    if name not in REGISTRY:
         _load_plugins()
-    if name not in _REGISTRY:
+    if name not in REGISTRY:
         raise ValueError(f"unknown algorithm {name!r}; registered algorithms: {', '.join(names())}")
     try:
-        return _REGISTRY[name](**options)
+        return REGISTRY[name](**parts.from_config(options))
     except TypeError as e:
         raise ValueError(f"bad options {options} for algorithm {name!r}: {e}") from None
 

@@ -42,9 +42,9 @@ import jax
 import jax.numpy as jnp
 from jax.scipy.special import logsumexp
 
-from jbo import acquisitions, data, gp, kde, optimize, regression
+from jbo import acquisitions, data, gp, kde, optimize, parts, regression
 from jbo.algorithms.gp_bo import GPBO
-from jbo.engine import Algorithm, Spec, check_bucket
+from jbo.protocols import Algorithm, Spec
 
 LOG_CAP = 300.0
 SCOTT_UNIFORM = 1.0 / math.sqrt(12.0)  # std of U[0, 1]
@@ -157,17 +157,14 @@ class _KernelBO(Algorithm):
     num_starts: int = eqx.field(static=True, default=10)
     opt_steps: int = eqx.field(static=True, default=50)
     opt_method: str = eqx.field(static=True, default="adam")
-    # grow the buffer with the data in the engine's segments (True, or a tuple of sizes); False: the whole
-    # buffer from the first step, as the committed results ran (the same picks either way, tested)
-    bucket: bool | tuple = eqx.field(static=True, default=False)
+    # how the buffer grows with the data (engine segments); the default keeps the whole buffer from the
+    # first step, as the committed results ran (the same picks with data.Growth(), tested)
+    growth: data.Growth = eqx.field(static=True, default=data.WHOLE)
 
     def __check_init__(self):
         _check_common(self.kernel, self.bandwidth_rule, self.num_initial, self.opt_method)
-        check_bucket(self.bucket)
-
-    @property
-    def growth(self) -> data.Growth:
-        return data.as_growth(self.bucket)
+        if not isinstance(self.growth, data.Growth):
+            raise ValueError(f"growth must be a jbo.data.Growth, got {self.growth!r}")
 
     def init(self, key, params, spec: Spec) -> KRState:
         return KRState(data.empty(spec.num_steps, spec.dim), jnp.zeros((), jnp.int32))
@@ -309,24 +306,28 @@ class PaperHypers(eqx.Module):
     def default_params(self) -> PaperHypersParams:
         return PaperHypersParams()
 
-    def __call__(self, buffer: data.Buffer, params: PaperHypersParams) -> gp.GPParams:
+    def __call__(self, buffer: data.Buffer, params: PaperHypersParams, model=None) -> gp.GPParams:
         d = buffer.x.shape[1]
         ls = jnp.where(params.lengthscale > 0, params.lengthscale, 0.5 * math.sqrt(d / 6.0))
         _, y_std = data.masked_mean_std(buffer.y, buffer.mask)
         noise = jnp.maximum((params.noise_std / y_std) ** 2, 1e-12)
-        return gp.default_params(d, ls, 1.0, noise, 0.0)
+        return parts.init_params(model, d, ls, 1.0, noise, 0.0)
+
+
+#: The BOKE paper's inner maximiser: 1024 d raw candidates, every observed point screened (as in all of
+#: this paper's runs), 10 starts x 50 projected-Adam steps.
+PAPER_MAXIMISER = parts.Maximiser(num_raw_per_dim=1024, steps=50, screen_data=True)
+PAPER_MODEL = gp.GPModel(kernel="se", mean="zero")
 
 
 def PaperGP(acquisition="ucb", num_initial: int = 5, **options) -> GPBO:  # noqa: N802  (a configured GPBO)
-    """GP-UCB as in the BOKE paper: RBF kernel, FIXED lengthscale, beta = 4 (sqrt(beta) = 2), zero prior
-    mean on standardised y, 1024 d raw candidates and 50 optimiser steps. acquisition="std" is GP
-    pure exploration (argmax sigma_t, the Fig. 3 comparison); any other acquisition works too."""
+    """GP-UCB as in the BOKE paper: RBF kernel, FIXED lengthscale (PaperHypers), beta = 4
+    (sqrt(beta) = 2), zero prior mean on standardised y, PAPER_MAXIMISER. acquisition="std" is GP pure
+    exploration (argmax sigma_t, the Fig. 3 comparison); any other acquisition works too. options:
+    further GPBO parts (maximiser, model, growth, ...), replacing the paper's."""
     acq = acquisitions.UCB(beta=4.0) if acquisition == "ucb" else acquisition
-    options.setdefault("model", gp.GPModel(kernel="se", mean="zero"))
-    options.setdefault("num_raw_per_dim", 1024)
-    options.setdefault("opt_steps", 50)
-    options.setdefault("screen_data", True)  # every observed point, as in all of this paper's runs
-    return GPBO(acquisition=acq, hypers=PaperHypers(), fit="fixed", num_initial=num_initial, **options)
+    options = {"model": PAPER_MODEL, "maximiser": PAPER_MAXIMISER, "hypers": PaperHypers(), **options}
+    return GPBO(acquisition=acq, num_initial=num_initial, **options)
 
 
 __all__ = [

@@ -64,17 +64,18 @@ environment reports them as such), after which every step computes, with masks a
 only what its method needs: the per-set maximisations run one set after another (``lax.map``) under
 a ``lax.switch`` (skip / full set with one Monte-Carlo row / expected), and a step after the budget
 is spent does no work at all. Each step works on the smallest prefix of the data that holds every
-observation (``bucket=True``: the engine runs the scan in segments whose buffer and posterior grow
+observation (the ``growth`` part, GROWTH: the engine runs the scan in segments whose buffer and posterior grow
 with the data from 16 rows, see "Growing state" in jbo.engine): the O(N^2)
 per-point posterior costs grow with the data, not the scan length (Levy-12D cheap, 750 steps: UCB-CVS
 12.0 -> 1.8 s, uCVS 27.8 -> 18.6 s, same plays; experiments/results/cvs/bucket_check.json). The prefix
-sizes double up to 256 rows and then grow by ``bucket_step`` = 128 (16, ..., 256, 384, 512, 640, 750):
-against powers of two (``bucket_step=None``) a 750-step uCVS run took 11% less time on Levy-12D and 7%
+sizes double up to 256 rows and then grow by ``Growth.step`` = 128 (16, ..., 256, 384, 512, 640, 750):
+against powers of two (``step=None``) a 750-step uCVS run took 11% less time on Levy-12D and 7%
 on airfoil, with the same plays (chosen values within 2.3e-11) and 5-6 s more compile
 (experiments/results/cvs/bucket_step_check.json, measured with the earlier in-step buckets). Under
 ``vmap`` the per-set branches become selects (everything is computed); run seeds with
 ``jbo.engine.run_environments(..., sequential=True)`` to keep them real branches.
-The inner optimiser is jbo's raw screening + top-k projected Adam (D19; ``opt_method="lbfgs"``: jbo's
+The inner optimiser is jbo's raw screening + top-k projected Adam (D19, the ``maximiser`` part, MAXIMISER;
+``Maximiser(method="lbfgs", ...)``: jbo's
 bounded projected L-BFGS, closer to the authors' L-BFGS-B), warm-started at each set's previous
 maximiser. Defaults are smaller than the spec's GPU-sized suggestions (num_mc 64 rows for the
 acquisitions instead of 256-1500, 64 raw candidates, 2 starts x 15 Adam steps): a 2-core CPU budget.
@@ -88,10 +89,10 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jbo import acquisitions, checks, data, gp, kernels, optimize
-from jbo.algorithms.gp_bo import HypersParams
-from jbo.engine import Algorithm, Spec, Step
+from jbo import acquisitions, checks, data, gp, kernels, parts
+from jbo.parts import HypersParams
 from jbo.problems.control import truncated_normal_from_uniform
+from jbo.protocols import Algorithm, Spec, Step
 from jbo.spaces import ControlAction, ControlObservation, ControlSets
 
 METHODS = ("ucvs", "ucb_psq", "ts_psq", "etc", "ucb_cvs", "ucb_naive", "ts_naive", "ei_naive", "random")
@@ -262,6 +263,17 @@ def cheapest_last_index(S1, c_lcb, gU):
     return jnp.where(S1.any(), last, jnp.argmax(gU).astype(jnp.int32)), S3
 
 
+# ---------------------------------------------------------------- parts
+_HYPERS = dict(lengthscale=0.2, outputscale=1.0, noise=1e-4, mean=0.0)  # the code's GP (D16)
+#: uCVS's refit in exploitation: 10 Adam steps at lr 0.1 from the initial values, one restart.
+REFIT = parts.Refit(start=parts.FixedHypers(**_HYPERS), restarts=1, steps=10, learning_rate=0.1)
+#: The inner maximiser per set (D19, sized for a 2-core CPU): 64 raw candidates + the set's previous
+#: maximiser, 2 starts x 15 projected-Adam steps; method="lbfgs": jbo's bounded projected L-BFGS.
+MAXIMISER = parts.Maximiser(num_raw=64, num_starts=2, steps=15, method="adam", screen_data=False)
+#: Prefix sizes double from 16 rows up to 256, then grow by 128 (see the module docstring).
+GROWTH = data.Growth(step=128, smallest=16, whole=0, share=0.0)
+
+
 # ---------------------------------------------------------------- params and state
 class CVSParams(NamedTuple):
     """Sweepable numbers. beta is the squared UCB weight (jbo's convention): the paper's weight 2 is 4."""
@@ -323,21 +335,13 @@ class CVS(Algorithm):
     etc_plays: int = eqx.field(static=True, default=50)
     num_initial: int = eqx.field(static=True, default=5)
     num_mc: int = eqx.field(static=True, default=64)
-    num_raw: int = eqx.field(static=True, default=64)
-    num_starts: int = eqx.field(static=True, default=2)
-    opt_steps: int = eqx.field(static=True, default=15)
-    opt_method: str = eqx.field(static=True, default="adam")  # the inner optimiser: "adam" or "lbfgs" (bounded)
-    fit_steps: int = eqx.field(static=True, default=10)
-    fit_learning_rate: float = eqx.field(static=True, default=0.1)
-    refit: bool | None = eqx.field(static=True, default=None)  # None: uCVS refits in exploitation, baselines never
+    maximiser: parts.Maximiser = eqx.field(static=True, default=MAXIMISER)  # per set, warm-started
+    # the hyper-parameter rule: None, uCVS refits in exploitation (REFIT) and the baselines hold them;
+    # a Refit: every method refits in exploitation; a FixedHypers: never. Its Params are CVSParams.hypers
+    hypers: Any = eqx.field(static=True, default=None)
     num_features: int = eqx.field(static=True, default=2048)
     num_ei_paths: int = eqx.field(static=True, default=32)  # EI-naive's posterior draws (bocvs.md 3.4)
-    bucket: bool = eqx.field(static=True, default=True)  # grow buffer and posterior with the data (capacities)
-    bucket_step: int | None = eqx.field(static=True, default=128)  # prefix sizes grow by at most this
-
-    @property
-    def growth(self) -> data.Growth:  # segments double from 16 rows (capped by bucket_step), short runs too
-        return data.Growth(enabled=self.bucket, step=self.bucket_step, smallest=16, whole=0, share=0.0)
+    growth: data.Growth = eqx.field(static=True, default=GROWTH)  # buffer and posterior grow with the data
 
     def __check_init__(self):
         if self.method not in METHODS:
@@ -348,20 +352,29 @@ class CVS(Algorithm):
             raise ValueError(f"unknown alpha schedule {self.alpha_schedule!r}; choose one of {ALPHA_SCHEDULES}")
         if isinstance(self.groups, str) and self.groups not in ("size",) + tuple(GROUPINGS):
             raise ValueError(f"unknown ETC grouping {self.groups!r}; choose 'size', 'tiers', 'official' or tuples")
-        for name in ("num_mc", "num_raw", "num_starts", "etc_plays", "num_features", "num_ei_paths"):
+        for name in ("num_mc", "etc_plays", "num_features", "num_ei_paths", "num_initial"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
-        data.check_bucket_step(self.bucket_step)
-        if self.opt_steps < 0 or self.fit_steps < 0 or self.num_initial < 1:
-            raise ValueError("need opt_steps >= 0, fit_steps >= 0 and num_initial >= 1")
-        if self.opt_method not in ("adam", "lbfgs"):
-            raise ValueError(f"opt_method must be 'adam' or 'lbfgs', got {self.opt_method!r}")
+        if not isinstance(self.maximiser, parts.Maximiser):
+            raise ValueError(f"CVS: maximiser must be a jbo.parts.Maximiser, got {self.maximiser!r}")
+        if self.hypers is not None and not isinstance(self.hypers, (parts.Refit, parts.FixedHypers)):
+            raise ValueError(f"CVS: hypers must be None, a jbo.parts.Refit or a FixedHypers, got {self.hypers!r}")
+        if not isinstance(self.growth, data.Growth):
+            raise ValueError(f"CVS: growth must be a jbo.data.Growth, got {self.growth!r}")
 
     # -------------------------------------------------------------- protocol
+    @property
+    def rule(self):
+        """The hyper-parameter rule in effect (see `hypers`)."""
+        if self.hypers is not None:
+            return self.hypers
+        return REFIT if self.method == "ucvs" else parts.FixedHypers(**_HYPERS)
+
     def default_params(self) -> CVSParams:
+        hypers = self.rule.default_params()
         if self.preset == "official":
-            return CVSParams(beta=4.0, beta_exploit=1.96**2, beta_lcb=0.3**2, alpha0=0.0)
-        return CVSParams()
+            return CVSParams(beta=4.0, beta_exploit=1.96**2, beta_lcb=0.3**2, alpha0=0.0, hypers=hypers)
+        return CVSParams(hypers=hypers)
 
     def initial_actions(self, key, spec: Spec):
         """num_initial uniform points of the whole domain (the environment treats initial steps as
@@ -449,7 +462,7 @@ class CVS(Algorithm):
 
     # -------------------------------------------------------------- pieces
     def _refits(self) -> bool:
-        return self.method == "ucvs" if self.refit is None else self.refit
+        return bool(getattr(self.rule, "refits", False))
 
     def _maximize_sets(self, key, score, state: CVSState, needed):
         """For every set: (maximiser, max) over xc of score(mask, R)(xc), or (warm start, -inf) where not
@@ -464,16 +477,7 @@ class CVS(Algorithm):
             full = jnp.all(mask)
 
             def run(R):
-                return optimize.maximize(
-                    score(mask, R),
-                    k,
-                    d,
-                    self.num_raw,
-                    self.num_starts,
-                    self.opt_steps,
-                    self.opt_method,
-                    candidates=warm[None],
-                )
+                return self.maximiser.box(score(mask, R), k, d, candidates=warm[None])
 
             branch = jnp.where(need, jnp.where(full, 1, 2), 0)
             return jax.lax.switch(
@@ -491,18 +495,10 @@ class CVS(Algorithm):
         return jnp.max(vals)
 
     def _refit(self, key, state: CVSState, params: CVSParams):
-        """(hyper-parameters, posterior) after fit_steps Adam steps from the initial values (restarted
-        every step, as the official code does)."""
+        """(hyper-parameters, posterior) after the rule's fit from the initial values (no warm start:
+        restarted every step, as the official code does)."""
         hyp0 = self._hyp0(params, state.R.shape[1])
-        hyp = gp.fit(
-            key,
-            state.buffer,
-            MODEL,
-            init=hyp0,
-            num_restarts=1,
-            num_steps=self.fit_steps,
-            learning_rate=self.fit_learning_rate,
-        )
+        hyp = self.rule.fit(key, state.buffer, MODEL, hyp0)
         return hyp, gp.condition(state.buffer, hyp, MODEL)
 
     # -------------------------------------------------------------- one step

@@ -45,8 +45,8 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jbo import acquisitions, data, designs, gp, kde, kernels
-from jbo.algorithms.gp_bo import GPBO, Hypers
+from jbo import acquisitions, data, designs, gp, kde, kernels, parts
+from jbo.algorithms.gp_bo import GPBO
 
 METHODS = ("sbo_kde", "drbo_kde", "gp_ucb", "stableopt", "drbo_mmd", "minimax_approx", "sbo_oracle", "sbo_empirical")
 
@@ -458,43 +458,44 @@ def acquisition(
     }[method]()
 
 
-def SBO(
+#: The paper's hyper-parameter rule: a MAP refit at every step (the model's Gamma priors), 2 restarts x
+#: 60 Adam steps at lr 0.1, warm-started, from lengthscale 0.5, outputscale 1, noise 2.
+PAPER_REFIT = parts.Refit(
+    start=parts.FixedHypers(lengthscale=0.5, outputscale=1.0, noise=2.0),
+    restarts=2,
+    steps=60,
+    learning_rate=0.1,
+    schedule=parts.RefitSchedule(growth=None),
+)
+#: The paper's inner maximiser: 1024 uniform raw points (not the data: the GP's rows are (x, c)), the
+#: best 10 refined by 50 projected-Adam steps.
+PAPER_MAXIMISER = parts.Maximiser(num_raw=1024, num_starts=10, steps=50, method="adam", screen_data=False)
+
+
+def SBO(  # noqa: N802  (a configured GPBO)
     method: str = "sbo_kde",
     num_initial: int = 10,
     num_samples: int = 1024,
-    num_inner: int = 1024,  # noqa: N802
+    num_inner: int = 1024,
     mmd_grid: int = 0,
-    num_raw: int = 1024,
-    num_starts: int = 10,
-    opt_steps: int = 50,
-    fit_steps: int = 60,
-    fit_restarts: int = 2,
     oracle: Callable | None = None,
     code_compat: bool = False,
     **options,
 ) -> GPBO:
     """The paper's configuration of `method` as a GPBO: Matern-5/2 ARD with the BoTorch-legacy Gamma
-    priors, learned constant mean, MAP refit every step (fit_restarts x fit_steps Adam, warm-started,
-    from lengthscale 0.5, outputscale 1, noise 2), a Sobol initial design of x, raw screening of
-    num_raw uniform points (not the data: the GP's rows are (x, c)) and num_starts x opt_steps Adam.
-    options: further GPBO settings (bucket, bucket_step, capacity; refit_growth, None here: the paper
-    refits every step). code_compat=True: the released code's baselines (see :func:`acquisition`)."""
+    priors, learned constant mean, PAPER_REFIT (a MAP refit every step), a Sobol initial design of x
+    and PAPER_MAXIMISER. num_samples, num_inner, mmd_grid, oracle and code_compat configure the
+    method's acquisition (:func:`acquisition`). options: further GPBO parts (hypers, maximiser,
+    growth, capacity, ...), replacing the paper's."""
     if num_initial < 2:
         raise ValueError("SBO methods need num_initial >= 2 (the KDE needs a spread of contexts)")
+    options = {
+        "model": gp.GPModel(kernel="matern52", prior=gp.HyperPrior()),
+        "hypers": PAPER_REFIT,
+        "maximiser": PAPER_MAXIMISER,
+        "design": parts.Sobol(),
+        **options,
+    }
     return GPBO(
-        acquisition(method, num_samples, num_inner, mmd_grid, oracle, code_compat),
-        model=gp.GPModel(kernel="matern52", prior=gp.HyperPrior()),
-        fit="map",
-        hypers=Hypers(lengthscale=0.5, outputscale=1.0, noise=2.0),
-        num_initial=num_initial,
-        design="sobol",
-        num_restarts=fit_restarts,
-        fit_steps=fit_steps,
-        fit_learning_rate=0.1,
-        num_raw=num_raw,
-        num_starts=num_starts,
-        opt_steps=opt_steps,
-        opt_method="adam",
-        screen_data=False,
-        **{"refit_growth": None, **options},
-    )  # the paper refits every step
+        acquisition(method, num_samples, num_inner, mmd_grid, oracle, code_compat), num_initial=num_initial, **options
+    )

@@ -44,18 +44,18 @@ D24 L2 nearest neighbour, ties to the lowest index; D25 fresh x' every BO step; 
 random step; D29 latent variance in the UCB.
 
 Where we differ from the spec, for cost on a 2-core CPU (all static fields, so each can be set back):
-* D11 restarts: jbo's shared fit (`gp.fit`) with `num_restarts` = 3 starts (the previous fit, the
-  default start, one log-uniform perturbation of lengthscales, signal and noise), each
-  `fit_steps` = 40 Adam steps at lr 0.05, instead of 5 starts x 300 Adam steps / 100 L-BFGS
+* D11 restarts: jbo's shared fit (`gp.fit`) with the Refit part's `restarts` = 3 starts (the previous
+  fit, the default start, one log-uniform perturbation of lengthscales, signal and noise), each
+  `steps` = 40 Adam steps at lr 0.05 (PAPER_REFIT), instead of 5 starts x 300 Adam steps / 100 L-BFGS
   iterations. The starts are gp.fit's layout (perturbations of a default), not log-uniform in the bounds.
 * D13: 1024 raw points (not 2048) + the data, the best 8 refined by 50 projected-Adam steps.
 * D16 (W&dF) and 4.1 (A-GP-UCB): the scaling grid is geometric (1.1^k, up to 20 and 100), and the
   UCB maximiser of each scaling is found by screening one shared set of `grid_candidates` points
   plus the data (no gradient refinement); the chosen scaling's UCB is then maximised in full.
 * Sizes grow with the data: the engine runs the scan in segments whose buffers hold 16, 32, 64, ...
-  rows (Algorithm.capacities with bucket_smallest = 16, doubling), so a step works on the segment's
-  prefix of the buffer and twice that many pseudo points; `bucket=False` uses the whole buffer every
-  step (same numbers, tested). `bucket_step` = k caps the growth at k rows per segment
+  rows (the `growth` part, GROWTH: smallest 16, doubling), so a step works on the segment's
+  prefix of the buffer and twice that many pseudo points; `growth=jbo.data.WHOLE` uses the whole buffer
+  every step (same numbers, tested). dataclasses.replace(GROWTH, step=k) caps the growth at k rows per segment
   (data.bucket_sizes): on lunar (236 steps) k = 32 gives 160, 192, 224, 236 instead of one jump
   from 128 to 236 (pseudo fits on 320 ... 472 points instead of always 472).
 """
@@ -70,9 +70,9 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 
-from jbo import acquisitions, bandits, checks, data, designs, gp, kernels, optimize
+from jbo import acquisitions, bandits, checks, data, designs, gp, kernels, parts
 from jbo.algorithms.gp_bo import RandomSearch
-from jbo.engine import Algorithm, Spec, Step
+from jbo.protocols import Algorithm, Spec, Step
 from jbo.spaces import Box
 
 METHODS = ("uhe_bo", "ra_bo", "random_exp3", "map", "mcmc", "a_gp_ucb", "wdf", "portfolio")
@@ -153,12 +153,12 @@ def fit_on(
     mean, std = model.standardization(buffer.y, buffer.mask)
     pseudo = pseudo._replace(y=jnp.where(pseudo.mask, (pseudo.y - mean) / std, 0.0))
     fixed_scale = dataclasses.replace(model, standardize=False)
-    return gp.fit(key, pseudo, fixed_scale, init=_start(buffer), warm_start=warm, **fit_kw)
+    return gp.fit(key, pseudo, fixed_scale, init=start_params(buffer), warm_start=warm, **fit_kw)
 
 
 def fit_map(key, buffer: data.Buffer, model: gp.GPModel, warm: gp.GPParams, fit_kw: dict) -> gp.GPParams:
     """The standard MAP estimate on the real data (baselines, Random+EXP3)."""
-    return gp.fit(key, buffer, model, init=_start(buffer), warm_start=warm, **fit_kw)
+    return gp.fit(key, buffer, model, init=start_params(buffer), warm_start=warm, **fit_kw)
 
 
 def refit_noise(
@@ -169,12 +169,13 @@ def refit_noise(
     held at theta's. The starts are gp.fit's layout over the noise: the warm start `warm_log_noise` (the
     previous refit), the MAP fit's default start (noise 1e-3) and, from the third restart on, jitters of it."""
     noise_only = dataclasses.replace(model, train=("noise",))
-    init = theta._replace(log_noise=_start(buffer).log_noise)
+    init = theta._replace(log_noise=start_params(buffer).log_noise)
     warm = theta._replace(log_noise=jnp.where(jnp.isfinite(warm_log_noise), warm_log_noise, init.log_noise))
     return gp.fit(key, buffer, noise_only, init=init, warm_start=warm, **fit_kw)
 
 
-def _start(buffer: data.Buffer) -> gp.GPParams:
+def start_params(buffer: data.Buffer) -> gp.GPParams:
+    """Where every UHE fit starts (D11): lengthscale 0.2, outputscale 1, noise 1e-3 (PAPER_REFIT.start)."""
     return gp.default_params(buffer.x.shape[1], lengthscale=0.2, outputscale=1.0, noise=1e-3)
 
 
@@ -264,6 +265,26 @@ def information_gain(buffer: data.Buffer, model: gp.GPModel, theta: gp.GPParams)
 
 
 # ---------------------------------------------------------------- the algorithm
+#: D11 as run here: 3 restarts (the previous fit, the default start, one log-uniform perturbation) x 40
+#: Adam steps at lr 0.05 (the spec: 5 starts x 300 Adam steps), every BO step.
+PAPER_REFIT = parts.Refit(
+    start=parts.FixedHypers(lengthscale=0.2, outputscale=1.0, noise=1e-3), restarts=3, steps=40, learning_rate=0.05
+)
+#: D13 as run here: 1024 raw points (the spec: 2048) + every observed point, the best 8 refined by 50
+#: projected-Adam steps.
+PAPER_MAXIMISER = parts.Maximiser(num_raw=1024, num_starts=8, steps=50, method="adam", screen_data=True)
+#: Segments double from 16 rows (short runs too); Growth(step=k) caps the growth at k rows a segment.
+GROWTH = data.Growth(step=None, smallest=16, whole=0, share=0.0)
+
+
+def fit_kw(refit: parts.Refit) -> dict:
+    """jbo.gp.fit's keywords for a Refit part (the module's fit_* functions take them)."""
+    kw = dict(num_restarts=refit.restarts, num_steps=refit.steps, method=refit.method)
+    if refit.method == "adam":
+        kw["learning_rate"] = refit.learning_rate
+    return kw
+
+
 class UHEParams(NamedTuple):
     beta: jax.Array | float = 1.96  # ucb = mu + sqrt(beta) sigma (D3)
     wdf_threshold: jax.Array | float = 0.1  # W&dF: smallest scaling with sigma(x(s)) >= this (standardised y)
@@ -290,11 +311,13 @@ class UHE(Algorithm):
     """UHE-BO and the methods of the paper's comparison (see the module docstring for `method`).
 
     Static configuration: num_initial (D1: 3d in the experiments), prior ("paper" / "weak"), the
-    pseudo-data factor (M = factor |D|), the fit (num_restarts x fit_steps Adam at fit_learning_rate,
-    or fit_method "lbfgs"), the acquisition optimiser (num_raw, num_starts, opt_steps), HMC
-    (num_warmup, num_samples, step_size, num_leapfrog), the scaling grid screen (grid_candidates),
-    noise_refit and bucketing (bucket, bucket_step). Params (UHEParams): beta, the W&dF threshold and
-    the A-GP-UCB reference-regret power.
+    pseudo-data factor (M = factor |D|), the fit (`refit`, a jbo.parts.Refit: its restarts, steps,
+    learning_rate and method; UHE fits at every BO step, so its schedule is not read, and every fit
+    starts from lengthscale 0.2, outputscale 1, noise 1e-3), the acquisition's maximiser (`maximiser`, a
+    jbo.parts.Maximiser; the data are screened with the raw points), HMC (num_warmup, num_samples,
+    step_size, num_leapfrog), the scaling grid screen (grid_candidates), noise_refit and the buffer's
+    growth (`growth`, a jbo.data.Growth). Params (UHEParams): beta, the W&dF threshold and the A-GP-UCB
+    reference-regret power.
 
     noise_refit (uhe_bo and ra_bo only; off by default, the spec's reading of the paper): the posterior
     and the UCB use the pseudo fit's lengthscales and signal variance with a noise variance refitted by
@@ -306,25 +329,15 @@ class UHE(Algorithm):
     num_initial: int = eqx.field(static=True, default=6)
     prior: str = eqx.field(static=True, default="paper")
     factor: int = eqx.field(static=True, default=2)
-    num_restarts: int = eqx.field(static=True, default=3)
-    fit_steps: int = eqx.field(static=True, default=40)
-    fit_learning_rate: float = eqx.field(static=True, default=0.05)
-    fit_method: str = eqx.field(static=True, default="adam")
-    num_raw: int = eqx.field(static=True, default=1024)
-    num_starts: int = eqx.field(static=True, default=8)
-    opt_steps: int = eqx.field(static=True, default=50)
+    refit: parts.Refit = eqx.field(static=True, default=PAPER_REFIT)
+    maximiser: parts.Maximiser = eqx.field(static=True, default=PAPER_MAXIMISER)
     num_warmup: int = eqx.field(static=True, default=200)
     num_samples: int = eqx.field(static=True, default=10)
     step_size: float = eqx.field(static=True, default=0.05)
     num_leapfrog: int = eqx.field(static=True, default=20)
     grid_candidates: int = eqx.field(static=True, default=256)
     noise_refit: bool = eqx.field(static=True, default=False)
-    bucket: bool = eqx.field(static=True, default=True)
-    bucket_step: int | None = eqx.field(static=True, default=None)
-
-    @property
-    def growth(self) -> data.Growth:  # segments double from 16 rows (capped by bucket_step), short runs too
-        return data.Growth(enabled=self.bucket, step=self.bucket_step, smallest=16, whole=0, share=0.0)
+    growth: data.Growth = eqx.field(static=True, default=GROWTH)
 
     def __check_init__(self):
         if self.method not in METHODS:
@@ -338,19 +351,22 @@ class UHE(Algorithm):
             )
         if self.factor < 1:
             raise ValueError(f"the pseudo-data factor must be >= 1 (M_t >= |D_t-1|), got {self.factor}")
-        for name in ("num_restarts", "num_raw", "num_starts", "num_samples", "num_leapfrog", "grid_candidates"):
+        for name in ("num_samples", "num_leapfrog", "grid_candidates"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
-        if self.fit_steps < 0 or self.opt_steps < 0 or self.num_warmup < 0:
-            raise ValueError("fit_steps, opt_steps and num_warmup must be >= 0")
-        if self.fit_method not in ("adam", "lbfgs"):
-            raise ValueError(f"fit_method is 'adam' or 'lbfgs', got {self.fit_method!r}")
+        if self.num_warmup < 0:
+            raise ValueError(f"num_warmup must be >= 0, got {self.num_warmup}")
+        if not isinstance(self.refit, parts.Refit):
+            raise ValueError(f"UHE: refit must be a jbo.parts.Refit, got {self.refit!r}")
+        if not isinstance(self.maximiser, parts.Maximiser):
+            raise ValueError(f"UHE: maximiser must be a jbo.parts.Maximiser, got {self.maximiser!r}")
+        if not isinstance(self.growth, data.Growth):
+            raise ValueError(f"UHE: growth must be a jbo.data.Growth, got {self.growth!r}")
         if self.noise_refit and self.method not in PSEUDO:
             raise ValueError(
                 f"noise_refit applies to the pseudo-data methods {PSEUDO}: {self.method!r} fits its noise "
                 "variance on the real data already"
             )
-        data.check_bucket_step(self.bucket_step)
 
     @property
     def model(self) -> gp.GPModel:
@@ -358,10 +374,7 @@ class UHE(Algorithm):
 
     @property
     def _fit_kw(self) -> dict:
-        kw = dict(num_restarts=self.num_restarts, num_steps=self.fit_steps, method=self.fit_method)
-        if self.fit_method == "adam":
-            kw["learning_rate"] = self.fit_learning_rate
-        return kw
+        return fit_kw(self.refit)
 
     def _bandit(self) -> bandits.Bandit:
         return bandits.exp3(evals_per_round=2 if self.method in PAIRED else 1)
@@ -382,7 +395,7 @@ class UHE(Algorithm):
                 f"need at least 2"
             )
         dim = spec.dim
-        theta = _start(data.empty(1, dim))
+        theta = start_params(data.empty(1, dim))
         return UHEState(
             data.empty(spec.num_steps, dim),
             theta,
@@ -508,18 +521,7 @@ class UHE(Algorithm):
         return self._maximise(k_acq, acq, buf), theta, theta_fit, scale, log_ls0
 
     def _maximise(self, key, acq, buf: data.Buffer):
-        x, _ = optimize.maximize(
-            acq,
-            key,
-            buf.x.shape[1],
-            self.num_raw,
-            self.num_starts,
-            self.opt_steps,
-            "adam",
-            candidates=buf.x,
-            candidate_mask=buf.mask,
-        )
-        return x
+        return self.maximiser.box(acq, key, buf.x.shape[1], buf)[0]
 
     # ---------------------------------------------------------------- tell: record, reward the arm
     def tell(self, key, state: UHEState, params: UHEParams, action, observation, step: Step):
@@ -596,11 +598,10 @@ class UHERandom(RandomSearch):
 
 
 def make(method: str, **options):
-    """The paper's method by name: one of METHODS, or "random" (which fits nothing, so the bucketing
-    options `bucket` / `bucket_step` are accepted and have nothing to act on)."""
+    """The paper's method by name: one of METHODS, or "random" (which fits nothing, so the option
+    `growth` is accepted and has nothing to act on)."""
     if method == "random":
-        data.check_bucket_step(options.get("bucket_step"))
-        options = {k: v for k, v in options.items() if k not in ("bucket", "bucket_step")}
+        options = {k: v for k, v in options.items() if k != "growth"}
         return UHERandom(**options)
     if method not in METHODS:
         raise ValueError(f"unknown UHE method {method!r}; choose one of {METHODS + ('random',)}")
@@ -627,4 +628,9 @@ __all__ = [
     "paper_model",
     "pseudo_data",
     "scaled_ucb_argmax",
+    "start_params",
+    "fit_kw",
+    "GROWTH",
+    "PAPER_MAXIMISER",
+    "PAPER_REFIT",
 ]
