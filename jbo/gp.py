@@ -9,7 +9,7 @@ hyper-parameters therefore live on the standardised scale (outputscale ~ 1).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import equinox as eqx
 import jax
@@ -33,9 +33,12 @@ class GPParams(NamedTuple):
     log_outputscale: jax.Array  # ()
     log_noise: jax.Array  # () noise variance = exp(log_noise) + model.noise_floor
     mean: jax.Array  # () constant prior mean
+    # A kernel object's own parameters (model.kernel.init_params(dim)); () for a named kernel or profile.
+    # With a kernel object, log_lengthscale and log_outputscale are placeholders no computation reads.
+    kernel: Any = ()
 
     def kernel_params(self, alpha=1.0) -> kernels.KernelParams:
-        return kernels.KernelParams(jnp.exp(self.log_lengthscale), jnp.exp(self.log_outputscale), alpha)
+        return kernels.KernelParams(jnp.exp(self.log_lengthscale), jnp.exp(self.log_outputscale), alpha, self.kernel)
 
 
 class GammaPrior(NamedTuple):
@@ -69,7 +72,12 @@ class GPModel(eqx.Module):
     """Everything about a GP model that is a choice rather than data: one configuration used by every
     algorithm (static: part of the compiled program, hashable).
 
-    kernel: a name in kernels.NAMES or a user profile r2 -> k(r2) / outputscale (kernels.from_sqdist).
+    kernel: a name in kernels.NAMES, a user profile r2 -> k(r2) / outputscale (kernels.from_sqdist), or a
+        kernel object (kernels.Kernel, e.g. ``Matern52() + Periodic()``). An object carries its own
+        hyper-parameters, bounds and initial values (params.kernel, see :func:`init_params`); the
+        lengthscale/outputscale bounds, train entries and prior below are then not used for them: a
+        fit trains every parameter of the object that its parts do not fix (``fixed=``), unless train
+        names neither "lengthscale" nor "outputscale"; a prior is refused.
     noise_floor: added to the noise variance (keeps the Cholesky well posed).
     *_bounds: (lo, hi) box for lengthscale, outputscale and noise variance; fits are projected onto it.
     prior: None (maximum likelihood) or a HyperPrior (MAP). prior_jacobian: add log|d value / d log value|
@@ -93,6 +101,11 @@ class GPModel(eqx.Module):
 
     def __check_init__(self):
         kernels.check_name(self.kernel)
+        if self.prior is not None and self.is_object:
+            raise ValueError(
+                f"GPModel: hyper-parameter priors are supported for named kernels only, not for the kernel "
+                f"object {kernels.describe(self.kernel)}; use prior=None (maximum likelihood)"
+            )
         for name, (lo, hi) in (
             ("lengthscale", self.lengthscale_bounds),
             ("outputscale", self.outputscale_bounds),
@@ -107,6 +120,11 @@ class GPModel(eqx.Module):
             raise ValueError(f"GPModel: unknown trainable parameter(s) {sorted(bad)}; choose from {TRAINABLE}")
         if self.mean not in MEANS:
             raise ValueError(f"GPModel: unknown mean {self.mean!r}; choose one of {MEANS}")
+
+    @property
+    def is_object(self) -> bool:
+        """Whether the kernel is a kernel object (kernels.Kernel) rather than a name or profile."""
+        return isinstance(self.kernel, kernels.Kernel)
 
     def noise(self, params: GPParams):
         """Noise variance on the model's y scale: exp(log_noise) + noise_floor."""
@@ -124,11 +142,22 @@ class GPModel(eqx.Module):
             jnp.clip(p.log_outputscale, *lb(self.outputscale_bounds)),
             jnp.clip(p.log_noise, *lb(self.noise_bounds)),
             p.mean,
+            self.kernel.clip(p.kernel) if self.is_object else p.kernel,
         )
 
     def trainable(self, dim: int) -> GPParams:
         """1 where a fit may move a parameter, 0 where it is frozen."""
         on = lambda name: 1.0 if name in self.train else 0.0  # noqa: E731
+        if self.is_object:  # the placeholders never move; the object's parameters unless the parts fix them
+            train_kernel = on("lengthscale") + on("outputscale") > 0
+            mask = jax.tree.map(lambda m: m * (1.0 if train_kernel else 0.0), self.kernel.trainable(dim))
+            return GPParams(
+                jnp.zeros(dim),
+                jnp.asarray(0.0),
+                jnp.asarray(on("noise")),
+                jnp.asarray(1.0 if self.mean == "trainable" else 0.0),
+                mask,
+            )
         return GPParams(
             jnp.full(dim, on("lengthscale")),
             jnp.asarray(on("outputscale")),
@@ -175,9 +204,36 @@ def default_params(dim: int, lengthscale=0.2, outputscale=1.0, noise=1e-4, mean=
     )
 
 
+def init_params(model, dim: int, lengthscale=0.2, outputscale=1.0, noise=1e-4, mean=0.0) -> GPParams:
+    """Initial hyper-parameters for `model` (a GPModel or a kernel) on inputs of dimension dim: for a
+    named kernel or profile exactly :func:`default_params`; for a kernel object the placeholders
+    log_lengthscale = 0 (d,) and log_outputscale = 0, the given noise and mean, and kernel =
+    model.kernel.init_params(dim) (lengthscale and outputscale are then unused: the object's parts carry
+    their own initial values)."""
+    model = as_model(model)
+    if not model.is_object:
+        return default_params(dim, lengthscale, outputscale, noise, mean)
+    return default_params(dim, 1.0, 1.0, noise, mean)._replace(kernel=model.kernel.init_params(dim))
+
+
+def complete(model, params: GPParams, dim: int) -> GPParams:
+    """params with a kernel object's parameters filled in: for a kernel-object model whose params.kernel
+    is () (built by :func:`default_params`), kernel = model.kernel.init_params(dim), decided at trace
+    time; otherwise params unchanged. :func:`condition`, :func:`fit` (init and warm_start) and the
+    likelihood functions call it, so GPParams from default_params work with a kernel object. The rule
+    for carried state (a scan carry, a lax.cond's branches, :func:`keep_finite`): a completed GPParams
+    has more leaves than an uncompleted one, so start such state from :func:`init_params` (or complete
+    it), never mix default_params' () with a fit's result."""
+    model = as_model(model)
+    if model.is_object and isinstance(params.kernel, tuple) and len(params.kernel) == 0:
+        return params._replace(kernel=model.kernel.init_params(dim))
+    return params
+
+
 def masked_gram(model, params: GPParams, x: jax.Array, mask: jax.Array) -> jax.Array:
     """K~ = where(m_i & m_j, K + noise*I, I): invalid rows/columns decouple as identity."""
     model = as_model(model)
+    params = complete(model, params, x.shape[1])
     K = kernels.gram(model.kernel, params.kernel_params(), x, x)
     eye = jnp.eye(x.shape[0])
     both = mask[:, None] & mask[None, :]
@@ -220,6 +276,7 @@ def condition(buffer: Buffer, params: GPParams, model="matern52", y_mean=None, y
     """Factorise the GP on the buffer's valid rows. `model`: a GPModel or a kernel name. Pass
     y_mean/y_std to fix the standardisation."""
     model = as_model(model)
+    params = complete(model, params, buffer.x.shape[1])
     mask = buffer.mask
     if y_mean is None or y_std is None:
         y_mean, y_std = model.standardization(buffer.y, mask)
@@ -236,12 +293,20 @@ def _cross(post: Posterior, x: jax.Array) -> jax.Array:
     return jnp.where(post.mask, kernels.cross(post.kernel, post.params.kernel_params(), x, post.x), 0.0)
 
 
+def _prior_variance(post: Posterior, xq: jax.Array):
+    """k(x, x) at the rows of xq (B, d) for a kernel object; exp(log_outputscale) for a named kernel."""
+    if post.model.is_object:
+        return post.kernel.diag(post.params.kernel, xq)
+    return jnp.exp(post.params.log_outputscale)
+
+
 def predict(post: Posterior, x: jax.Array, include_noise: bool = False):
     """Posterior mean and variance of f at one point x (d,), original units. vmap for batches."""
     kx = _cross(post, x)
     mean = post.prior_mean + kx @ post.alpha
     v = post.chol_inv @ kx
-    var = jnp.exp(post.params.log_outputscale) - v @ v + (post.noise if include_noise else 0.0)
+    prior = _prior_variance(post, x[None])[0] if post.model.is_object else jnp.exp(post.params.log_outputscale)
+    var = prior - v @ v + (post.noise if include_noise else 0.0)
     var = jnp.maximum(var, 1e-12)  # clamp before any sqrt: gradients stay finite
     return post.y_mean + post.y_std * mean, post.y_std**2 * var
 
@@ -249,16 +314,27 @@ def predict(post: Posterior, x: jax.Array, include_noise: bool = False):
 def predict_batch(post: Posterior, xq: jax.Array):
     """Posterior means and marginal variances (B,) at the rows of xq (B, d), original units: one
     cross-covariance matrix and one GEMM with the cached L^{-1}; equals vmap(predict) (tested)."""
+    if post.model.is_object:
+        kp = post.params.kernel_params()
+        kq = jnp.where(post.mask[None], kernels.gram(post.kernel, kp, xq, post.x), 0.0)
+        return _predict_cross(post, kq, _prior_variance(post, xq))
     return predict_sqdist(post, kernels.sqdist_matrix(xq, post.x, post.params.kernel_params().lengthscale))
 
 
 def predict_sqdist(post: Posterior, r2: jax.Array):
     """predict_batch from the scaled squared distances r2 (B, N) of the query points to the stored
-    rows, for callers that assemble r2 from a precomputed part (e.g. a fixed set of context rows)."""
+    rows, for callers that assemble r2 from a precomputed part (e.g. a fixed set of context rows).
+    Named kernels and profiles only (a kernel object is refused: use :func:`predict_batch`)."""
     kq = jnp.where(post.mask[None], kernels.from_sqdist(post.kernel, post.params.kernel_params(), r2), 0.0)
+    return _predict_cross(post, kq, _prior_variance(post, None))
+
+
+def _predict_cross(post: Posterior, kq: jax.Array, prior):
+    """Means and variances (original units) from the masked cross-covariances kq (B, N) and the prior
+    variances `prior` ((B,) or a scalar)."""
     mean = post.prior_mean + kq @ post.alpha
     V = kq @ post.chol_inv.T
-    var = jnp.maximum(jnp.exp(post.params.log_outputscale) - jnp.sum(V * V, axis=1), 1e-12)
+    var = jnp.maximum(prior - jnp.sum(V * V, axis=1), 1e-12)
     return post.y_mean + post.y_std * mean, post.y_std**2 * var
 
 
@@ -403,6 +479,7 @@ def log_marginal_likelihood(
 ) -> jax.Array:
     """log N(y | mean, K + noise I) over the valid rows (y already on the scale of params)."""
     model = as_model(model)
+    params = complete(model, params, x.shape[1])
     resid = jnp.where(mask, y - model.prior_mean(params), 0.0)
     L = jnp.linalg.cholesky(masked_gram(model, params, x, mask))
     a = jsl.solve_triangular(L, resid, lower=True)
@@ -422,8 +499,14 @@ def lml_and_grad(params: GPParams, x: jax.Array, y: jax.Array, mask: jax.Array, 
     triangular inverse and O(d N^2) elementwise work, where reverse mode through the Cholesky costs
     several triangular solves: 1.4x faster per evaluation on XLA:CPU at N = 50 (measured), and equal
     to jax.grad(log_marginal_likelihood) to rounding (tested).
+
+    For a kernel object the same identity holds with dK/d theta from one reverse-mode pass through the
+    object's Gram matrix (a vector-Jacobian product with cotangent W / 2, elementwise work, no
+    derivative through the Cholesky); the placeholders log_lengthscale/log_outputscale get 0.
     """
     model = as_model(model)
+    if model.is_object:
+        return _object_lml_and_grad(complete(model, params, x.shape[1]), x, y, mask, model)
     kp = params.kernel_params()
     D = kernels.coordinate_sqdists(x, x, kp.lengthscale)  # (d, N, N)
     r2 = sum(D[j] for j in range(D.shape[0]))  # = kernels.sqdist_matrix, exact zeros on the diagonal
@@ -445,6 +528,27 @@ def lml_and_grad(params: GPParams, x: jax.Array, y: jax.Array, mask: jax.Array, 
         log_outputscale=0.5 * jnp.sum(W * K0),
         log_noise=0.5 * jnp.trace(W) * jnp.exp(params.log_noise),
         mean=jnp.sum(alpha) if model.mean != "zero" else jnp.zeros_like(params.mean),
+    )
+    return value, grad
+
+
+def _object_lml_and_grad(params: GPParams, x, y, mask, model: GPModel):
+    """:func:`lml_and_grad` for a kernel object: 1/2 tr(W dK/d theta) as a VJP of the Gram matrix."""
+    K0, pull_back = jax.vjp(lambda kp: model.kernel.gram(kp, x, x), params.kernel)
+    eye = jnp.eye(x.shape[0])
+    both = mask[:, None] & mask[None, :]
+    L = jnp.linalg.cholesky(jnp.where(both, K0 + model.noise(params) * eye, eye))
+    L_inv = jsl.solve_triangular(L, eye, lower=True)
+    a = L_inv @ jnp.where(mask, y - model.prior_mean(params), 0.0)
+    alpha = L_inv.T @ a
+    value = -0.5 * a @ a - jnp.sum(jnp.log(jnp.diag(L))) - 0.5 * jnp.sum(mask) * _LOG_2PI
+    W = jnp.where(both, jnp.outer(alpha, alpha) - L_inv.T @ L_inv, 0.0)
+    grad = GPParams(
+        log_lengthscale=jnp.zeros_like(params.log_lengthscale),
+        log_outputscale=jnp.zeros_like(params.log_outputscale),
+        log_noise=0.5 * jnp.trace(W) * jnp.exp(params.log_noise),
+        mean=jnp.sum(alpha) if model.mean != "zero" else jnp.zeros_like(params.mean),
+        kernel=pull_back(0.5 * W)[0],
     )
     return value, grad
 
@@ -486,7 +590,8 @@ def _fit_objective(buffer: Buffer, model: GPModel):
             pv, pg = jax.value_and_grad(model.log_prior)(q)
             val, g = val + pv, jax.tree.map(jnp.add, g, pg)
         g = pull_back(jax.tree.map(lambda t: -t / n, g))[0]
-        trusted = jnp.all(jnp.stack([jnp.all(jnp.isfinite(gi) | (on == 0)) for gi, on in zip(g, trained)]))
+        pairs = zip(jax.tree.leaves(g), jax.tree.leaves(trained))
+        trusted = jnp.all(jnp.stack([jnp.all(jnp.isfinite(gi) | (on == 0)) for gi, on in pairs]))
         return jnp.where(trusted, -val / n, jnp.nan), g
 
     trained = model.trainable(buffer.x.shape[1])
@@ -518,6 +623,14 @@ def _restart_starts(
         noise = jax.random.uniform(jax.random.fold_in(key, 3), (num_restarts,), maxval=NOISE_JITTER)
         noise = jnp.where(slot % 2 == 0, noise, -noise)  # even slots raise the noise, odd slots lower it
         jitter = jitter._replace(log_noise=jnp.where(slot >= 2, noise, 0.0))
+    if model.is_object:  # every log-parameter of the object by U(-1.5, 1.5) (a key of its own)
+        shapes = model.kernel.init_params(dim)
+        leaves, tree = jax.tree.flatten(shapes)
+        keys = jax.random.split(jax.random.fold_in(key, 4), len(leaves))
+        draws = [
+            jax.random.uniform(k, (num_restarts, *jnp.shape(a)), minval=-1.5, maxval=1.5) for k, a in zip(keys, leaves)
+        ]
+        jitter = jitter._replace(kernel=jax.tree.unflatten(tree, draws))
     jitter = jax.tree.map(lambda a, on: a.at[0].set(0.0) * on, jitter, model.trainable(dim))  # frozen: no jitter
     starts = jax.tree.map(lambda a, j: a + j, init, jitter)
     if warm_start is not None:  # the warm start takes slot 0 and the unperturbed init slot 1
@@ -577,7 +690,8 @@ def fit(
     if method != "adam":
         raise ValueError(f"unknown fitting method {method!r}; choose 'adam' or 'lbfgs'")
     dim = buffer.x.shape[1]
-    init = default_params(dim) if init is None else init
+    init = init_params(model, dim) if init is None else complete(model, init, dim)
+    warm_start = None if warm_start is None else complete(model, warm_start, dim)
     loss, loss_and_grad = _fit_objective(buffer, model)
     starts = _restart_starts(key, model, init, warm_start, num_restarts, dim)
     freeze = model.trainable(dim)
@@ -671,7 +785,8 @@ def fit_report(
     if num_steps < 0 or max_linesearch < 1:
         raise ValueError(f"need num_steps >= 0 and max_linesearch >= 1, got {num_steps}, {max_linesearch}")
     dim = buffer.x.shape[1]
-    init = default_params(dim) if init is None else init
+    init = init_params(model, dim) if init is None else complete(model, init, dim)
+    warm_start = None if warm_start is None else complete(model, warm_start, dim)
     _, loss_and_grad = _fit_objective(buffer, model)
     starts = model.clip(_restart_starts(key, model, init, warm_start, num_restarts, dim))
     freeze = model.trainable(dim)
