@@ -359,7 +359,7 @@ def test_gp_sweep_segments_budget_failed_evaluations_and_frozen_state():
         np.testing.assert_array_equal(state.y[index][:n], observations[told])
         last = int(np.nonzero(active)[0][-1])
         for name in ("lengthscale", "outputscale", "noise"):
-            assert np.all(info[name][last:] == info[name][last]), name
+            assert np.all(getattr(info, name)[last:] == getattr(info, name)[last]), name
     # the two settings decided differently (the sweep is real), with the same initial design
     a = np.asarray(trace.actions)
     np.testing.assert_array_equal(a[0, :, :3], a[1, :, :3])

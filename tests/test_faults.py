@@ -37,7 +37,7 @@ def test_a_nan_kernel_is_named_with_its_first_step():
     with pytest.warns(RuntimeWarning, match="model"):
         trace = jbo.run(alg, BRANIN, key=1, num_steps=10, on_nonfinite="warn")
     assert (
-        np.asarray(trace.info["nonfinite_model"])[4:].all() and not np.asarray(trace.info["nonfinite_model"])[:4].any()
+        np.asarray(trace.info.nonfinite_model)[4:].all() and not np.asarray(trace.info.nonfinite_model)[:4].any()
     )
 
 
@@ -74,7 +74,7 @@ def test_failed_evaluations_are_left_out_of_the_model_and_the_regrets():
 def test_minus_infinity_regions_do_not_freeze_the_fit():
     prob = jbo.problems.from_function(lambda x: jnp.where(x[0] > 0.5, -jnp.inf, _bowl(x)), UNIT, optimal_value=0.0)
     tr = jbo.run_seeds(UCB, prob, key=1, num_steps=16, num_seeds=2, on_nonfinite="ignore")
-    ls = np.asarray(tr.info["lengthscale"])
+    ls = np.asarray(tr.info.lengthscale)
     assert np.all(np.isfinite(ls)) and np.all(np.abs(ls[:, -1] - 0.2) > 1e-3)  # moved from its start
     assert np.all(np.isfinite(np.asarray(tr.metrics["simple_regret"])[:, 4:]))
 
@@ -279,7 +279,7 @@ def test_a_rounds_points_do_not_see_the_rounds_values(lie):
 def test_batch_runs_keep_one_fit_per_round_and_vmapped_equals_looped():
     alg = jbo.algorithms.GPBO(batching=jbo.parts.Lies(size=4), **SMALL)
     tr = jbo.run_seeds(alg, BRANIN, key=2, num_steps=16, num_seeds=2)
-    ls = np.asarray(tr.info["lengthscale"])[:, 4:]  # rounds: steps 4-7, 8-11, 12-15
+    ls = np.asarray(tr.info.lengthscale)[:, 4:]  # rounds: steps 4-7, 8-11, 12-15
     for r in range(3):
         np.testing.assert_array_equal(ls[:, 4 * r : 4 * r + 4], np.repeat(ls[:, 4 * r : 4 * r + 1], 4, axis=1))
     one = jbo.run(alg, BRANIN, key=jax.random.split(jax.random.key(2), 2)[1], num_steps=16)
@@ -660,10 +660,10 @@ def test_a_failed_fit_is_flagged_naming_the_kernel_and_asktell_raises():
         jbo.run(alg, BRANIN, key=1, num_steps=8)
     with pytest.warns(RuntimeWarning, match="kernel nan_derivative"):
         trace = jbo.run(alg, BRANIN, key=1, num_steps=8, on_nonfinite="warn")
-    flags = np.asarray(trace.info["nonfinite_model"])
+    flags = np.asarray(trace.info.nonfinite_model)
     assert flags[4:].all() and not flags[:4].any()
     # the method keeps its previous (here: its initial) hyper-parameters, so the run goes on from finite ones
-    np.testing.assert_allclose(np.asarray(trace.info["lengthscale"])[4:], 0.2)
+    np.testing.assert_allclose(np.asarray(trace.info.lengthscale)[4:], 0.2)
     assert np.isfinite(np.asarray(trace.actions)).all()
     opt = jbo.AskTell(alg, BRANIN.bounds, num_steps=8, key=1)
     for _ in range(4):

@@ -196,7 +196,7 @@ def test_refit_schedule_refits_on_its_steps_and_reuses_the_factor_between():
     sched = jbo.run(alg, prob, key=key, num_steps=T)
     refits = np.asarray(jax.vmap(alg.refit_now)(jnp.arange(T)))
     assert refits[:8].all() and 0 < refits[8:].sum() < T - 8
-    ls = np.asarray(sched.info["lengthscale"])
+    ls = np.asarray(sched.info.lengthscale)
     changed = np.any(ls[1:] != ls[:-1], axis=1)  # info after step t vs step t - 1
     bo_steps = np.arange(1, T) >= 4
     assert not np.any(changed[bo_steps & ~refits[1:]])  # no refit: the hyper-parameters are carried over

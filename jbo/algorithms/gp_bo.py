@@ -365,17 +365,12 @@ class GPBO(Algorithm):
         post = None if state.post is None else gp.extend(state.post, z)
         return state._replace(buffer=data.append(state.buffer, z, y), post=post)
 
-    def info(self, state: GPBOState, params):
+    def info(self, state: GPBOState, params) -> GPBOInfo:
         p = state.gp_params
-        info = GPBOInfo(
+        return GPBOInfo(
             lengthscale=jnp.exp(p.log_lengthscale),
             outputscale=jnp.exp(p.log_outputscale),
             noise=self.model.noise(p),
             nonfinite_model=state.nonfinite[0],
             nonfinite_acquisition=state.nonfinite[1],
         )
-        return info if TYPED_INFO else info._asdict()
-
-
-# The engine's Trace keeps an algorithm's typed info once it records its own flags apart (Trace.flags)
-TYPED_INFO = False
