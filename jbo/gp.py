@@ -598,7 +598,7 @@ def _fit_objective(buffer: Buffer, model: GPModel):
     return loss, loss_and_grad
 
 
-def _restart_starts(
+def restart_starts(
     key, model: GPModel, init: GPParams, warm_start: GPParams | None, num_restarts: int, dim: int
 ) -> GPParams:
     """Start layout shared by every fit: slot 0 is `warm_start` if given, else `init`; with a warm start
@@ -662,7 +662,7 @@ def fit(
 
     `num_restarts` starts are optimised in parallel (vmap): the first is `warm_start` if given (e.g.
     the previous step's fit), then `init` (or the defaults), the rest random log-uniform
-    perturbations of `init`, noise included from slot 2 on (see :func:`_restart_starts`); with
+    perturbations of `init`, noise included from slot 2 on (see :func:`restart_starts`); with
     num_restarts = 1 and a warm start, only the warm start is refined (a cheap per-step refit).
     Returns the start with the lowest final loss. A restart that met a loss, or a gradient entry of
     a trained parameter, that was not finite has *failed* and never wins; when every restart fails
@@ -693,7 +693,7 @@ def fit(
     init = init_params(model, dim) if init is None else complete(model, init, dim)
     warm_start = None if warm_start is None else complete(model, warm_start, dim)
     loss, loss_and_grad = _fit_objective(buffer, model)
-    starts = _restart_starts(key, model, init, warm_start, num_restarts, dim)
+    starts = restart_starts(key, model, init, warm_start, num_restarts, dim)
     freeze = model.trainable(dim)
     opt = optax.adam(learning_rate)
 
@@ -788,7 +788,7 @@ def fit_report(
     init = init_params(model, dim) if init is None else complete(model, init, dim)
     warm_start = None if warm_start is None else complete(model, warm_start, dim)
     _, loss_and_grad = _fit_objective(buffer, model)
-    starts = model.clip(_restart_starts(key, model, init, warm_start, num_restarts, dim))
+    starts = model.clip(restart_starts(key, model, init, warm_start, num_restarts, dim))
     freeze = model.trainable(dim)
 
     def one(p0):

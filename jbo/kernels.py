@@ -114,17 +114,17 @@ _PROFILES: dict[str, Callable] = {
 }
 
 
-_REGISTERED: dict[str, Callable] = {}  # name -> a user's profile r2 -> k(r2) / outputscale
+REGISTERED: dict[str, Callable] = {}  # name -> a user's profile r2 -> k(r2) / outputscale
 
 
 def _load_plugins() -> None:
-    plugins.load_entry_points("jbo.kernels", register, _REGISTERED.get)
+    plugins.load_entry_points("jbo.kernels", register, REGISTERED.get)
 
 
 def names() -> list[str]:
     """Every kernel name: the built-ins (NAMES), then registered and installed plug-ins' profiles."""
     _load_plugins()
-    return list(NAMES) + sorted(_REGISTERED)
+    return list(NAMES) + sorted(REGISTERED)
 
 
 def register(name: str, profile: Callable, replace: bool = False) -> None:
@@ -134,10 +134,10 @@ def register(name: str, profile: Callable, replace: bool = False) -> None:
     code, random Fourier features for one, relies on what they mean)."""
     if isinstance(name, str) and name in NAMES:
         raise ValueError(f"register: {name!r} is a built-in kernel and cannot be replaced; choose another name")
-    plugins.check_entry("kernel", name, profile, _REGISTERED, replace)
-    if name in _REGISTERED and _REGISTERED[name] is not profile:
+    plugins.check_entry("kernel", name, profile, REGISTERED, replace)
+    if name in REGISTERED and REGISTERED[name] is not profile:
         jax.clear_caches()  # compiled programs are keyed by the name, not by the profile it stood for
-    _REGISTERED[name] = profile
+    REGISTERED[name] = profile
 
 
 def check_name(name) -> str | Callable:
@@ -150,10 +150,10 @@ def check_name(name) -> str | Callable:
     if callable(name):
         return name
     if isinstance(name, str):
-        if name in _PROFILES or name in _REGISTERED:
+        if name in _PROFILES or name in REGISTERED:
             return name
         _load_plugins()
-        if name in _REGISTERED:
+        if name in REGISTERED:
             return name
     raise ValueError(
         f"unknown kernel {name!r}; choose one of {names()}, register a profile with "
@@ -195,8 +195,8 @@ def from_sqdist(name: str, params: KernelParams, r2: jax.Array) -> jax.Array:
         raise ValueError(f"from_sqdist needs a named stationary kernel or profile, not the kernel object {name!r}")
     if callable(name):
         return params.outputscale * name(r2)
-    if check_name(name) in _REGISTERED:
-        return params.outputscale * _REGISTERED[name](r2)
+    if check_name(name) in REGISTERED:
+        return params.outputscale * REGISTERED[name](r2)
     return params.outputscale * _PROFILES[name](r2, params.alpha)
 
 
