@@ -273,12 +273,12 @@ class AskTell:
     def ask_batch(self, q: int) -> np.ndarray:
         """q points (q, d) to evaluate in parallel; they stay *pending* until told, in any order, as
         the evaluations finish (tell(x, y) with x one of them; asynchronous completion). Each point is
-        chosen with every pending point carrying a lie (the algorithm's batch_lie: a constant liar, or
-        the kriging believer's posterior mean), so it moves away from evaluations still running.
+        chosen with every pending point carrying a lie (the algorithm's jbo.parts.Lies lie, "cl_min" without
+        one: a constant liar, or the kriging believer's posterior mean), so it moves away from evaluations still running.
         Pending points spend steps of num_steps.
         One optimiser (num_seeds None), a box, and an algorithm with ask_pending (GP-BO: the
         hyper-parameters are fitted on the completed evaluations; the pending ones carry the
-        algorithm's batch_lie)."""
+        algorithm's lie)."""
         self._check_pending_ok()
         if isinstance(q, bool) or not isinstance(q, (int, np.integer)) or q < 1:
             raise ValueError(f"q must be a positive int, got {q!r}")
