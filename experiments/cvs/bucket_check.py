@@ -24,7 +24,6 @@ import fig1
 import jax
 import numpy as np
 
-from jbo.algorithms import cvs as A
 from jbo.problems import cvs as P
 
 #: --compare -> (option name, baseline value, new value, default objectives, default methods, output)
@@ -57,7 +56,7 @@ def main():
                 kw = dict(fig1.METHODS[method], **fig1.GRID_ACQ, **{option: value})
                 if kw["method"] == "ucvs":
                     kw["refit"] = False
-                trace, tc, tr = fig1.run_program(A.CVS(**kw), [env], 1, args.tmax)
+                trace, tc, tr = fig1.run_program(fig1.cvs(**kw), [env], 1, args.tmax)
                 active = np.asarray(trace.metrics["active"][0, 0])
                 res[value] = (np.asarray(trace.actions.set[0, 0])[active], np.asarray(trace.actions.x[0, 0])[active])
                 out["runs"].append(

@@ -223,10 +223,10 @@ def run_authors(path: Path, acq_name: str, budget: float, steps: int, log: Path)
 def compile_jbo(method: str, sizes: dict, tmax: int, budget: float):
     """(run, (compile s, compile CPU s), environment): run() times the compiled program once and returns
     (run s, run CPU s, trace)."""
+    import fig1 as F
     import jax
 
     from jbo import engine
-    from jbo.algorithms import cvs as A
     from jbo.problems import cvs as P
 
     env = P.CVSProblem("hartmann12", "cheap", 0.02, preset="official")
@@ -235,7 +235,7 @@ def compile_jbo(method: str, sizes: dict, tmax: int, budget: float):
         kw["groups"] = "official"  # the authors' groups (5, 1, 2, 3), (6, 4, 7)
     if method == "ucvs":
         kw["preset"] = "official"  # the released code's rules (exploration from set 2, Exploit_CVS)
-    alg = A.CVS(**kw)
+    alg = F.cvs(**kw)
     params = alg.default_params()._replace(budget=budget)
     stacked, axes = engine.stack_environments([env])
     prog = jax.jit(engine.environments_program(alg, tmax, axes, 1, budget, True, True))

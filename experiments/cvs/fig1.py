@@ -24,6 +24,7 @@ below (a CPU budget; the paper does not state them).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import time
@@ -34,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 import jbo  # noqa: F401
-from jbo import engine
+from jbo import data, engine, parts
 from jbo.algorithms import cvs as A
 from jbo.problems import cvs as P
 
@@ -94,7 +95,7 @@ def add_args(ap):
     ap.add_argument(
         "--bucket-step",
         default="128",
-        help="growth cap of the data-prefix buckets (CVS.bucket_step); 'none' = powers of two, "
+        help="growth cap of the data-prefix buckets (CVS.growth.step); 'none' = powers of two, "
         "as fig1_grid2 / fig1_grid3 ran",
     )
     ap.add_argument("--eval-rows", type=int, default=8192)
@@ -116,7 +117,17 @@ def build(name, opts, args):
         )
     if kw["method"] == "ucvs" and args.refit == "never":
         kw["refit"] = False
-    return A.CVS(**kw)
+    return cvs(**kw)
+
+
+def cvs(num_raw=64, num_starts=2, opt_steps=15, opt_method="adam", bucket=True, bucket_step=128, refit=None, **kw):
+    """A.CVS from this script's flat settings (the names its command line and result files use): the
+    inner maximiser, the growth of the data prefix (bucket, bucket_step) and refit=False for fixed
+    hyper-parameters, as parts."""
+    maximiser = parts.Maximiser(num_raw=num_raw, num_starts=num_starts, steps=opt_steps, method=opt_method)
+    growth = dataclasses.replace(A.GROWTH, step=bucket_step) if bucket else data.WHOLE
+    hypers = parts.FixedHypers() if refit is False else A.REFIT if refit else None
+    return A.CVS(maximiser=maximiser, growth=growth, hypers=hypers, **kw)
 
 
 def run_program(alg, envs, seeds, tmax, params=None, seed_start=0):
