@@ -55,7 +55,9 @@ def main():
                 for side, tree in (("before", worktree), ("after", ROOT)):
                     record = bench(tree, args.steps, args.seeds, f"{side}{r}", Path(tmp) / "scratch")
                     runs[side].append(record)
-                    print(side, r, [(j["steps"], round(j["compile_s"], 2), round(j["run_s"], 3)) for j in record["jbo"]])
+                    print(
+                        side, r, [(j["steps"], round(j["compile_s"], 2), round(j["run_s"], 3)) for j in record["jbo"]]
+                    )
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=ROOT, check=False)
     table = []

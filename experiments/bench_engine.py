@@ -32,6 +32,7 @@ from pathlib import Path
 
 import jax
 import numpy as np
+from flat_settings import gp_options  # noqa: E402
 from outdir import add_update_flag, output_dir
 
 import jbo
@@ -48,10 +49,9 @@ PREVIOUS = dict(bucket=False, refit_growth=None, screen_data=True)  # the whole 
 def time_jbo(problem, steps, seeds, num_initial, fit_restarts, fit_steps, previous=False):
     alg = jbo.algorithms.get(
         "gp_ucb",
-        num_initial=num_initial,
-        num_restarts=fit_restarts,
-        fit_steps=fit_steps,
-        **(PREVIOUS if previous else {}),
+        **gp_options(
+            num_initial=num_initial, num_restarts=fit_restarts, fit_steps=fit_steps, **(PREVIOUS if previous else {})
+        ),
     )
     keys = jax.random.split(jax.random.key(123), seeds)
     fn, compile_s = compile_seeds(alg, problem, keys=keys, num_steps=steps)

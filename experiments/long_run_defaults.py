@@ -6,12 +6,12 @@ Adam steps per refit, 10 LHS points) on branin, hartmann3, hartmann6 and levy (d
 
   --compare refit   refitting the hyper-parameters every step, against refitting every step while
                     t < 128 and then each time the data has grown by a factor 1 + g
-                    (GPBO(refit_growth=g); between refits the factor grows by rank-1 appends);
+                    (Refit(schedule=RefitSchedule(growth=g)); between refits the factor grows by rank-1 appends);
   --compare screen  the inner optimiser screening every observed point with its 512 raw points,
                     against screening only the k observed points with the largest values
-                    (GPBO(screen_data=k)), both with the refit schedule;
+                    (Maximiser(screen_data=k)), both with the refit schedule;
   --compare refit_all  the refit schedule from t = 128 (refit every step before), against from t = r
-                    (GPBO(refit_all=r), --refit-all, default 64).
+                    (RefitSchedule(all_below=r)), --refit-all, default 64).
 
 The runs are identical until the settings differ, so each seed's pair is compared: the mean
 and standard error over seeds of log10(simple regret of the new setting / the old one) at the
@@ -37,6 +37,7 @@ import time
 import jax
 import numpy as np
 import pandas as pd
+from flat_settings import gp_options  # noqa: E402
 from outdir import add_update_flag, output_dir
 
 import jbo
@@ -83,7 +84,7 @@ def main():
         problem = jbo.problems.get(name, **options)
         finals, curves = {}, {}
         for setting, options in settings:
-            alg = jbo.algorithms.get("gp_ucb", num_initial=10, **options)
+            alg = jbo.algorithms.get("gp_ucb", **gp_options(num_initial=10, **options))
             fn, compile_s = compile_seeds(alg, problem, keys=keys, num_steps=steps)
             t0 = time.perf_counter()
             trace = jax.block_until_ready(fn(keys))

@@ -26,6 +26,7 @@ import time
 import jax
 import numpy as np
 import pandas as pd
+from flat_settings import gp_options  # noqa: E402
 from outdir import add_update_flag, output_dir
 
 import jbo
@@ -57,7 +58,7 @@ def main():
         problem = jbo.problems.get(name, **opts)
         keys = jax.random.split(jax.random.key(2026), seeds)
         for restarts, steps in settings:
-            alg = jbo.algorithms.get("gp_ucb", num_initial=6, num_restarts=restarts, fit_steps=steps)
+            alg = jbo.algorithms.get("gp_ucb", **gp_options(num_initial=6, num_restarts=restarts, fit_steps=steps))
             fn, compile_s = compile_seeds(alg, problem, keys=keys, num_steps=T)
             t0 = time.perf_counter()
             trace = jax.block_until_ready(fn(keys))

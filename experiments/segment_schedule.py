@@ -4,7 +4,7 @@ A run longer than BUCKET_WHOLE steps is split into scan segments of growing stat
 (jbo.engine, "Growing state"); each segment compiles its own scan body, and a segment's steps cost
 in proportion to its capacity. Each measurement is a fresh Python process with the persistent
 compilation cache off (JBO_CACHE=0) that compiles default GP-UCB on hartmann6 (10 initial points)
-for 8 seeds with the segments given (GPBO(bucket=sizes)), runs it once and records the compile
+for 8 seeds with the segments given (GPBO(growth=Growth(sizes=sizes))), runs it once and records the compile
 seconds, the run seconds per seed and the final simple regret of every seed (the same in every
 schedule up to rounding: a schedule changes shapes, not the algorithm).
 
@@ -43,8 +43,8 @@ import numpy as np
 import jbo
 from jbo.studies import compile_seeds
 steps, sizes, seeds = int(sys.argv[1]), tuple(json.loads(sys.argv[2])), int(sys.argv[3])
-bucket = False if len(sizes) == 1 else sizes[:-1]
-alg = jbo.algorithms.get("gp_ucb", num_initial=10, bucket=bucket)
+growth = jbo.data.WHOLE if len(sizes) == 1 else jbo.data.Growth(sizes=tuple(sizes[:-1]))
+alg = jbo.algorithms.get("gp_ucb", num_initial=10, growth=growth)
 keys = jax.random.split(jax.random.key(123), seeds)
 fn, seconds = compile_seeds(alg, jbo.problems.get("hartmann6"), keys=keys, num_steps=steps)
 t0 = time.perf_counter()

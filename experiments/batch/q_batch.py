@@ -5,11 +5,11 @@ Every method is jbo's default GP-UCB (registry defaults) with 10 LHS initial poi
 evaluations, on 16 seeds that share their initial designs (common random numbers):
 
 * sequential: one point per round, 100 rounds;
-* scan q=4 (kb / cl_min): GPBO(batch_size=4) inside the compiled run, 25 rounds of 4 points chosen
+* scan q=4 (kb / cl_min): GPBO(batching=Lies(size=4, lie=...)) inside the compiled run, 25 rounds of 4 points chosen
   with the round's earlier points carrying a kriging-believer or constant-liar value;
-* scan q=4 q-UCB: GPBO(batch_size=4, batch_mode="mc"), the 4 points of a round chosen jointly by
+* scan q=4 q-UCB: GPBO(batching=JointMC(size=4)), the 4 points of a round chosen jointly by
   Monte-Carlo q-UCB (128 samples; the 4 d = 24 coordinates optimised together);
-* scan q=4 q-UCB: GPBO(batch_size=4, batch_mode="mc"), the 4 points of a round chosen jointly by
+* scan q=4 q-UCB: GPBO(batching=JointMC(size=4)), the 4 points of a round chosen jointly by
   Monte-Carlo q-UCB (128 samples; the 4 d = 24 coordinates optimised together);
 * asktell q=4 (kb / cl_min): the host loop, AskTell.ask_batch(4) per round (the pending points carry
   the kriging believer's or the constant liar's value), all four told after the round, 25 rounds.
@@ -38,6 +38,7 @@ import jbo
 from jbo.studies import machine_info
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from flat_settings import gp_options  # noqa: E402
 from outdir import add_update_flag, output_dir  # noqa: E402
 
 OUT = output_dir("batch") / "q_batch.json"
@@ -72,10 +73,10 @@ def main():
     keys = jax.random.split(jax.random.key(2024), SEEDS)
     rows, finals = [], {}
     runs = {
-        "sequential": jbo.algorithms.get("gp_ucb", num_initial=N0, refit_all=128),
-        "scan q=4 kb": jbo.algorithms.get("gp_ucb", num_initial=N0, batch_size=Q, batch_lie="kb"),
-        "scan q=4 cl_min": jbo.algorithms.get("gp_ucb", num_initial=N0, batch_size=Q, batch_lie="cl_min"),
-        "scan q=4 q-UCB": jbo.algorithms.get("gp_ucb", num_initial=N0, batch_size=Q, batch_mode="mc"),
+        "sequential": jbo.algorithms.get("gp_ucb", **gp_options(num_initial=N0, refit_all=128)),
+        "scan q=4 kb": jbo.algorithms.get("gp_ucb", **gp_options(num_initial=N0, batch_size=Q, batch_lie="kb")),
+        "scan q=4 cl_min": jbo.algorithms.get("gp_ucb", **gp_options(num_initial=N0, batch_size=Q, batch_lie="cl_min")),
+        "scan q=4 q-UCB": jbo.algorithms.get("gp_ucb", **gp_options(num_initial=N0, batch_size=Q, batch_mode="mc")),
     }
     for name, alg in runs.items():
         t0 = time.perf_counter()
@@ -90,7 +91,7 @@ def main():
         )
     for lie in ("kb", "cl_min"):
         t0 = time.perf_counter()
-        alg = jbo.algorithms.get("gp_ucb", num_initial=N0, batch_lie=lie, refit_all=128)
+        alg = jbo.algorithms.get("gp_ucb", **gp_options(num_initial=N0, batch_lie=lie, refit_all=128))
         finals[f"asktell q=4 {lie}"] = asktell_final(alg, prob, keys)
         rows.append({"method": f"asktell q=4 {lie}", "rounds": EVALS // Q, "seconds": time.perf_counter() - t0})
     seq = finals["sequential"]

@@ -15,6 +15,7 @@ from jbo.algorithms import boke
 from jbo.studies import machine_info
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from flat_settings import gp_options  # noqa: E402, F401 (for the scripts)
 from outdir import add_update_flag, committed_dir, output_dir  # noqa: E402, F401 (for the scripts)
 
 OUT = output_dir("boke")

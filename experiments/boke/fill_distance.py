@@ -31,7 +31,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from common import add_update_flag, header, out_path  # noqa: E402
+from common import add_update_flag, gp_options, header, out_path  # noqa: E402
 
 import jbo  # noqa: E402
 from jbo import designs  # noqa: E402
@@ -76,7 +76,14 @@ def main():
         sequential = {
             "DE (argmin KDE)": boke.DensityExploration(**opt),
             "GP exploration (argmax sigma)": boke.PaperGP(
-                acquisition="std", num_initial=1, num_raw_per_dim=128, num_starts=10, opt_steps=50
+                **gp_options(
+                    maximiser=jbo.algorithms.boke.PAPER_MAXIMISER,
+                    acquisition="std",
+                    num_initial=1,
+                    num_raw_per_dim=128,
+                    num_starts=10,
+                    opt_steps=50,
+                )
             ),
             "uniform": jbo.algorithms.RandomSearch(num_initial=1),
         }

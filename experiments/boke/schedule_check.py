@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from common import OUT, add_update_flag, committed_dir, header, params_for
 
-from jbo import parallel, studies
+from jbo import data, parallel, studies
 from jbo.algorithms import boke
 from jbo.problems.boke import SUITE
 
@@ -50,7 +50,8 @@ def main():
             old = old[old.method == "GP-UCB"].pivot(index="seed", columns="step", values="simple_regret").to_numpy()
             curves = {}
             for variant, bucket in (("whole buffer", False), ("default segments", True)):
-                alg = boke.PaperGP(num_initial=bench.num_initial, bucket=bucket)
+                growth = data.Growth() if bucket else data.WHOLE
+                alg = boke.PaperGP(num_initial=bench.num_initial, growth=growth)
                 table = studies.run_study(
                     {"GP-UCB": alg},
                     {label: bench.problem(noisy)},

@@ -54,7 +54,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pandas as pd
-from common import OUT, add_update_flag, header
+from common import OUT, add_update_flag, gp_options, header
 
 import jbo
 from jbo import acquisitions, gp
@@ -116,15 +116,18 @@ def sweeps(bench, dim: int, noisy: bool):
             noise_std=jnp.full(len(gp_grid), sig if noisy else 0.0),
         ),
     )
+    # refit every step while t < 128, as the committed results were computed (default: 64)
     mle = GPBO(
-        acquisition=acquisitions.UCB(beta=4.0),
-        model=gp.GPModel(kernel="se", mean="zero"),
-        fit="mle",
-        num_raw_per_dim=1024,
-        opt_steps=50,
-        screen_data=True,
-        num_initial=n0,
-        refit_all=128,  # every step while t < 128, as the committed results were computed (default: 64)
+        **gp_options(
+            acquisition=acquisitions.UCB(beta=4.0),
+            model=gp.GPModel(kernel="se", mean="zero"),
+            fit="mle",
+            num_raw_per_dim=1024,
+            opt_steps=50,
+            screen_data=True,
+            num_initial=n0,
+            refit_all=128,
+        )
     )
     mle_params = jax.tree.map(lambda v: jnp.asarray(v)[None], jbo.replace_params(mle.default_params(), beta=4.0))
     scott = boke.BOKEParams(

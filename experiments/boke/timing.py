@@ -29,7 +29,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from common import add_update_flag, header, out_path  # noqa: E402
+from common import add_update_flag, gp_options, header, out_path  # noqa: E402
 
 import jbo  # noqa: E402
 from jbo import data  # noqa: E402
@@ -64,7 +64,7 @@ def main():
     header("BOKE Table 1: time per step against t (Hartmann3, d = 3)")
     problem = jbo.problems.get("hartmann3")
     big = [100, 200, 400, 800, 1600, 3200]
-    gp_refit = jbo.algorithms.GPBO(kernel="se", fit="mle", num_raw_per_dim=1024, opt_steps=50)
+    gp_refit = jbo.algorithms.GPBO(**gp_options(kernel="se", fit="mle", num_raw_per_dim=1024, opt_steps=50))
     methods = {  # name: (algorithm, params, t grid)
         "BOKE": (boke.BOKE(), boke.BOKEParams(varsigma=0.1), big),
         "BOKE+": (boke.BOKE(plus=True), boke.BOKEPlusParams(varsigma=0.1), big),

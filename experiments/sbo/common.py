@@ -10,6 +10,7 @@ from jbo.problems import contextual
 from jbo.studies import machine_info
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from flat_settings import gp_options  # noqa: E402
 from outdir import add_update_flag, output_dir, require  # noqa: E402, F401 (for the scripts)
 
 OUT = output_dir("sbo")  # experiments/results/sbo with --update, else its scratch mirror
@@ -49,16 +50,20 @@ def method(
     starts = 5 if name in RAW else 10
     grid = min(GRID.get(name, 0), max_grid or 10**9)
     return sbo.SBO(
-        method=name,
-        num_initial=num_initial,
-        num_samples=num_samples,
-        num_inner=num_samples,
-        mmd_grid=grid,
-        num_raw=raw,
-        num_starts=min(starts, raw),
-        opt_steps=opt_steps,
-        oracle=contextual.context_sampler(problem.dists) if name == "sbo_oracle" else None,
-        code_compat=code_compat,
+        **gp_options(
+            refit=sbo.PAPER_REFIT,
+            maximiser=sbo.PAPER_MAXIMISER,
+            method=name,
+            num_initial=num_initial,
+            num_samples=num_samples,
+            num_inner=num_samples,
+            mmd_grid=grid,
+            num_raw=raw,
+            num_starts=min(starts, raw),
+            opt_steps=opt_steps,
+            oracle=contextual.context_sampler(problem.dists) if name == "sbo_oracle" else None,
+            code_compat=code_compat,
+        )
     )
 
 

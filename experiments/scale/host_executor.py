@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # _host_sim (numpy onl
 import _host_sim  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from flat_settings import gp_options  # noqa: E402
 from outdir import add_update_flag, output_dir  # noqa: E402
 
 T, S = 8, 4
@@ -44,7 +45,7 @@ def main():
     import jbo
     from jbo.studies import code_version, machine_info
 
-    alg = jbo.algorithms.get("gp_ucb", num_initial=3, fit_steps=5, num_raw=64, num_starts=4, opt_steps=10)
+    alg = jbo.algorithms.get("gp_ucb", **gp_options(num_initial=3, fit_steps=5, num_raw=64, num_starts=4, opt_steps=10))
     key = jax.random.key(0)
 
     def fresh():

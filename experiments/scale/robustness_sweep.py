@@ -28,6 +28,7 @@ from jbo.problems import degenerate  # noqa: E402
 from jbo.studies import code_version, machine_info  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from flat_settings import gp_options  # noqa: E402
 from outdir import add_update_flag, output_dir  # noqa: E402
 
 OUT = output_dir("scale") / "robustness_sweep.json"
@@ -81,9 +82,14 @@ def main():
     add_update_flag(ap).parse_args()
     results = [sweep(n, jbo.algorithms.get(n, **SMALL)) for n in GP_FAMILY]
     results.append(
-        sweep("gp_ucb opt_steps=0 (screening only)", jbo.algorithms.get("gp_ucb", **dict(SMALL, opt_steps=0)))
+        sweep(
+            "gp_ucb opt_steps=0 (screening only)",
+            jbo.algorithms.get("gp_ucb", **gp_options(**dict(SMALL, opt_steps=0))),
+        )
     )
-    results.append(sweep("gp_ucb opt_method=lbfgs", jbo.algorithms.get("gp_ucb", **dict(SMALL, opt_method="lbfgs"))))
+    results.append(
+        sweep("gp_ucb opt_method=lbfgs", jbo.algorithms.get("gp_ucb", **gp_options(**dict(SMALL, opt_method="lbfgs"))))
+    )
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(
         json.dumps(

@@ -1,0 +1,97 @@
+"""The experiments' flat GP settings as jbo's parts.
+
+Result files and command lines here name settings flatly (fit_steps, num_raw, refit_all, bucket,
+batch_size, ...), as the scripts that produced them did; :func:`gp_options` turns them into the options
+of a GP algorithm (jbo.algorithms.GPBO and the registered GP methods): the hyper-parameter rule, the
+inner maximiser, batching, the design, the growth of the buffer and the model.
+
+    jbo.algorithms.get("gp_ucb", **gp_options(num_initial=4, fit_steps=20, num_raw=128, refit_all=128))
+
+`refit` and `maximiser` are the parts the flat settings change (default: jbo's defaults; pass a paper's,
+e.g. jbo.algorithms.sbo.PAPER_REFIT, to change its settings only).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from jbo import acquisitions, data, gp, parts
+
+FIT = {
+    "num_restarts": "restarts",
+    "fit_restarts": "restarts",
+    "fit_steps": "steps",
+    "fit_learning_rate": "learning_rate",
+}
+FIT.update(fit_method="method")
+MAXIMISER = {"num_raw": "num_raw", "num_raw_per_dim": "num_raw_per_dim", "num_starts": "num_starts"}
+MAXIMISER.update(opt_steps="steps", opt_method="method", screen_data="screen_data")
+
+
+def gp_options(refit: parts.Refit | None = None, maximiser: parts.Maximiser | None = None, **flat) -> dict:
+    """GPBO options (parts) from flat settings; settings that are no flat GP flag pass through."""
+    given_refit, given_maximiser = refit is not None, maximiser is not None
+    refit, maximiser = refit or parts.Refit(), maximiser or parts.Maximiser()
+    out, fit_kw, max_kw, schedule = {}, {}, {}, {}
+    batch = {k: flat.pop(k) for k in ("batch_size", "batch_lie", "batch_mode", "batch_samples") if k in flat}
+    bucket = {k: flat.pop(k) for k in ("bucket", "bucket_step") if k in flat}
+    fit = flat.pop("fit", None)
+    for k, v in flat.items():
+        if k in FIT:
+            fit_kw[FIT[k]] = v
+        elif k in MAXIMISER:
+            max_kw[MAXIMISER[k]] = v
+        elif k == "refit_growth":
+            schedule["growth"] = v
+        elif k == "refit_all":
+            schedule["all_below"] = v
+        elif k == "kernel":
+            out["model"] = gp.GPModel(kernel=v)
+        elif k == "beta_schedule":
+            out["acquisition"] = acquisitions.UCB(schedule=v)
+        elif k == "num_features":
+            out["acquisition"] = acquisitions.Thompson(num_features=v)
+        else:
+            out[k] = v
+    if schedule:
+        fit_kw["schedule"] = dataclasses.replace(refit.schedule, **schedule)
+    if fit == "fixed":
+        out["hypers"] = refit.start
+    elif fit_kw or given_refit:
+        out["hypers"] = dataclasses.replace(refit, **fit_kw)
+    if fit == "map":
+        out["model"] = dataclasses.replace(out.get("model", gp.GPModel()), prior=gp.HyperPrior())
+    if max_kw or given_maximiser:
+        out["maximiser"] = dataclasses.replace(maximiser, **max_kw)
+    if batch.get("batch_size", 1) > 1:
+        if batch.get("batch_mode", "lie") == "mc":
+            out["batching"] = parts.JointMC(size=batch["batch_size"], samples=batch.get("batch_samples", 128))
+        else:
+            out["batching"] = parts.Lies(size=batch["batch_size"], lie=batch.get("batch_lie", parts.BATCH_LIE))
+    elif "batch_lie" in batch:
+        out["batching"] = parts.Lies(size=1, lie=batch["batch_lie"])  # AskTell's pending points carry this lie
+    if bucket:
+        enabled = bucket.get("bucket", True)
+        if isinstance(enabled, tuple):
+            out["growth"] = data.Growth(sizes=enabled)
+        elif not enabled:
+            out["growth"] = data.WHOLE
+        else:
+            out["growth"] = data.Growth(step=bucket.get("bucket_step", data.BUCKET_STEP))
+    return out
+
+
+def uhe_options(**flat) -> dict:
+    """UHE options (jbo.algorithms.uhe.UHE: refit, maximiser, growth) from flat settings, on the paper's parts."""
+    from jbo.algorithms import uhe
+
+    bucket = {k: flat.pop(k) for k in ("bucket", "bucket_step") if k in flat}
+    out = gp_options(refit=uhe.PAPER_REFIT, maximiser=uhe.PAPER_MAXIMISER, **flat)
+    out["refit"] = out.pop("hypers")
+    if bucket:
+        enabled = bucket.get("bucket", True)
+        out["growth"] = dataclasses.replace(uhe.GROWTH, step=bucket.get("bucket_step")) if enabled else data.WHOLE
+    return out
+
+
+__all__ = ["gp_options", "uhe_options"]
