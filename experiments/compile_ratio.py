@@ -9,10 +9,10 @@ variants alternating so that all see the same machine:
 * current_xla_default: the same program compiled with XLA's default options (LLVM -O3);
 * current_o1, current_o2: the same program at LLVM -O1 / -O2 (xla_backend_optimization_level);
 * current_cheap_llvm: the same program with LLVM's expensive passes off (xla_llvm_disable_expensive_passes);
-* no_rank1: the segments without the refit schedule's rank-1 branch (refit_growth=None);
-* refit_from_128: the refit schedule from t = 128 instead of 64 (refit_all=128): the first 128-row
+* no_rank1: the segments without the refit schedule's rank-1 branch (RefitSchedule(growth=None));
+* refit_from_128: the refit schedule from t = 128 instead of 64 (RefitSchedule(all_below=128)): the first 128-row
   segment of T = 400 then has no rank-1 branch;
-* previous: the whole-buffer settings (bucket=False, refit_growth=None, screen_data=True: one
+* previous: the whole-buffer settings (growth WHOLE, RefitSchedule(growth=None), Maximiser(screen_data=True): one
   program that pays for the whole capacity at every step), compiled with XLA's default options.
 
     python experiments/compile_ratio.py --steps 400 --repeats 5
@@ -43,9 +43,12 @@ VARIANTS = {
     "current_o1": ({}, {"xla_backend_optimization_level": 1}),
     "current_o2": ({}, {"xla_backend_optimization_level": 2}),
     "current_cheap_llvm": ({}, {"xla_llvm_disable_expensive_passes": True}),
-    "no_rank1": ({"refit_growth": None}, None),
-    "refit_from_128": ({"refit_all": 128}, None),
-    "previous": ({"bucket": False, "refit_growth": None, "screen_data": True}, {}),
+    "no_rank1": ({"hypers": {"schedule": {"growth": None}}}, None),
+    "refit_from_128": ({"hypers": {"schedule": {"all_below": 128}}}, None),
+    "previous": (
+        {"growth": {"enabled": False}, "hypers": {"schedule": {"growth": None}}, "maximiser": {"screen_data": True}},
+        {},
+    ),
 }
 CHILD = """
 import json, resource, sys, time

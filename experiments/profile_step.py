@@ -65,9 +65,9 @@ def profile(n: int, seeds: int, dim: int = 6):
             model,
             init=hyp,
             warm_start=hyp,
-            num_restarts=alg.num_restarts,
-            num_steps=alg.fit_steps,
-            learning_rate=alg.fit_learning_rate,
+            num_restarts=alg.hypers.restarts,
+            num_steps=alg.hypers.steps,
+            learning_rate=alg.hypers.learning_rate,
         )
 
     def acquisition(k, b):
@@ -76,16 +76,18 @@ def profile(n: int, seeds: int, dim: int = 6):
 
     def screen(k, b):  # the raw points and the observed points the default screens (alg.screened)
         acq = acquisition(k, b)
-        raw = jnp.concatenate([jax.random.uniform(k, (alg.num_raw, dim)), alg.screened(b)[0]])
+        raw = jnp.concatenate([jax.random.uniform(k, (alg.maximiser.num_raw, dim)), alg.screened(b)[0]])
         return jax.vmap(acq)(raw)
 
     def search(k, b):
         acq = acquisition(k, b)
-        return optimize.local_search(acq, jax.random.uniform(k, (alg.num_starts, dim)), alg.opt_steps, "adam")[1]
+        return optimize.local_search(
+            acq, jax.random.uniform(k, (alg.maximiser.num_starts, dim)), alg.maximiser.steps, "adam"
+        )[1]
 
     lml_flops = n**3 / 3 + n**3 + 2 * n**3
     parts = {
-        "fit (1 x 5 Adam)": (jax.vmap(fit), (keys, bufs), alg.fit_steps * lml_flops),
+        "fit (1 x 5 Adam)": (jax.vmap(fit), (keys, bufs), alg.hypers.steps * lml_flops),
         "one LML gradient": (jax.vmap(lambda b: gp.lml_and_grad(hyp, b.x, b.y, b.mask, model)), (bufs,), lml_flops),
         "Cholesky": (
             jax.vmap(lambda b: jnp.linalg.cholesky(gp.masked_gram(model, hyp, b.x, b.mask))),
@@ -97,8 +99,12 @@ def profile(n: int, seeds: int, dim: int = 6):
             (bufs,),
             n**3 / 3 + n**3,
         ),
-        "raw screening": (jax.vmap(screen), (keys, bufs), (alg.num_raw + min(n, alg.screen_data)) * 2 * n**2),
-        "Adam search": (jax.vmap(search), (keys, bufs), alg.num_starts * alg.opt_steps * 3 * 2 * n**2),
+        "raw screening": (
+            jax.vmap(screen),
+            (keys, bufs),
+            (alg.maximiser.num_raw + min(n, alg.maximiser.screen_data)) * 2 * n**2,
+        ),
+        "Adam search": (jax.vmap(search), (keys, bufs), alg.maximiser.num_starts * alg.maximiser.steps * 3 * 2 * n**2),
     }
     rows = []
     for name, (f, args, flops) in parts.items():

@@ -1,6 +1,6 @@
 """BOKE paper Fig. 8, the CPU-time axis measured as it grows with t: the CPU seconds per seed of a run
 that stops at step t, for t on a grid, with every buffer growing with the data in the engine's
-segments (64, 128, then t rows; for BOKE, BOKE+ and KR-UCB `bucket=True`, which gives the same picks
+segments (64, 128, then t rows; for BOKE, BOKE+ and KR-UCB `growth=data.Growth()`, which gives the same picks
 as the whole buffer of experiments/boke/sprinkler.py, tested). --whole-buffer times the kernel methods
 on buffers that hold t rows from the first step instead.
 
@@ -38,6 +38,7 @@ import pandas as pd  # noqa: E402
 from common import KRUCB_08, METHODS, OUT, add_update_flag, committed_dir, header, methods, params_for  # noqa: E402
 
 import jbo  # noqa: E402
+from jbo import data  # noqa: E402
 from jbo.studies import compile_seeds  # noqa: E402
 
 
@@ -71,8 +72,8 @@ def main():
     keys = jax.random.split(jax.random.key(0), args.seeds)
     rows = []
     for name, alg in methods(n0, METHODS + (KRUCB_08,)).items():
-        if hasattr(alg, "bucket") and not args.whole_buffer:
-            alg = dataclasses.replace(alg, bucket=True)
+        if alg.growth == data.WHOLE and not args.whole_buffer:  # the kernel methods' default
+            alg = dataclasses.replace(alg, growth=data.Growth())
         params = params_for(name, 0.0, 0.0)
         for t in args.horizons:
             run, compile_s = compile_seeds(alg, problem, keys=keys, num_steps=t, params=params)

@@ -76,7 +76,7 @@ def main():
     whole = (T - N0) * per_step[T]
     programs = PROBLEMS * -(-SEEDS // args.seeds)  # each program runs args.seeds seeds of one problem
     flops_per_eval = 2 * M * T**2
-    evals = alg.num_raw + 3 * alg.num_starts * alg.opt_steps
+    evals = alg.maximiser.num_raw + 3 * alg.maximiser.num_starts * alg.maximiser.steps
     record = {
         "command": " ".join(["python", "experiments/sbo/budget_cost.py"] + sys.argv[1:]),
         "machine": machine_info(),
@@ -85,9 +85,9 @@ def main():
             "T": T,
             "n0": N0,
             "M": M,
-            "num_raw": alg.num_raw,
-            "num_starts": alg.num_starts,
-            "opt_steps": alg.opt_steps,
+            "num_raw": alg.maximiser.num_raw,
+            "num_starts": alg.maximiser.num_starts,
+            "opt_steps": alg.maximiser.steps,
             "problems": PROBLEMS,
             "seeds": SEEDS,
             "seeds_per_program": args.seeds,

@@ -34,7 +34,11 @@ def one(path: str, old: bool):
         proxy.adam = lambda lr, eps=1e-8: optax.adam(lr)
         jbo.optimize.optax = proxy
     prob = jbo.problems.get("branin")
-    small = dict(num_initial=3, fit_steps=3, num_raw=64, num_starts=4, opt_steps=10)
+    small = dict(
+        num_initial=3,
+        hypers=jbo.parts.Refit(steps=3),
+        maximiser=jbo.parts.Maximiser(num_raw=64, num_starts=4, steps=10),
+    )
     algs = {n: jbo.algorithms.get(n, **small) for n in ("gp_ucb", "gp_ei", "gp_ts", "gp_mean")}
     algs["boke"] = jbo.algorithms.get("boke", num_initial=3, candidates_per_dim=64, num_starts=4, opt_steps=10)
     out = {}

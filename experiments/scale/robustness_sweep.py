@@ -80,7 +80,7 @@ def sweep(label, alg):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_update_flag(ap).parse_args()
-    results = [sweep(n, jbo.algorithms.get(n, **SMALL)) for n in GP_FAMILY]
+    results = [sweep(n, jbo.algorithms.get(n, **gp_options(**SMALL))) for n in GP_FAMILY]
     results.append(
         sweep(
             "gp_ucb opt_steps=0 (screening only)",

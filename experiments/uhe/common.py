@@ -37,6 +37,7 @@ from jbo.algorithms import uhe  # noqa: E402
 from jbo.studies import machine_info  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from flat_settings import uhe_options  # noqa: E402
 from outdir import add_update_flag, missing, output_dir, require  # noqa: E402, F401 (for the scripts)
 
 OUT = output_dir("uhe")
@@ -86,12 +87,21 @@ def problem(name: str):
 
 
 def method(name: str, dim: int, quick: bool = False, **options):
-    """D1: n0 = 3d uniform points (shared across methods under one seed); `options`: more UHE fields
-    (e.g. bucket_step)."""
+    """D1: n0 = 3d uniform points (shared across methods under one seed); `options`: more UHE settings,
+    flat (e.g. bucket_step, fit_steps: see build)."""
     opts = {"num_initial": 3 * dim, **options}
     if quick and name != "random":
         opts.update(QUICK)
-    return uhe.make(name, **opts)
+    return build(name, **opts)
+
+
+def build(name: str, cls=None, **flat):
+    """uhe.make(name) (or cls(method=name)) from flat settings (fit_steps, num_raw, bucket_step, ...),
+    turned into its refit, maximiser and growth parts (flat_settings.uhe_options)."""
+    if name == "random":
+        return uhe.make(name, **{k: v for k, v in flat.items() if k not in ("bucket", "bucket_step")})
+    opts = uhe_options(**flat)
+    return uhe.make(name, **opts) if cls is None else cls(method=name, **opts)
 
 
 def run_one(name: str, prob_name: str, budget: int, seeds: int, quick: bool, key=0, log=sys.stderr):

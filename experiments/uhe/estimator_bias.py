@@ -12,7 +12,7 @@ Gamma(1e-3, 10) priors with the log-Jacobian, the bounds of D10) are fitted by
           by their nearest observed neighbour, labels standardised with the real data's statistics);
   map     the MAP fit on the real data that UHE's MAP baseline uses (jbo.algorithms.uhe.fit_map);
 each at the algorithm's default fit budget (3 starts x 40 Adam steps) and at the spec's D11 budget
-(5 starts x 300 Adam steps, the algorithm's num_restarts / fit_steps fields), warm-started from the
+(5 starts x 300 Adam steps, the restarts / steps of the algorithm's Refit part), warm-started from the
 start the run's first BO step gets. One pseudo-data draw per (n, seed, data) serves both budgets. On the
 bo data, "pseudo_in_run" is the estimate the run itself held after its n-th point (its last BO step's fit,
 warm-started from the fit before; after a random step, the fit on the first n - 1 points).
@@ -47,11 +47,11 @@ import jbo
 from jbo import data
 from jbo.algorithms import uhe
 
-SPEC_BUDGET = dict(num_restarts=5, fit_steps=300)  # D11
+SPEC_BUDGET = dict(restarts=5, steps=300)  # D11: the Refit part's restarts x steps
 
 
 def budget_name(alg: uhe.UHE) -> str:
-    return f"{alg.num_restarts}x{alg.fit_steps}"
+    return f"{alg.refit.restarts}x{alg.refit.steps}"
 
 
 def make_fits(algs: list[uhe.UHE]):
@@ -64,7 +64,7 @@ def make_fits(algs: list[uhe.UHE]):
         k_pseudo, k_map = jax.random.split(key)
         out = {}
         for alg in algs:
-            kw, b = alg._fit_kw, budget_name(alg)
+            kw, b = uhe.fit_kw(alg.refit), budget_name(alg)
             out[f"pseudo_{b}"] = uhe.fit_pseudo(k_pseudo, buf, alg.model, warm, kw, alg.factor)
             out[f"map_{b}"] = uhe.fit_map(k_map, buf, alg.model, warm, kw)
         return out
@@ -188,7 +188,7 @@ def main(argv=None):
     t_start = time.perf_counter()
     prob = common.problem("branin")
     alg = common.method("uhe_bo", prob.dim, a.quick)
-    algs = [alg, dataclasses.replace(alg, **SPEC_BUDGET)]
+    algs = [alg, dataclasses.replace(alg, refit=dataclasses.replace(alg.refit, **SPEC_BUDGET))]
     csv = common.out_path("estimator_bias", a.quick, "csv")
     if a.no_run:
         common.require(csv)

@@ -25,6 +25,7 @@ from jbo.algorithms import uhe
 from jbo.studies import machine_info
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from flat_settings import uhe_options  # noqa: E402
 from outdir import add_update_flag, output_dir  # noqa: E402
 
 OUT = output_dir("uhe") / "segment_check.json"
@@ -39,8 +40,8 @@ def main():
     for name in uhe.NAMES:
         kw = {"num_initial": 6} if name == "random" else SHORT
         runs = {}
-        for label, extra in (("segments", {}), ("whole", {"bucket": False})):
-            alg = uhe.make(name, **kw, **extra)
+        for label, extra in (("segments", {}), ("whole", {"growth": jbo.data.WHOLE})):
+            alg = uhe.make(name, **kw, **extra) if name == "random" else uhe.make(name, **uhe_options(**kw, **extra))
             t0 = time.perf_counter()
             tr = jax.block_until_ready(jbo.run_seeds(alg, prob, key=key, num_steps=steps, num_seeds=2))
             runs[label] = (tr, time.perf_counter() - t0, list(alg.capacities(steps)))

@@ -134,10 +134,10 @@ def algorithm(method: str, variant: str, dim: int, quick: bool):
     if variant == "noise_refit":
         if method not in uhe.PSEUDO:
             raise ValueError(f"noise_refit changes only {uhe.PSEUDO}: {method}'s runs are the default's")
-        return uhe.UHE(method=method, noise_refit=True, **opts)
+        return common.build(method, uhe.UHE, noise_refit=True, **opts)
     if variant == "fit_5x300":
-        return uhe.UHE(method=method, **{**opts, "num_restarts": 5, "fit_steps": 300})
-    return GPyLikeUHE(method=method, **opts)
+        return common.build(method, uhe.UHE, **{**opts, "num_restarts": 5, "fit_steps": 300})
+    return common.build(method, GPyLikeUHE, **opts)
 
 
 def final_rows(variant, problem, method, tr, n0) -> list[dict]:
