@@ -332,7 +332,7 @@ def test_algorithms_listing_shows_config_names_defaults_domains_and_distinct_des
     assert re.search(r"^        beta\s+= 2\.0\s+\[0, inf\)$", block, re.M), block
     assert re.search(r"^        mean\s+= 0\.0\s+real$", block, re.M), block
     options = text.split("\ngp_ucb\n")[1].split("\n    options: ")[1].split("\n")[0]
-    assert options.startswith("num_initial, acquisition") and "batch_size" in options
+    assert options.startswith("num_initial, growth, acquisition") and "maximiser" in options and "batching" in options
     assert "acquisition.beta" not in text and "hypers.lengthscale" not in text  # config names, not paths
     assert "not built with its default options: sbo_oracle needs oracle=" in text
     builtin = set(jbo.algorithms.BUILTIN)

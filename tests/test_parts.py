@@ -1,0 +1,113 @@
+"""The configured parts algorithms are assembled from: each refuses a bad setting by name, config data
+becomes the same part, and the registry's options map onto parts."""
+
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jbo
+from jbo import acquisitions, data, parts
+
+
+@pytest.mark.parametrize(
+    "build, message",
+    [
+        (lambda: parts.Maximiser(num_starts=0), "Maximiser: num_starts"),
+        (lambda: parts.Maximiser(method="sgd"), "Maximiser: method"),
+        (lambda: parts.Maximiser(steps=True), "Maximiser: steps"),
+        (lambda: parts.Refit(restarts=0), "Refit: restarts"),
+        (lambda: parts.Refit(learning_rate=0.0), "Refit: learning_rate"),
+        (lambda: parts.Refit(start="fixed"), "Refit: start"),
+        (lambda: parts.RefitSchedule(all_below=0), "RefitSchedule: all_below"),
+        (lambda: parts.FixedHypers(lengthscale=-1.0), "FixedHypers: lengthscale"),
+        (lambda: parts.Lies(size=4, lie="truth"), "Lies: unknown lie"),
+        (lambda: parts.JointMC(size=0), "JointMC: size"),
+        (lambda: jbo.algorithms.GPBO(maximiser=parts.Refit()), "GPBO: maximiser"),
+        (lambda: jbo.algorithms.GPBO(batching=parts.Maximiser()), "GPBO: batching"),
+        (lambda: jbo.algorithms.GPBO(design="halton"), "design: unknown design"),
+        (lambda: jbo.algorithms.GPBO(num_initial=0), "GPBO: num_initial"),
+        (lambda: jbo.algorithms.GPBO(acquisition="log_ei", batching=parts.JointMC(size=2)), "q-point form of log-EI"),
+        (
+            lambda: jbo.algorithms.GPBO(
+                acquisition=acquisitions.UCB(schedule="srinivas"), batching={"kind": "joint_mc", "size": 2}
+            ),
+            "Srinivas",
+        ),
+    ],
+)
+def test_a_bad_part_is_refused_by_name(build, message):
+    with pytest.raises(ValueError, match=message):
+        build()
+
+
+def test_config_data_become_the_same_parts():
+    flat = jbo.algorithms.get(
+        "gp_ei",
+        maximiser={"num_raw": 64, "steps": 5},
+        hypers={"steps": 10, "start": {"lengthscale": 0.3}, "schedule": {"growth": None}},
+        batching={"kind": "lies", "size": 4, "lie": "kb"},
+        design="sobol",
+        growth={"sizes": [8, 16]},
+        model={"kernel": "se", "prior": True},
+    )
+    parted = jbo.algorithms.get(
+        "gp_ei",
+        maximiser=parts.Maximiser(num_raw=64, steps=5),
+        hypers=parts.Refit(
+            start=parts.FixedHypers(lengthscale=0.3), steps=10, schedule=parts.RefitSchedule(growth=None)
+        ),
+        batching=parts.Lies(size=4, lie="kb"),
+        design=parts.Sobol(),
+        growth=data.Growth(sizes=(8, 16)),
+        model=jbo.gp.GPModel(kernel="se", prior=jbo.gp.HyperPrior()),
+    )
+    assert flat == parted
+    assert jbo.algorithms.get("gp_ucb", hypers={"rule": "fixed", "noise": 1e-3}).hypers == parts.FixedHypers(noise=1e-3)
+    assert jbo.algorithms.get("gp_ucb", growth=False).growth == data.WHOLE
+
+
+def test_every_paper_part_is_a_part_instance_and_default():
+    uhe, cvs, sbo, boke = (getattr(jbo.algorithms, m) for m in ("uhe", "cvs", "sbo", "boke"))
+    assert uhe.UHE().refit == uhe.PAPER_REFIT and uhe.UHE().maximiser == uhe.PAPER_MAXIMISER
+    assert cvs.CVS().rule == cvs.REFIT and cvs.CVS(method="ucb_psq").rule == parts.FixedHypers()
+    assert cvs.CVS().default_params().hypers == parts.HypersParams()
+    assert sbo.SBO().hypers == sbo.PAPER_REFIT and isinstance(sbo.SBO().design, parts.Sobol)
+    assert boke.PaperGP().maximiser == boke.PAPER_MAXIMISER
+    smaller = dataclasses.replace(uhe.PAPER_REFIT, steps=3)
+    assert smaller.restarts == 3 and smaller.learning_rate == 0.05
+
+
+def test_refit_schedule_and_maximiser_pieces():
+    schedule = parts.RefitSchedule(all_below=4, growth=1.0)  # then once each time the data double
+    got = np.flatnonzero(np.asarray(jax.vmap(schedule.now)(jnp.arange(40))))
+    assert got[:4].tolist() == [0, 1, 2, 3] and len(got) == 4 + 4 and all(np.diff(got[4:]) > 3)
+    assert not schedule.skips(4) and schedule.skips(5) and not parts.RefitSchedule(growth=None).skips(1000)
+    m = parts.Maximiser(num_raw=0, num_raw_per_dim=16)
+    assert m.raw(3) == 48 and parts.Maximiser().raw(3) == 512
+    arms = jnp.asarray([[0.1], [0.9], [0.5]])
+    index, value = m.arms(lambda x: -((x[0] - 0.6) ** 2), arms)
+    assert int(index) == 2 and float(value) == pytest.approx(-0.01)
+    x, v = parts.Maximiser(num_raw=32, num_starts=2, steps=10).box(
+        lambda x: -jnp.sum((x - 0.3) ** 2), jax.random.key(0), 2
+    )
+    np.testing.assert_allclose(x, [0.3, 0.3], atol=0.05)  # 10 Adam steps from the best raw points
+    assert float(v) > -0.01
+
+
+def test_a_users_acquisition_brings_its_own_q_point_form():
+    class Mean(acquisitions.Acquisition):
+        def build(self, key, post, buffer, params, step, dim):
+            return lambda x: acquisitions.posterior_mean(post, x)
+
+    with pytest.raises(ValueError, match="no q-point form of Mean"):
+        jbo.algorithms.GPBO(acquisition=Mean(), batching=parts.JointMC(size=2))
+
+    class JointMean(Mean):
+        def joint(self, key, post, buffer, params, step, q, num_samples):
+            return lambda X: jnp.sum(jax.vmap(lambda x: acquisitions.posterior_mean(post, x))(X))
+
+    alg = jbo.algorithms.GPBO(acquisition=JointMean(), batching=parts.JointMC(size=2), num_initial=3)
+    assert alg.batching.size == 2
