@@ -543,7 +543,7 @@ def test_round_robin_order_and_switch_at_the_exploration_budget(paper_run):
     env, tr = paper_run
     active = np.asarray(tr.metrics["active"][0, 0])
     sets = np.asarray(tr.actions.set[0, 0])
-    explore = np.asarray(tr.info["explore"][0, 0])
+    explore = np.asarray(tr.info.explore[0, 0])
     cost = np.asarray(tr.metrics["cost"][0, 0])
     bo = np.arange(len(sets)) >= 5
     spent_before = np.concatenate([[0.0], np.cumsum(cost)[:-1]])
@@ -727,9 +727,9 @@ def test_noise_free_hartmann_cheap_commits_to_the_valid_subset():
         alg, [env], key=jax.random.key(0), num_steps=800, num_seeds=1, budget=100.0, free_initial=True, sequential=True
     )
     active = np.asarray(tr.metrics["active"][0, 0]) & (np.arange(800) >= 5)
-    explore = np.asarray(tr.info["explore"][0, 0])
+    explore = np.asarray(tr.info.explore[0, 0])
     sets = np.asarray(tr.actions.set[0, 0])
-    S1 = np.asarray(tr.info["S1"][0, 0])
+    S1 = np.asarray(tr.info.S1[0, 0])
     first = np.nonzero(active & ~explore)[0][0]
     assert S1[first, 4] and S1[first, 6]
     exploit = active & ~explore
@@ -778,7 +778,7 @@ def test_ei_naive_plays_argmax_ei_per_estimated_cost():
     env = P.CVSProblem("plant", "cheap", 0.04)
     alg = A.CVS(method="ei_naive", num_ei_paths=8, num_features=256, **TINY)
     tr = _budget_run(alg, env, 4.0, 12)
-    ei, sets = np.asarray(tr.info["gU"][0, 0]), np.asarray(tr.actions.set[0, 0])
+    ei, sets = np.asarray(tr.info.gU[0, 0]), np.asarray(tr.actions.set[0, 0])
     cost, active = np.asarray(tr.metrics["cost"][0, 0]), np.asarray(tr.metrics["active"][0, 0])
     assert np.all(np.isfinite(np.asarray(tr.metrics["value"]))) and np.all(ei[5:][active[5:]] >= 0)
     counts, sums = np.zeros(ei.shape[1]), np.zeros(ei.shape[1])

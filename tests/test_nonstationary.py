@@ -278,7 +278,7 @@ def test_stationary_instance_keeps_the_maximiser_and_its_regret_flattens():
         ns.RPERP(horizon=T, restart=False), env, key=KEY, num_steps=T, num_seeds=8, params=ns.RPERPParams(C=0.0)
     )
     assert np.asarray(tr.final_state.active)[:, int(np.argmax(vals[0]))].all()
-    n_active = np.asarray(tr.info["num_active"])
+    n_active = np.asarray(tr.info.num_active)
     assert np.all(np.diff(n_active, axis=1) <= 0) and n_active[:, -1].max() < 50  # of 225
     r = np.asarray(tr.metrics["regret"])
     assert r[:, -100:].mean() < 0.15 * r[:, : ns.batch_sizes(T)[0]].mean()
@@ -290,7 +290,7 @@ def test_rperp_restarts_reset_the_active_set_and_permute_false_queries_in_select
     env = pn.kernel_drift(1, "matern52", horizon=T, grid_size=12)
     p = ns.RPERPParams(C=0.1)
     tr = jbo.run(ns.RPERP(horizon=T, restart_interval=H, kernel="matern52"), env, key=KEY, num_steps=T, params=p)
-    n = np.asarray(tr.info["num_active"])
+    n = np.asarray(tr.info.num_active)
     for a in range(0, T, H):
         assert n[a] == 144 and np.all(np.diff(n[a : a + H]) <= 0)
     assert n.min() < 144  # something was eliminated
@@ -336,7 +336,7 @@ def test_ucb_baselines_equal_numpy_gp_ucb(kind, every):
         alg = ns.SWGPUCB(horizon=T, window=every, refactor=kind == "refactor")
         visible = lambda t: np.arange(max(0, t - every), t)  # noqa: E731
     tr = jbo.run(alg, env, key=KEY, num_steps=T)
-    a, b = np.asarray(tr.actions), float(tr.info["beta_half"][0])
+    a, b = np.asarray(tr.actions), float(tr.info.beta_half[0])
     ys = np.asarray(tr.observations)
     np.testing.assert_array_equal(a, _replay_ucb(pn.grid(10), "se", a, ys, 0.01, b, visible))
     n = alg.restart_interval if kind == "restart" else every
@@ -408,8 +408,8 @@ def test_run_instances_equals_one_run_per_seed():
     for s in range(3):
         one = jbo.run(algs[s], envs[s], key=keys[s], num_steps=T, params=p)
         np.testing.assert_allclose(metrics["cumulative_regret"][s], one.metrics["cumulative_regret"], atol=1e-10)
-        np.testing.assert_array_equal(info["num_active"][s], one.info["num_active"])
-    assert not np.array_equal(info["num_active"][0], info["num_active"][1])  # the grouped seeds' sets differ
+        np.testing.assert_array_equal(info.num_active[s], one.info.num_active)
+    assert not np.array_equal(info.num_active[0], info.num_active[1])  # the grouped seeds' sets differ
 
 
 # ---------------------------------------------------------------- bad input

@@ -253,7 +253,7 @@ def test_uhe_bo_pairs_rewards_and_exp3_bookkeeping_match_a_hand_replay():
     T = 4 + 14  # the engine's segments hold 16, then 18 rows
     tr = jbo.run_seeds(alg, prob, key=jax.random.key(2), num_steps=T, num_seeds=3)
     for s in range(3):
-        _hand_exp3({k: v[s] for k, v in tr.info.items()}, tr.observations[s], 4, T)
+        _hand_exp3({k: v[s] for k, v in tr.info._asdict().items()}, tr.observations[s], 4, T)
     assert np.all(np.isfinite(np.asarray(tr.metrics["simple_regret"])))
     # vmapped == looped, and the same key gives the same trace (test 7)
     one = jbo.run(alg, prob, key=jax.random.split(jax.random.key(2), 3)[1], num_steps=T)
@@ -286,7 +286,7 @@ def test_bucket_step_runs_equal_the_whole_buffer():
     fine = jbo.run(uhe.UHE(growth=fine_growth, **TINY), prob, key=key, num_steps=24)
     whole = jbo.run(uhe.UHE(growth=jbo.data.WHOLE, **TINY), prob, key=key, num_steps=24)
     np.testing.assert_allclose(np.asarray(fine.actions), np.asarray(whole.actions), rtol=1e-6, atol=1e-8)
-    np.testing.assert_array_equal(np.asarray(fine.info["arm"]), np.asarray(whole.info["arm"]))
+    np.testing.assert_array_equal(np.asarray(fine.info.arm), np.asarray(whole.info.arm))
 
 
 def test_exp3_two_step_hand_example():
@@ -309,8 +309,8 @@ def test_exp3_two_step_hand_example():
 def test_ra_bo_alternates_random_and_bo_steps():
     alg = uhe.UHE(method="ra_bo", **TINY)
     tr = jbo.run(alg, jbo.problems.get("branin"), key=jax.random.key(4), num_steps=4 + 6)
-    np.testing.assert_array_equal(np.asarray(tr.info["random"])[4:], [True, False] * 3)
-    assert np.all(np.asarray(tr.info["p_random"])[4:] == 1.0)
+    np.testing.assert_array_equal(np.asarray(tr.info.random)[4:], [True, False] * 3)
+    assert np.all(np.asarray(tr.info.p_random)[4:] == 1.0)
 
 
 def _numpy_noise_loss(x, y, ls, outputscale, noise):
@@ -360,11 +360,11 @@ def test_noise_refit_changes_only_the_posterior_noise_of_the_first_bo_step():
     key = jax.random.key(6)
     base = jbo.run(uhe.UHE(**TINY), prob, key=key, num_steps=4 + 2)
     refit = jbo.run(uhe.UHE(noise_refit=True, **TINY), prob, key=key, num_steps=4 + 2)
-    s = 4 if not bool(base.info["random"][4]) else 5  # the first BO step
+    s = 4 if not bool(base.info.random[4]) else 5  # the first BO step
     np.testing.assert_array_equal(np.asarray(refit.actions[:s]), np.asarray(base.actions[:s]))
-    np.testing.assert_array_equal(np.asarray(refit.info["lengthscale"][s]), np.asarray(base.info["lengthscale"][s]))
-    assert float(refit.info["outputscale"][s]) == float(base.info["outputscale"][s])
-    assert float(refit.info["noise"][s]) != float(base.info["noise"][s])
+    np.testing.assert_array_equal(np.asarray(refit.info.lengthscale[s]), np.asarray(base.info.lengthscale[s]))
+    assert float(refit.info.outputscale[s]) == float(base.info.outputscale[s])
+    assert float(refit.info.noise[s]) != float(base.info.noise[s])
     for method in ("map", "mcmc", "a_gp_ucb", "wdf", "portfolio", "random_exp3"):
         with pytest.raises(ValueError, match="noise_refit"):
             uhe.UHE(method=method, noise_refit=True)

@@ -177,7 +177,7 @@ def main():
                         fh,
                     )
                 R = metrics["cumulative_regret"]
-                act = info.get("num_active")
+                act = getattr(info, "num_active", None)
                 for s in range(S):
                     rec = {
                         "kernel": kernel,

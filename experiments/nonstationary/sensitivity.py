@@ -161,8 +161,8 @@ def run_seed(kernel, s, T, grid, key, fh):
             np.asarray(tr.metrics["cumulative_regret"][p, 0]),
             C=st["C"],
             lam=st["lam"],
-            active=np.asarray(tr.info["num_active"][p, 0]),
-            beta=float(tr.info["beta_half"][p, 0, -1]),
+            active=np.asarray(tr.info.num_active[p, 0]),
+            beta=float(tr.info.beta_half[p, 0, -1]),
         )
     t_rperp = time.perf_counter() - t0
     log(

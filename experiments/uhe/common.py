@@ -120,7 +120,7 @@ def run_one(name: str, prob_name: str, budget: int, seeds: int, quick: bool, key
         method=name, problem=prob_name, seeds=seeds, steps=T, compile_s=t1 - t0, run_s=t2 - t1, load=os.getloadavg()[0]
     )
     print(json.dumps(timing), file=log, flush=True)
-    info = {k: np.asarray(v) for k, v in tr.info.items()}
+    info = {k: np.asarray(v) for k, v in getattr(tr.info, "_asdict", lambda: tr.info)().items()}
     best = np.asarray(tr.metrics["best_value"])
     sr = np.asarray(tr.metrics.get("simple_regret", np.full_like(best, np.nan)))
     rows = trace_rows(name, prob_name, alg.num_initial, prob.dim, sr, best, info)

@@ -167,7 +167,7 @@ def measure(prob, algs: list[uhe.UHE], sizes: list[int], seeds: int) -> list[dic
             for i, d in enumerate(("bo", "iid")):
                 part = slice(i * seeds, (i + 1) * seeds)
                 rows += rows_of(ls[part], outs[part], noise[part], n, d, name)
-        info = {k: np.asarray(tr.info[k][:, n]) for k in ("lengthscale", "outputscale", "noise", "random")}
+        info = {k: np.asarray(getattr(tr.info, k)[:, n]) for k in ("lengthscale", "outputscale", "noise", "random")}
         points = n - info["random"].astype(int)  # a random step keeps the fit on n - 1 points
         rows += rows_of(info["lengthscale"], info["outputscale"], info["noise"], n, "bo", "pseudo_in_run", points)
         print(f"n = {n}: fits {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)

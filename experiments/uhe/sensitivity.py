@@ -146,7 +146,7 @@ def final_rows(variant, problem, method, tr, n0) -> list[dict]:
     sr = np.asarray(tr.metrics["simple_regret"])
     budget = sr.shape[-1] - n0
     sr = sr[:, -1]
-    info = {k: np.asarray(v)[:, -1] for k, v in tr.info.items()}
+    info = {k: np.asarray(v)[:, -1] for k, v in getattr(tr.info, "_asdict", lambda: tr.info)().items()}
     rows = []
     for s in range(sr.shape[0]):
         row = dict(variant=variant, budget=budget, problem=problem, method=method, seed=s, simple_regret=sr[s])

@@ -301,6 +301,21 @@ class CVSParams(NamedTuple):
     }
 
 
+class CVSInfo(NamedTuple):
+    """What a uCVS method records at every step (Trace.info)."""
+
+    explore: jax.Array  # bool: the step was in uCVS's exploration phase
+    alpha: jax.Array  # the step's alpha_t (UCB-CVS: eps_t)
+    S1: jax.Array  # (m,) bool: the feasible sets (UCB-CVS: the candidates)
+    gU: jax.Array  # (m,) each set's maximum expected UCB (-inf: not computed; EI-naive: its EI)
+    gL: jax.Array  # the largest expected LCB over sets and values
+    lcb_bar: jax.Array  # the intersected lower bound
+    ucb_bar: jax.Array  # (m,) the intersected upper bounds
+    lengthscale: jax.Array  # (d,) the step's lengthscales
+    outputscale: jax.Array  # the step's signal variance
+    nonfinite_model: jax.Array  # bool: the hyper-parameters were not finite (jbo.checks)
+
+
 class CVSState(NamedTuple):
     buffer: data.Buffer
     post: gp.Posterior  # the posterior under the initial (fixed) hyper-parameters, extended by rank-1 appends
@@ -446,19 +461,19 @@ class CVS(Algorithm):
             plays=state.plays + bo.astype(jnp.int32),
         )
 
-    def info(self, state: CVSState, params) -> dict:
-        return {
-            "explore": state.explore,
-            "alpha": state.alpha,
-            "S1": state.S1,
-            "gU": state.gU,
-            "gL": state.gL,
-            "lcb_bar": state.lcb_bar,
-            "ucb_bar": state.ucb_bar,
-            "lengthscale": jnp.exp(state.hyp.log_lengthscale),
-            "outputscale": jnp.exp(state.hyp.log_outputscale),
-            "nonfinite_model": ~checks.all_finite(state.hyp),
-        }
+    def info(self, state: CVSState, params) -> CVSInfo:
+        return CVSInfo(
+            explore=state.explore,
+            alpha=state.alpha,
+            S1=state.S1,
+            gU=state.gU,
+            gL=state.gL,
+            lcb_bar=state.lcb_bar,
+            ucb_bar=state.ucb_bar,
+            lengthscale=jnp.exp(state.hyp.log_lengthscale),
+            outputscale=jnp.exp(state.hyp.log_outputscale),
+            nonfinite_model=~checks.all_finite(state.hyp),
+        )
 
     # -------------------------------------------------------------- pieces
     def _refits(self) -> bool:
@@ -664,6 +679,7 @@ def naive_cost(state: CVSState, t):
 
 __all__ = [
     "CVS",
+    "CVSInfo",
     "CVSParams",
     "CVSState",
     "METHODS",

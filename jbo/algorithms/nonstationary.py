@@ -62,7 +62,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jbo import data, gp, kernels
-from jbo.engine import Algorithm, Spec, Step
+from jbo.protocols import Algorithm, Spec, Step
 from jbo.spaces import FiniteArms
 
 KERNELS = ("se", "matern52")
@@ -458,6 +458,19 @@ class RPERPParams(NamedTuple):
     }
 
 
+class RPERPInfo(NamedTuple):
+    """What R-PERP records at every step (Trace.info)."""
+
+    num_active: jax.Array  # int: arms still active in the current batch's elimination
+    beta_half: jax.Array  # the confidence width beta^{1/2}
+
+
+class UCBInfo(NamedTuple):
+    """What R-GP-UCB and SW-GP-UCB record at every step (Trace.info)."""
+
+    beta_half: jax.Array  # the confidence width beta^{1/2}
+
+
 class RPERPState(NamedTuple):
     active: jax.Array  # (K,) bool: potential maximisers X_j
     chol: Cholesky  # the current batch's picks S_j (selection order), over the compacted arms (active first)
@@ -556,8 +569,8 @@ class RPERP(Algorithm):
 
         return jax.lax.cond(jnp.asarray(s.do_update)[t], update, lambda st: st, state)
 
-    def info(self, state: RPERPState, params) -> dict:
-        return {"num_active": jnp.sum(state.active), "beta_half": state.beta_half}
+    def info(self, state: RPERPState, params) -> RPERPInfo:
+        return RPERPInfo(num_active=jnp.sum(state.active), beta_half=state.beta_half)
 
 
 # ---------------------------------------------------------------- GP-UCB baselines
@@ -649,8 +662,8 @@ class RGPUCB(Algorithm):
         chol, v, d = cholesky_add(state.chol, state.count, action, col, params.lam)
         return state._replace(chol=chol, mean=state.mean + v * resid / d, count=state.count + 1)
 
-    def info(self, state, params) -> dict:
-        return {"beta_half": state.beta_half}
+    def info(self, state, params) -> UCBInfo:
+        return UCBInfo(beta_half=state.beta_half)
 
 
 class WindowFactor(NamedTuple):
@@ -778,15 +791,17 @@ class SWGPUCB(Algorithm):
         col = kernel_column(self.kernel, params.lengthscale, state.arms, action)
         return state._replace(memory=window_append(f, action, col, observation, params.lam))
 
-    def info(self, state, params) -> dict:
-        return {"beta_half": state.beta_half}
+    def info(self, state, params) -> UCBInfo:
+        return UCBInfo(beta_half=state.beta_half)
 
 
 __all__ = [
     "KERNELS",
     "PRESETS",
     "RPERP",
+    "RPERPInfo",
     "RPERPParams",
+    "UCBInfo",
     "RPERPState",
     "RGPUCB",
     "SWGPUCB",

@@ -292,6 +292,21 @@ class UHEParams(NamedTuple):
     DOMAIN = {"beta": "[0, inf)", "wdf_threshold": "[0, inf)", "agp_power": "(0, inf)"}
 
 
+class UHEInfo(NamedTuple):
+    """What a UHE method records at every step (Trace.info)."""
+
+    lengthscale: jax.Array  # (d,) the lengthscales of the last BO step's posterior
+    outputscale: jax.Array  # its signal variance
+    noise: jax.Array  # its noise variance
+    arm: jax.Array  # int32: the pair's (or step's) arm, 0 = random first
+    p_random: jax.Array  # the probability the arm "random first" was drawn with
+    gamma: jax.Array  # EXP3's exploration rate of the draw
+    reward: jax.Array  # the last scaled reward (0 before the first)
+    random: jax.Array  # bool: the step's point was uniform random
+    scale: jax.Array  # A-GP-UCB g(t) / W&dF lengthscale scaling of the last step (1 otherwise)
+    nonfinite_model: jax.Array  # bool: the hyper-parameters were not finite (jbo.checks)
+
+
 class UHEState(NamedTuple):
     buffer: data.Buffer
     theta: gp.GPParams  # hyper-parameters of the last BO step's posterior (info; kept at a random step)
@@ -548,20 +563,20 @@ class UHE(Algorithm):
             return jax.lax.cond(step.initial, lambda s: s, reward_step, state)
         return state
 
-    def info(self, state: UHEState, params) -> dict:
+    def info(self, state: UHEState, params) -> UHEInfo:
         p = state.theta
-        return {
-            "lengthscale": jnp.exp(p.log_lengthscale),
-            "outputscale": jnp.exp(p.log_outputscale),
-            "noise": self.model.noise(p),
-            "arm": state.arm,
-            "p_random": state.probs[0],
-            "gamma": state.gamma,
-            "reward": state.reward,
-            "random": state.random,
-            "scale": state.scale,
-            "nonfinite_model": ~checks.all_finite(p),
-        }
+        return UHEInfo(
+            lengthscale=jnp.exp(p.log_lengthscale),
+            outputscale=jnp.exp(p.log_outputscale),
+            noise=self.model.noise(p),
+            arm=state.arm,
+            p_random=state.probs[0],
+            gamma=state.gamma,
+            reward=state.reward,
+            random=state.random,
+            scale=state.scale,
+            nonfinite_model=~checks.all_finite(p),
+        )
 
 
 def buf_grow(buf: data.Buffer) -> data.Buffer:
@@ -613,6 +628,7 @@ __all__ = [
     "METHODS",
     "NAMES",
     "UHE",
+    "UHEInfo",
     "UHEParams",
     "UHEState",
     "UHERandom",
