@@ -133,7 +133,7 @@ def test_kernel_radius_and_ball_projection():
 
 
 # ---------------------------------------------------------------- algorithms in the engine
-SMALL = dict(candidates_per_dim=64, num_starts=3, opt_steps=10)
+SMALL = dict(maximiser=jbo.parts.Maximiser(num_raw_per_dim=64, num_starts=3, steps=10, screen_data=True))
 PROBLEM = jbo.problems.get("branin")
 
 

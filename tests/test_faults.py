@@ -36,9 +36,7 @@ def test_a_nan_kernel_is_named_with_its_first_step():
     assert ("model", 4, ()) in err.value.problems and err.value.trace.metrics["value"].shape == (10,)
     with pytest.warns(RuntimeWarning, match="model"):
         trace = jbo.run(alg, BRANIN, key=1, num_steps=10, on_nonfinite="warn")
-    assert (
-        np.asarray(trace.info.nonfinite_model)[4:].all() and not np.asarray(trace.info.nonfinite_model)[:4].any()
-    )
+    assert np.asarray(trace.info.nonfinite_model)[4:].all() and not np.asarray(trace.info.nonfinite_model)[:4].any()
 
 
 def test_a_nan_acquisition_names_the_seed_and_a_vector_one_is_refused_when_built():

@@ -24,7 +24,7 @@ SMALL = {
     **{n: GP_SMALL for n in ("gp_ucb", "gp_ei", "gp_log_ei", "gp_pi", "gp_mean", "gp_std")},
     "gp_ts": dict(GP_SMALL, acquisition=acquisitions.Thompson(num_features=64)),
     **{
-        n: dict(num_initial=3, candidates_per_dim=8, num_starts=2, opt_steps=2)
+        n: dict(num_initial=3, maximiser=parts.Maximiser(num_raw_per_dim=8, num_starts=2, steps=2, screen_data=True))
         for n in ("boke", "boke_plus", "kr_ucb", "density_exploration")
     },
     **{

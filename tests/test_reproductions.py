@@ -82,7 +82,7 @@ def test_density_exploration_fills_space_faster_than_uniform_at_d4():
 
     prob = jbo.problems.from_function(lambda x: 0.0 * jnp.sum(x), np.stack([np.zeros(d), np.ones(d)]))
     key = jax.random.key(d)
-    de = boke.DensityExploration(candidates_per_dim=128, num_starts=10, opt_steps=50)
+    de = boke.DensityExploration(maximiser=dataclasses.replace(boke.KR_MAXIMISER, num_raw_per_dim=128))
     f_de = np.array([float(fill(p)) for p in jbo.run_seeds(de, prob, key=key, num_steps=T, num_seeds=seeds).actions])
     uniform = jbo.algorithms.RandomSearch(num_initial=1)
     f_un = np.array(

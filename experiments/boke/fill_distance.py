@@ -19,6 +19,7 @@ paired verdicts of experiments/verdicts/boke.py).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import sys
 import time
@@ -66,7 +67,7 @@ def main():
     name_out = "fig3_fill_distance" + (f"_{args.tag}" if args.tag else "")
     header(f"BOKE Fig 3: fill distance, {seeds} seeds, t <= {T}, d in {args.dims}")
     ts = np.unique(np.round(np.geomspace(1, T, 16)).astype(int))
-    opt = dict(candidates_per_dim=128, num_starts=10, opt_steps=50)
+    opt = dict(maximiser=dataclasses.replace(boke.KR_MAXIMISER, num_raw_per_dim=128))
     rows, per_seed = [], []
     for d in args.dims:
         prob = jbo.problems.from_function(lambda x: 0.0 * jnp.sum(x), np.stack([np.zeros(d), np.ones(d)]))

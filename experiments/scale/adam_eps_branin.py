@@ -40,7 +40,11 @@ def one(path: str, old: bool):
         maximiser=jbo.parts.Maximiser(num_raw=64, num_starts=4, steps=10),
     )
     algs = {n: jbo.algorithms.get(n, **small) for n in ("gp_ucb", "gp_ei", "gp_ts", "gp_mean")}
-    algs["boke"] = jbo.algorithms.get("boke", num_initial=3, candidates_per_dim=64, num_starts=4, opt_steps=10)
+    algs["boke"] = jbo.algorithms.get(
+        "boke",
+        num_initial=3,
+        maximiser=jbo.parts.Maximiser(num_raw_per_dim=64, num_starts=4, steps=10, screen_data=True),
+    )
     out = {}
     for n, a in algs.items():
         tr = jbo.run_seeds(a, prob, key=jax.random.key(1), num_steps=12, num_seeds=4)

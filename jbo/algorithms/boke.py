@@ -22,7 +22,7 @@ Decisions where the paper is silent (spec section 9; also on the docs page docs/
   * BOKE+ p = 0.5 (D8). KR-UCB: C = sqrt(2) varsigma, tau = e^(-1/2) (rho = h_t), alpha = 0.5 (D10).
   * Inner optimiser (D9): 1024 d uniform candidates + the data, top 10 starts, 50 iterations. The
     paper used L-BFGS-B; we default to projected Adam with a cosine-decayed step (every committed
-    result uses it; jbo's bounded projected L-BFGS is opt_method="lbfgs"). Adam's steps do not scale
+    result uses it; jbo's bounded projected L-BFGS is maximiser=Maximiser(method="lbfgs", ...)). Adam's steps do not scale
     with the gradient, so the huge gradients of W^(-1/2) in empty corners are harmless.
   * log W^(-1/2) is capped at LOG_CAP = 300; where a compact kernel covers nothing (W = 0) it is
     LOG_CAP + d(x, X_t), so ties break towards the point farthest from the data (D19).
@@ -137,14 +137,16 @@ def ikr_ucb(x, buffer: data.Buffer, h, beta, q=1.0, kernel: str = "gaussian"):
     return m + q * jnp.sqrt(beta) * jnp.exp(log_sigma(x, buffer, h, kernel, log_w))
 
 
-def _check_common(kernel, bandwidth_rule, num_initial, opt_method):
+def _check_common(kernel, bandwidth_rule, num_initial):
     regression.check_kernel(kernel)
     if bandwidth_rule not in ("scott", "scott_data"):
         raise ValueError(f"unknown bandwidth_rule {bandwidth_rule!r}; choose 'scott' or 'scott_data'")
     if num_initial < 1:
         raise ValueError("kernel-regression BO needs num_initial >= 1")
-    if opt_method not in ("adam", "lbfgs"):
-        raise ValueError(f"unknown opt_method {opt_method!r}; choose 'adam' or 'lbfgs'")
+
+
+#: D9: 1024 d uniform candidates + every observed point, the best 10 refined by 50 projected-Adam steps.
+KR_MAXIMISER = parts.Maximiser(num_raw_per_dim=1024, num_starts=10, steps=50, method="adam", screen_data=True)
 
 
 class _KernelBO(Algorithm):
@@ -153,16 +155,15 @@ class _KernelBO(Algorithm):
     num_initial: int = eqx.field(static=True, default=5)
     kernel: str = eqx.field(static=True, default="gaussian")
     bandwidth_rule: str = eqx.field(static=True, default="scott")
-    candidates_per_dim: int = eqx.field(static=True, default=1024)
-    num_starts: int = eqx.field(static=True, default=10)
-    opt_steps: int = eqx.field(static=True, default=50)
-    opt_method: str = eqx.field(static=True, default="adam")
+    maximiser: parts.Maximiser = eqx.field(static=True, default=KR_MAXIMISER)  # D9; its raw(d) also sizes KR-UCB's ball
     # how the buffer grows with the data (engine segments); the default keeps the whole buffer from the
     # first step, as the committed results ran (the same picks with data.Growth(), tested)
     growth: data.Growth = eqx.field(static=True, default=data.WHOLE)
 
     def __check_init__(self):
-        _check_common(self.kernel, self.bandwidth_rule, self.num_initial, self.opt_method)
+        _check_common(self.kernel, self.bandwidth_rule, self.num_initial)
+        if not isinstance(self.maximiser, parts.Maximiser):
+            raise ValueError(f"maximiser must be a jbo.parts.Maximiser, got {self.maximiser!r}")
         if not isinstance(self.growth, data.Growth):
             raise ValueError(f"growth must be a jbo.data.Growth, got {self.growth!r}")
 
@@ -173,11 +174,11 @@ class _KernelBO(Algorithm):
         return state._replace(buffer=data.append(state.buffer, action, observation))
 
     def _maximize(self, fn, key, buffer: data.Buffer, **kw):
-        d = buffer.x.shape[1]
-        kw.setdefault("candidates", buffer.x)
-        kw.setdefault("candidate_mask", buffer.mask)
-        num_raw = kw.pop("num_raw", self.candidates_per_dim * d)
-        return optimize.maximize(fn, key, d, num_raw, self.num_starts, self.opt_steps, self.opt_method, **kw)[0]
+        d, m = buffer.x.shape[1], self.maximiser
+        if "candidates" not in kw:
+            kw["candidates"], kw["candidate_mask"] = m.screened(buffer)
+        num_raw = kw.pop("num_raw", m.raw(d))
+        return optimize.maximize(fn, key, d, num_raw, m.num_starts, m.steps, m.method, **kw)[0]
 
 
 class BOKE(_KernelBO):
@@ -271,7 +272,7 @@ class KRUCB(_KernelBO):
 
         def widened():  # uniform candidates in the ball around the best arm, clipped to the box
             d = buf.x.shape[1]
-            num = self.candidates_per_dim * d
+            num = self.maximiser.raw(d)
             k_dir, k_rad = jax.random.split(k_ball)
             z = jax.random.normal(k_dir, (num, d))
             z = z / jnp.linalg.norm(z, axis=1, keepdims=True) * jax.random.uniform(k_rad, (num, 1)) ** (1.0 / d)
