@@ -18,7 +18,16 @@ from jbo.algorithms import (
     sbo,
     uhe,  # noqa: E402,F401  (UHE-BO paper)
 )
-from jbo.algorithms.gp_bo import GPBO, GPBOParams, GPBOState, Hypers, HypersParams, RandomSearch, srinivas_beta
+from jbo.algorithms.gp_bo import (
+    GPBO,
+    GPBOInfo,
+    GPBOParams,
+    GPBOState,
+    Hypers,
+    HypersParams,
+    RandomSearch,
+    srinivas_beta,
+)
 
 
 def _gp(acquisition):
@@ -151,6 +160,7 @@ __all__ = [
     "nonstationary",
     "sbo",
     "GPBO",
+    "GPBOInfo",
     "GPBOParams",
     "GPBOState",
     "Hypers",
