@@ -1,4 +1,10 @@
-"""One verdict rule for reproductions: paired per-seed comparisons under common random numbers.
+"""Paired comparisons of methods over seeds: is A better than B, worse, comparable, or can we not say?
+
+For a study of your own, :func:`compare_methods` compares two methods of a study table
+(:func:`jbo.studies.run_study`: one row per method, problem, seed and step) and :func:`compare_all`
+compares every method with a baseline, one row per (problem, method); :func:`compare` takes the two
+methods' per-seed values directly. The how-to *Comparing your methods over seeds*
+(docs/how-to/compare.md) walks through one.
 
 Two methods run on the same seed keys share each seed's initial design, problem draw and noise
 (common random numbers, :mod:`jbo.studies`), so their final results pair by seed. A comparison of
@@ -16,20 +22,22 @@ example a negated accuracy). With ``alpha = 0.05``:
   log10(2), the two medians are within a factor of two of each other;
 * **inconclusive**: none of these: too few seeds or too much spread to say.
 
-A paper's claim is one or more such comparisons, each with the outcomes the paper's words assert,
-read through one table, :data:`PHRASES` (:func:`reading`): "beats" asserts ``better``, "competitive
-with" ``better`` or ``comparable``, "comparable to" or "on par with" ``comparable`` only. Where the
-paper claims a large, clear or significant advantage, ``better`` holds only when the interval also lies
-wholly beyond the comparable margin (an *effect size*; :func:`holds` with ``effect=True``). :func:`grade` turns them into the
+The sign test needs six paired seeds before p can fall below 0.05 (:func:`min_seeds`), so fewer are
+never "better" or "worse".
+
+**Grading paper reproductions.** jbo grades every claim of the papers it reproduces by this same
+rule (docs/papers/verdicts.md; the grading lives in experiments/verdicts/run.py and its per-paper
+modules, which read the committed result files). A paper's claim is one or more such comparisons,
+each with the outcomes the paper's words assert, read through one table, :data:`PHRASES`
+(:func:`reading`): "beats" asserts ``better``, "competitive with" ``better`` or ``comparable``,
+"comparable to" or "on par with" ``comparable`` only. Where the paper claims a large, clear or
+significant advantage, ``better`` holds only when the interval also lies wholly beyond the comparable
+margin (an *effect size*; :func:`holds` with ``effect=True``). :func:`grade` turns them into the
 claim's verdict: **reproduced** when every comparison has an asserted outcome, **partly** when some
 do, **not reproduced** when none do, and **not testable** when there is no paired evidence (one
-seed, or no runs). The sign test needs six paired seeds before p can fall below 0.05
-(:func:`min_seeds`), so fewer are never "better" or "worse": a comparison that asserts "better" on
-fewer seeds is **underpowered**, evidence neither way (:func:`holds`
-returns None), and a claim resting only on such comparisons is not testable at that seed count.
-
-Every paper page (docs/papers/) grades its claims by this rule; experiments/verdicts.py applies it
-to the committed result files.
+seed, or no runs). A comparison that asserts "better" on fewer than :func:`min_seeds` seeds is
+**underpowered**, evidence neither way (:func:`holds` returns None), and a claim resting only on such
+comparisons is not testable at that seed count.
 """
 
 from __future__ import annotations
@@ -146,6 +154,170 @@ def compare(
     return Comparison(
         sa.size, wins, losses, sa.size - wins - losses, p, float(np.median(d)), lo, hi, outcome, float(margin)
     )
+
+
+# ---------------------------------------------------------------- a study table
+TABLE_COLUMNS = ("method", "problem", "seed", "step")
+
+
+def _check_table(table, who: str, metric: str) -> None:
+    columns = getattr(table, "columns", None)
+    if columns is None:
+        raise ValueError(f"{who}: table must be a study table (a pandas DataFrame), got {type(table).__name__}")
+    missing = [c for c in TABLE_COLUMNS if c not in columns]
+    if missing:
+        raise ValueError(f"{who}: table lacks the column(s) {missing}; a study table has {list(TABLE_COLUMNS)}")
+    if metric not in columns:
+        raise ValueError(f"{who}: metric {metric!r} is not a column of the table; it has {sorted(map(str, columns))}")
+
+
+def _per_seed(table, method, problem, metric: str, step, who: str, argument: str):
+    """{seed: value} of one method on one problem: each seed's last step, or step `step`."""
+    rows = table[(table["method"] == method) & (table["problem"] == problem)]
+    if rows.empty:
+        runs = sorted(map(str, table.loc[table["method"] == method, "problem"].unique()))
+        raise ValueError(f"{who}: {argument}={method!r} has no rows on problem {problem!r}; it ran on {runs}")
+    if step is None:
+        rows = rows[rows["step"] == rows.groupby("seed")["step"].transform("max")]
+    else:
+        at = rows[rows["step"] == step]
+        if at.empty:
+            raise ValueError(
+                f"{who}: step={step!r}: {argument}={method!r} on {problem!r} has steps "
+                f"{rows['step'].min()} to {rows['step'].max()}"
+            )
+        rows = at
+    repeated = rows["seed"][rows["seed"].duplicated()].unique().tolist()
+    if repeated:
+        raise ValueError(
+            f"{who}: {argument}={method!r} on {problem!r} has more than one row for seed(s) {repeated[:5]} at one step "
+            "(a table concatenated twice, or two runs under one method label?)"
+        )
+    values = rows.set_index("seed")[metric].astype(float).sort_index()
+    bad = values.index[~np.isfinite(values.to_numpy())].tolist()
+    if bad:
+        raise ValueError(
+            f"{who}: metric {metric!r} of {argument}={method!r} on {problem!r} is not finite at seed(s) {bad[:5]} "
+            "(simple_regret is NaN where the problem's optimum is unknown)"
+        )
+    return values
+
+
+def _pair(table, a, b, problem, metric, step, who, names=("a", "b")):
+    """The per-seed values of methods a and b on one problem, paired by seed (a ValueError unless both
+    have the same seeds)."""
+    va = _per_seed(table, a, problem, metric, step, who, names[0])
+    vb = _per_seed(table, b, problem, metric, step, who, names[1])
+    if not va.index.equals(vb.index):
+        only_a = sorted(set(va.index) - set(vb.index))
+        only_b = sorted(set(vb.index) - set(va.index))
+        raise ValueError(
+            f"{who}: the seeds of {names[0]}={a!r} and {names[1]}={b!r} on {problem!r} do not pair: seeds only in "
+            f"{names[0]} {only_a[:10]}, only in {names[1]} {only_b[:10]} (compare methods run on the same seed keys)"
+        )
+    return va.to_numpy(), vb.to_numpy()
+
+
+def _methods(table) -> list:
+    return list(dict.fromkeys(table["method"]))
+
+
+def _problems(table) -> list:
+    return list(dict.fromkeys(table["problem"]))
+
+
+def compare_methods(
+    table,
+    a,
+    b,
+    *,
+    metric: str = "simple_regret",
+    step: int | None = None,
+    problem=None,
+    log: bool = True,
+    margin: float = MARGIN,
+    alpha: float = ALPHA,
+    floor: float = FLOOR,
+    num_resamples: int = RESAMPLES,
+    seed: int = 0,
+) -> Comparison:
+    """Method `a` against method `b` of a study table (:func:`jbo.studies.run_study`, or any table with
+    the columns method, problem, seed, step and `metric`), lower is better: the rule of the module
+    docstring on the two methods' values of `metric` paired by seed.
+
+    step: None compares each seed's last step; an int, the values at that step. problem: the problem
+    to compare on; it may be left out when the table holds one problem (:func:`compare_all` compares
+    on each problem). log=True compares log10 values (regrets, >= 0); for a higher-is-better metric
+    negate it and pass log=False with a margin in its own units. margin, alpha, floor, num_resamples
+    and seed are :func:`compare`'s.
+
+    A method, problem or metric that is not in the table, a step a method does not reach, non-finite
+    values, or seeds that do not pair (a seed one method has and the other lacks) are ValueErrors
+    naming the argument."""
+    who = "compare_methods"
+    _check_table(table, who, metric)
+    methods = _methods(table)
+    for argument, method in (("a", a), ("b", b)):
+        if method not in methods:
+            raise ValueError(f"{who}: {argument}={method!r} is not a method of the table; its methods are {methods}")
+    problems = _problems(table)
+    if problem is None:
+        if len(problems) != 1:
+            raise ValueError(
+                f"{who}: the table holds {len(problems)} problems {problems}: pass problem= one of them "
+                "(compare_all compares on each)"
+            )
+        problem = problems[0]
+    elif problem not in problems:
+        raise ValueError(f"{who}: problem={problem!r} is not a problem of the table; its problems are {problems}")
+    va, vb = _pair(table, a, b, problem, metric, step, who)
+    return compare(va, vb, log=log, alpha=alpha, margin=margin, floor=floor, num_resamples=num_resamples, seed=seed)
+
+
+def compare_all(
+    table,
+    baseline,
+    *,
+    metric: str = "simple_regret",
+    step: int | None = None,
+    log: bool = True,
+    margin: float = MARGIN,
+    alpha: float = ALPHA,
+    floor: float = FLOOR,
+    num_resamples: int = RESAMPLES,
+    seed: int = 0,
+):
+    """Every other method of a study table against `baseline`, on each problem the baseline ran on:
+    a pandas DataFrame with one row per (problem, method), in the table's order, and the columns
+    problem, method, baseline and the fields of :class:`Comparison` but the margin (n, wins, losses,
+    ties, p_value, median_diff, ci_low, ci_high, outcome), each row :func:`compare_methods` of that
+    method (as A) against the baseline (as B) with these keywords. A method that did not run on one of
+    the baseline's problems is left out of that problem's rows; a baseline that is not in the table is
+    a ValueError naming it."""
+    import pandas as pd
+
+    who = "compare_all"
+    _check_table(table, who, metric)
+    methods = _methods(table)
+    if baseline not in methods:
+        raise ValueError(f"{who}: baseline={baseline!r} is not a method of the table; its methods are {methods}")
+    rows = []
+    for problem in _problems(table):
+        here = _methods(table[table["problem"] == problem])
+        if baseline not in here:
+            continue
+        for method in here:
+            if method == baseline:
+                continue
+            va, vb = _pair(table, method, baseline, problem, metric, step, who, ("method", "baseline"))
+            c = compare(
+                va, vb, log=log, alpha=alpha, margin=margin, floor=floor, num_resamples=num_resamples, seed=seed
+            )
+            fields = c._asdict()
+            fields.pop("margin")
+            rows.append({"problem": problem, "method": method, "baseline": baseline, **fields})
+    columns = ["problem", "method", "baseline", *(f for f in Comparison._fields if f != "margin")]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def min_seeds(alpha: float = ALPHA) -> int:
