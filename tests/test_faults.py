@@ -57,7 +57,7 @@ def test_failed_evaluations_are_left_out_of_the_model_and_the_regrets():
     tr = jbo.run_seeds(UCB, prob, key=1, num_steps=14, num_seeds=3, on_nonfinite="ignore", keep_final_state=True)
     value = np.asarray(tr.metrics["value"])
     failed = ~np.isfinite(value)
-    assert failed.any() and np.array_equal(failed, np.asarray(tr.info["nonfinite_objective"]))
+    assert failed.any() and np.array_equal(failed, np.asarray(tr.flags["nonfinite_objective"]))
     np.testing.assert_array_equal(np.asarray(tr.final_state.buffer.count), (~failed).sum(1))
     best = np.maximum.accumulate(np.where(failed, -np.inf, value), axis=1)
     best = np.where(np.isfinite(best), best, np.nan)  # NaN until a seed's first finite evaluation

@@ -309,7 +309,9 @@ _SHARDED_GP = """
 import json
 import jax, numpy as np, jbo
 alg = jbo.algorithms.get("gp_ucb", **{opts!r})
-tr = jbo.run_seeds(alg, jbo.problems.get("branin"), jax.random.key({key}), {steps}, {seeds}, keep_final_state=False)
+tr = jbo.run_seeds(
+    alg, jbo.problems.get("branin"), key=jax.random.key({key}), num_steps={steps}, num_seeds={seeds}, keep_final_state=False
+)
 print("RESULT" + json.dumps({{"devices": len(jax.devices()), "on": len(tr.metrics["value"].sharding.device_set),
     "actions": np.asarray(tr.actions).tolist(), "value": np.asarray(tr.metrics["value"]).tolist(),
     "best_value": np.asarray(tr.metrics["best_value"]).tolist()}}))
