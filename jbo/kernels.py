@@ -229,6 +229,15 @@ class FourierFeatures(NamedTuple):
     outputscale: jax.Array
 
 
+def has_fourier_features(kernel) -> bool:
+    """Whether :func:`fourier_features` can draw features of this kernel: a named SE or Matern kernel,
+    or an object equal to one (RBF, Matern12/32/52 on every coordinate, possibly inside a Scale)."""
+    if isinstance(kernel, Kernel):
+        with jax.ensure_compile_time_eval():  # a handful of scalars: eager, no program
+            return kernel.fourier_spec(kernel.init_params(1)) is not None
+    return isinstance(kernel, str) and kernel in FOURIER
+
+
 def fourier_features(key, name: str, params: KernelParams, dim: int, num_features: int) -> FourierFeatures:
     """Draw an RFF approximation (Rahimi & Recht) of an SE or Matern kernel.
 

@@ -83,7 +83,7 @@ def expected_metrics(truth, actions, observations, num_initial, budget=None, fre
 
 def runs_of(trace, leading: int):
     """The single runs of a trace with `leading` run axes, as NumPy pytrees, with their index."""
-    host = jax.tree.map(np.asarray, (trace.actions, trace.observations, trace.metrics, trace.info))
+    host = jax.tree.map(np.asarray, (trace.actions, trace.observations, trace.metrics, trace.flags, trace.info))
     shape = np.shape(host[2]["value"])[:leading]
     for index in np.ndindex(*shape):
         yield index, jax.tree.map(lambda a: a[index], host)
@@ -91,7 +91,7 @@ def runs_of(trace, leading: int):
 
 def check_run(run, truth, num_initial, budget=None, free_initial=False, fixed_optimum=True):
     """Every metric of one run against expected_metrics; inactive steps record nothing."""
-    actions, observations, metrics, info = run
+    actions, observations, metrics, flags, _ = run
     want = expected_metrics(truth, actions, observations, num_initial, budget, free_initial, fixed_optimum)
     names = set(VOCABULARY)
     assert names <= set(metrics) and "optimal_value" not in metrics  # the optimum becomes the regrets
@@ -105,7 +105,7 @@ def check_run(run, truth, num_initial, budget=None, free_initial=False, fixed_op
     told = np.ones_like(idle)
     for leaf in jax.tree.leaves(observations):
         told &= np.all(np.isfinite(leaf.reshape(len(idle), -1)), axis=1)
-    np.testing.assert_array_equal(info["nonfinite_objective"], ~told & ~idle)
+    np.testing.assert_array_equal(flags["nonfinite_objective"], ~told & ~idle)
     return want
 
 
@@ -278,7 +278,7 @@ def test_control_sets_costs_per_query_budget_and_expected_values():
             return value, f_plus, observation.cost
 
         want = check_run(run, truth, 3, budget, free_initial=True, fixed_optimum=False)
-        actions, observations, metrics, _ = run
+        actions, observations, metrics, _, _ = run
         active = want["active"]
         sets, costs = actions.set[active], observations.cost[active]
         np.testing.assert_array_equal(metrics["set"][active], sets)
@@ -346,7 +346,7 @@ def test_gp_sweep_segments_budget_failed_evaluations_and_frozen_state():
     state = jax.tree.map(np.asarray, trace.final_state.buffer)
     for index, run in runs_of(trace, 2):
         want = check_run(run, FAILING_TRUTH, 3, budget, free_initial=True)
-        actions, observations, _, info = run
+        actions, observations, _, _, info = run
         active = want["active"]
         assert active.sum() == 3 + budget and active[: 3 + int(budget)].all()
         # frozen state: the buffer holds exactly the active steps' finite observations (failed

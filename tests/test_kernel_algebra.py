@@ -342,3 +342,12 @@ def test_gp_ucb_with_a_composite_kernel_runs():
     alg = jbo.algorithms.GPBO(model=model, num_initial=4)
     trace = jbo.run_seeds(alg, jbo.problems.get("branin"), key=jax.random.key(0), num_steps=12, num_seeds=8)
     _check_run(trace, model)
+
+
+def test_thompson_gp_bo_takes_the_kernel_objects_that_have_fourier_features():
+    assert K.has_fourier_features("se") and K.has_fourier_features(2.0 * K.RBF())
+    assert not K.has_fourier_features(K.Periodic()) and not K.has_fourier_features("rq")
+    assert not K.has_fourier_features(K.Matern52() + K.Periodic())
+    jbo.algorithms.GPBO(acquisition="ts", model=gp.GPModel(kernel=K.Matern52()))  # builds
+    with pytest.raises(ValueError, match="Fourier"):
+        jbo.algorithms.GPBO(acquisition="ts", model=gp.GPModel(kernel=K.Matern52() + K.Periodic()))

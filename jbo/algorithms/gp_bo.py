@@ -144,7 +144,7 @@ class GPBO(Algorithm):
         self.capacity, self.num_initial = capacity, num_initial
 
     def __check_init__(self):
-        if isinstance(self.acquisition, acquisitions.Thompson) and self.model.kernel not in kernels.FOURIER:
+        if isinstance(self.acquisition, acquisitions.Thompson) and not kernels.has_fourier_features(self.model.kernel):
             raise ValueError(
                 f"Thompson sampling needs random Fourier features, which exist for {kernels.FOURIER}; "
                 f"got the kernel {checks.model_note(self)[len(' (kernel ') : -1]}"
