@@ -97,11 +97,11 @@ def test_full_set_dominates_every_subset(method):
     masks = jnp.asarray([[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0], [1, 1, 1, 1]], bool)
     R = jnp.asarray(np.random.default_rng(5).uniform(size=(64, 4)))
     alg = A.CVS(
-        method="ucb_psq", num_mc=64, maximiser=parts.Maximiser(num_raw=256, num_starts=4, steps=40, method=method)
+        selection=A.BestSet(), num_mc=64, maximiser=parts.Maximiser(num_raw=256, num_starts=4, steps=40, method=method)
     )
     state = A.CVSState(*[None] * len(A.CVSState._fields))._replace(masks=masks, R=R, best_x=jnp.full((4, 4), 0.5))
     score = lambda m, r: lambda x: A.expected_ucb(post, x, m, r, 4.0)  # noqa: E731
-    xs, g = jax.jit(lambda k: alg._maximize_sets(k, score, state, jnp.ones(4, bool)))(jax.random.key(0))
+    xs, g = jax.jit(lambda k: A.maximize_sets(alg.maximiser, k, score, state, jnp.ones(4, bool)))(jax.random.key(0))
     assert np.all(np.isfinite(g))
     assert np.all(g[3] >= g[:3] - 1e-6), g  # max_x u >= max_x E u (optimiser tolerance)
     # the full set's value is its pointwise UCB at its maximiser; each set's value its expected UCB
@@ -490,12 +490,26 @@ def test_alpha_schedules_cost_lcb_and_feasible_set():
 
 def test_algorithm_errors_are_clear():
     with pytest.raises(ValueError, match="unknown uCVS method"):
-        A.CVS(method="nope")
-    with pytest.raises(ValueError, match="preset"):
-        A.CVS(preset="nope")
-    with pytest.raises(ValueError, match="alpha schedule"):
-        A.CVS(alpha_schedule="nope")
-    with pytest.raises(ValueError, match="num_mc"):
+        A.make("nope")
+    with pytest.raises(ValueError, match="ExploreThenCommit: unknown preset"):
+        A.ExploreThenCommit(preset="nope")
+    with pytest.raises(ValueError, match="ExploreThenCommit: unknown alpha schedule"):
+        A.make("ucvs", alpha_schedule="nope")
+    with pytest.raises(ValueError, match="GroupedETC: unknown groups"):
+        A.GroupedETC(groups="nope")
+    with pytest.raises(ValueError, match="GroupedETC: plays"):
+        A.make("etc", etc_plays=0)
+    with pytest.raises(ValueError, match="ThompsonPath: num_features"):
+        A.ThompsonPath(num_features=0)
+    with pytest.raises(ValueError, match="ExpectedImprovement: num_paths"):
+        A.make("ei_naive", num_ei_paths=0)
+    with pytest.raises(ValueError, match="configures none of its parts"):
+        A.make("ucb_psq", preset="official")
+    with pytest.raises(ValueError, match="CVS: selection"):
+        A.CVS(selection="ucvs")
+    with pytest.raises(ValueError, match="CVS: value"):
+        A.CVS(value=A.BestSet())
+    with pytest.raises(ValueError, match="CVS: num_mc"):
         A.CVS(num_mc=0)
     with pytest.raises(ValueError, match="Maximiser: method"):
         A.CVS(maximiser=parts.Maximiser(method="sgd"))
@@ -509,9 +523,9 @@ def test_algorithm_errors_are_clear():
         A.CVS().init(jax.random.key(0), A.CVS().default_params(), spec)
     spec = Spec(ControlSets(np.eye(3, dtype=bool)), 10, 0, {"free_scale": 0.2})
     with pytest.raises(ValueError, match="known mean costs"):
-        A.CVS(method="ucb_cvs").init(jax.random.key(0), A.CVS().default_params(), spec)
+        A.make("ucb_cvs").init(jax.random.key(0), A.CVS().default_params(), spec)
     with pytest.raises(ValueError, match="outside"):
-        A.CVS(method="etc", groups=((0, 5),)).init(jax.random.key(0), A.CVS().default_params(), spec)
+        A.make("etc", groups=[[0, 5]]).init(jax.random.key(0), A.CVS().default_params(), spec)
     with pytest.raises(ValueError, match="unknown algorithm"):
         jbo.algorithms.get("cvs:nope")
 
@@ -535,7 +549,7 @@ def _budget_run(alg, env, budget, T, key=0):
 @pytest.fixture(scope="module")
 def paper_run():
     env = P.CVSProblem("plant", "moderate", 0.02)
-    alg = A.CVS(method="ucvs", **TINY)
+    alg = A.make("ucvs", **TINY)
     return env, _budget_run(alg, env, 6.0, 40)
 
 
@@ -562,7 +576,7 @@ def test_no_state_change_after_the_budget(paper_run):
     env, tr = paper_run
     active = np.asarray(tr.metrics["active"][0, 0])
     assert not active[-1]
-    alg = A.CVS(method="ucvs", **TINY)
+    alg = A.make("ucvs", **TINY)
     final = jax.tree.map(lambda a: a[0, 0], tr.final_state)
     # an ask with the budget spent returns the state untouched (no work, no bookkeeping)
     action, state = jax.jit(
@@ -584,7 +598,7 @@ def test_no_state_change_after_the_budget(paper_run):
 def test_official_preset_explores_from_set_two_and_uses_its_rules():
     masks = jnp.asarray(P.masks(P.SETS_PLANT, 5))
     spec = Spec(ControlSets(masks), 30, 0, {"free_scale": jnp.asarray(0.14), "f_lo": jnp.asarray(-1.2)})
-    alg = A.CVS(method="ucvs", preset="official", **TINY)
+    alg = A.CVS(selection=A.ExploreThenCommit(preset="official"), **TINY)
     p = alg.default_params()
     assert p.beta_exploit == pytest.approx(1.96**2) and p.beta_lcb == pytest.approx(0.09) and p.alpha0 == 0
     state = alg.init(jax.random.key(0), p, spec)
@@ -603,7 +617,7 @@ def test_official_preset_explores_from_set_two_and_uses_its_rules():
 @pytest.mark.extended
 def test_ucb_psq_always_plays_the_full_set():
     env = P.CVSProblem("plant", "cheap", 0.04)
-    tr = _budget_run(A.CVS(method="ucb_psq", **TINY), env, 8.0, 16)
+    tr = _budget_run(A.make("ucb_psq", **TINY), env, 8.0, 16)
     active = np.asarray(tr.metrics["active"][0, 0])
     assert np.all(np.asarray(tr.actions.set[0, 0])[5:][active[5:]] == 6)
 
@@ -626,13 +640,13 @@ def test_bucketed_prefix_steps_equal_whole_buffer_steps(method, seq, budget):
     env = P.CVSProblem("plant", "cheap", 0.02)
     if seq:
         out = {
-            b: _budget_run(A.CVS(method=method, **{**TINY, "growth": A.GROWTH if b else data.WHOLE}), env, budget, 48)
+            b: _budget_run(A.make(method, **{**TINY, "growth": A.GROWTH if b else data.WHOLE}), env, budget, 48)
             for b in (True, False)
         }
     else:
         out = {
             b: engine.run_environments(
-                A.CVS(method=method, **{**TINY, "growth": A.GROWTH if b else data.WHOLE}),
+                A.make(method, **{**TINY, "growth": A.GROWTH if b else data.WHOLE}),
                 [env],
                 key=jax.random.key(3),
                 num_steps=48,
@@ -670,7 +684,7 @@ def test_expected_values_chunked_equal_a_direct_mean():
 @pytest.mark.extended  # vmapped == looped on GP-UCB: test_exactness
 def test_environments_vmapped_equal_looped_and_sequential():
     envs = [P.CVSProblem("plant", c, v) for c, v in (("cheap", 0.02), ("moderate", 0.04))]
-    alg = A.CVS(method="random")
+    alg = A.CVS(selection=A.RandomSets())
     out = {}
     for seq in (False, True):
         out[seq] = engine.run_environments(
@@ -696,21 +710,24 @@ def test_registry_names():
     names = jbo.algorithms.names()
     for n in ("cvs:ucvs", "cvs:ucb_psq", "cvs:ts_psq", "cvs:etc50"):
         assert n in names
-    assert jbo.algorithms.get("cvs:ucvs", preset="official").preset == "official"
-    assert jbo.algorithms.get("cvs:etc50", groups="tiers").groups == "tiers"
+    assert jbo.algorithms.get("cvs:ucvs", preset="official").selection == A.ExploreThenCommit(preset="official")
+    assert jbo.algorithms.get("cvs:etc50", groups="tiers").selection == A.GroupedETC(groups="tiers")
+    assert jbo.algorithms.get("cvs:ts_psq").value == A.ThompsonPath()
+    assert A.make("ei_naive", num_ei_paths=8, num_features=256) == A.CVS(
+        selection=A.ValuePerCost(), value=A.ExpectedImprovement(num_paths=8, num_features=256)
+    )
     env = jbo.problems.get("cvs:levy12", cost_set="moderate", variance=0.04, noise_std=0.0)
     assert float(env.noise_std) == 0.0 and float(env.cost_mean[0]) == 0.1
 
 
 def test_etc_size_groups():
-    alg = A.CVS(method="etc")
-    st = A.CVSState(*[None] * len(A.CVSState._fields))._replace(masks=jnp.asarray(P.masks(P.SETS_12D, 12)))
-    gid, n = alg._etc_groups(st)
+    rule = A.GroupedETC()
+    gid, n = rule.group_ids(jnp.asarray(P.masks(P.SETS_12D, 12)))
     assert list(np.asarray(gid)) == [0, 0, 0, 0, 1, 1, -1] and int(n) == 2
-    st = st._replace(masks=jnp.asarray(P.masks(P.SETS_AIRFOIL, 5)))
-    gid, n = alg._etc_groups(st)
+    airfoil = jnp.asarray(P.masks(P.SETS_AIRFOIL, 5))
+    gid, n = rule.group_ids(airfoil)
     assert list(np.asarray(gid)) == [0] * 7 and int(n) == 1  # airfoil: one group of all sets (D18)
-    gid, n = A.CVS(method="etc", groups="tiers")._etc_groups(st)
+    gid, n = A.GroupedETC(groups="tiers").group_ids(airfoil)
     assert list(np.asarray(gid)) == [0, 0, 0, 1, 1, 1, -1] and int(n) == 2
 
 
@@ -721,7 +738,9 @@ def test_noise_free_hartmann_cheap_commits_to_the_valid_subset():
     after exploration S1 contains sets 5 and 7, and >= 80% of exploitation plays are on set 5."""
     env = P.CVSProblem("hartmann12", "cheap", 0.02, noise_std=0.0, cost_std=0.0)
     alg = A.CVS(
-        method="ucvs", num_mc=32, maximiser=dataclasses.replace(A.MAXIMISER, num_raw=32, num_starts=2, steps=10)
+        selection=A.ExploreThenCommit(),
+        num_mc=32,
+        maximiser=dataclasses.replace(A.MAXIMISER, num_raw=32, num_starts=2, steps=10),
     )
     tr = engine.run_environments(
         alg, [env], key=jax.random.key(0), num_steps=800, num_seeds=1, budget=100.0, free_initial=True, sequential=True
@@ -776,7 +795,7 @@ def test_ei_naive_expected_improvement_equals_exact_gaussian_monte_carlo():
 @pytest.mark.slow  # suite time: runs with --runslow
 def test_ei_naive_plays_argmax_ei_per_estimated_cost():
     env = P.CVSProblem("plant", "cheap", 0.04)
-    alg = A.CVS(method="ei_naive", num_ei_paths=8, num_features=256, **TINY)
+    alg = A.make("ei_naive", num_ei_paths=8, num_features=256, **TINY)
     tr = _budget_run(alg, env, 4.0, 12)
     ei, sets = np.asarray(tr.info.gU[0, 0]), np.asarray(tr.actions.set[0, 0])
     cost, active = np.asarray(tr.metrics["cost"][0, 0]), np.asarray(tr.metrics["active"][0, 0])

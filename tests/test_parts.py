@@ -72,7 +72,7 @@ def test_config_data_become_the_same_parts():
 def test_every_paper_part_is_a_part_instance_and_default():
     uhe, cvs, sbo, boke = (getattr(jbo.algorithms, m) for m in ("uhe", "cvs", "sbo", "boke"))
     assert uhe.UHE().refit == uhe.PAPER_REFIT and uhe.UHE().maximiser == uhe.PAPER_MAXIMISER
-    assert cvs.CVS().rule == cvs.REFIT and cvs.CVS(method="ucb_psq").rule == parts.FixedHypers()
+    assert cvs.CVS().rule == cvs.REFIT and cvs.make("ucb_psq").rule == parts.FixedHypers()
     assert cvs.CVS().default_params().hypers == parts.HypersParams()
     assert sbo.SBO().hypers == sbo.PAPER_REFIT and isinstance(sbo.SBO().design, parts.Sobol)
     assert boke.PaperGP().maximiser == boke.PAPER_MAXIMISER

@@ -59,7 +59,8 @@ def main():
     runs = []
     for r in range(a.repeats):
         for name, mod in (("working tree", A), (a.base, base)):
-            trace, tc, tr = F.run_program(mod.CVS(**kw), envs, a.seeds, 750)
+            alg = F.cvs(**kw) if mod is A else mod.CVS(**kw)  # the base commit may predate A.make
+            trace, tc, tr = F.run_program(alg, envs, a.seeds, 750)
             steps = int(np.asarray(trace.metrics["active"]).sum())
             runs.append(dict(code=name, repeat=r, compile_s=tc, run_s=tr, active_steps=steps, load1=os.getloadavg()[0]))
             print(runs[-1], flush=True)

@@ -120,14 +120,25 @@ def build(name, opts, args):
     return cvs(**kw)
 
 
-def cvs(num_raw=64, num_starts=2, opt_steps=15, opt_method="adam", bucket=True, bucket_step=128, refit=None, **kw):
+def cvs(
+    method="ucvs",
+    num_raw=64,
+    num_starts=2,
+    opt_steps=15,
+    opt_method="adam",
+    bucket=True,
+    bucket_step=128,
+    refit=None,
+    **kw,
+):
     """A.CVS from this script's flat settings (the names its command line and result files use): the
-    inner maximiser, the growth of the data prefix (bucket, bucket_step) and refit=False for fixed
-    hyper-parameters, as parts."""
+    named method (A.make: its selection rule and value estimate, with their flat options preset,
+    alpha_schedule, groups, ...), the inner maximiser, the growth of the data prefix (bucket,
+    bucket_step) and refit=False for fixed hyper-parameters, as parts."""
     maximiser = parts.Maximiser(num_raw=num_raw, num_starts=num_starts, steps=opt_steps, method=opt_method)
     growth = dataclasses.replace(A.GROWTH, step=bucket_step) if bucket else data.WHOLE
     hypers = parts.FixedHypers() if refit is False else A.REFIT if refit else None
-    return A.CVS(maximiser=maximiser, growth=growth, hypers=hypers, **kw)
+    return A.make(method, maximiser=maximiser, growth=growth, hypers=hypers, **kw)
 
 
 def run_program(alg, envs, seeds, tmax, params=None, seed_start=0):

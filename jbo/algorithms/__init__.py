@@ -56,11 +56,12 @@ REGISTRY: dict[str, Callable] = {
     # SBO-KDE paper (jbo.algorithms.sbo): GP-BOs with contextual acquisitions (contextual environments)
     **{f"sbo:{m}": (lambda m: lambda **o: sbo.SBO(method=m, **o))(m) for m in sbo.METHODS},
     # uCVS paper (jbo.algorithms.cvs): control sets with unknown costs (jbo.problems.cvs); the paper's four
-    # methods (options: preset="official", groups="tiers", ...; the other baselines: cvs.CVS(method=...))
-    "cvs:ucvs": lambda **o: cvs.CVS(method="ucvs", **o),
-    "cvs:ucb_psq": lambda **o: cvs.CVS(method="ucb_psq", **o),
-    "cvs:ts_psq": lambda **o: cvs.CVS(method="ts_psq", **o),
-    "cvs:etc50": lambda **o: cvs.CVS(method="etc", **o),
+    # methods as configured parts (options: the parts' fields flat, preset="official", groups="tiers", ...;
+    # the other baselines: cvs.make(name, ...) or cvs.CVS(selection=..., value=...))
+    "cvs:ucvs": lambda **o: cvs.make("ucvs", **o),
+    "cvs:ucb_psq": lambda **o: cvs.make("ucb_psq", **o),
+    "cvs:ts_psq": lambda **o: cvs.make("ts_psq", **o),
+    "cvs:etc50": lambda **o: cvs.make("etc", **o),
     # R-PERP paper (jbo.algorithms.nonstationary): finite arm sets, non-stationary (dynamic regret)
     "r_perp": nonstationary.RPERP,
     "r_gp_ucb": nonstationary.RGPUCB,

@@ -13,7 +13,27 @@ free variables (bocvs.md 1.6), estimated with a fixed Monte-Carlo matrix R of fr
 set mask and R). A full control set attains both maxima (E u <= max u), so when one exists gL is
 its pointwise LCB maximum and UCB-PSQ plays only it (the [T]/[C] shortcut).
 
-**uCVS** (Algorithm 1, ``method="ucvs"``), explore-then-commit with elimination and no-regret costs:
+Every method is a :class:`CVS` of two configured parts: a **set-selection rule** (``selection``, a
+:class:`Selection`: which set i_t to play; x_t is that set's maximiser) and a **value estimate**
+(``value``, a :class:`ValueEstimate`: the g_i(x^i) each set's values are maximised for), with the
+shared parts (``hypers``, ``maximiser``, ``growth``) and sizes (``num_initial``, ``num_mc``).
+:func:`make` builds the named methods (:data:`NAMES`, the registry's and the experiments' names):
+
+    name        selection                                  value
+    ucvs        ExploreThenCommit(preset, alpha_schedule)  ExpectedUCB()
+    ucb_psq     BestSet()                                  ExpectedUCB()
+    ts_psq      BestSet()                                  ThompsonPath(num_features)
+    etc         GroupedETC(groups, plays)                  ExpectedUCB()
+    ucb_cvs     KnownCosts()                               ExpectedUCB()
+    ucb_naive   ValuePerCost()                             ExpectedUCB()
+    ts_naive    ValuePerCost()                             ThompsonPath(num_features)
+    ei_naive    ValuePerCost()                             ExpectedImprovement(num_paths, num_features)
+    random      RandomSets()                               (unused)
+
+The numbers worth sweeping (beta, beta_exploit, beta_lcb, alpha0, alpha_min, budget,
+explore_fraction, eps0, eps_cut, the hyper-parameters) stay traced in :class:`CVSParams`.
+
+**uCVS** (Algorithm 1, :class:`ExploreThenCommit`), explore-then-commit with elimination and no-regret costs:
 
     exploration  (cost spent <= 0.6 C): play the sets round-robin; x_t = argmax_x U_t(i_t, x);
                  lcb_bar <- max(lcb_bar, gL_t); ucb_bar_i <- min(ucb_bar_i, gU_t(i)) for the played set
@@ -23,10 +43,10 @@ its pointwise LCB maximum and UCB-PSQ plays only it (the [T]/[C] shortcut).
                  i_t = argmax_{i in S3} gU_t(i),  x_t = its maximiser
     every step:  T_i, S_i (plays and cost sums of the played set) updated (the paper's box forgets it)
 
-Presets (bocvs.md 2.3-2.5): ``preset="paper"`` is Algorithm 1 as written with the spec's decisions
-(beta = 2^2 for u and l, alpha_t = 0.1 * 0.5^floor(n_exploit / d) (D3; ``alpha_schedule``
+Presets (bocvs.md 2.3-2.5, ``ExploreThenCommit(preset=...)``): ``"paper"`` is Algorithm 1 as written
+with the spec's decisions (beta = 2^2 for u and l, alpha_t = 0.1 * 0.5^floor(n_exploit / d) (D3; ``alpha_schedule``
 "halve_once" / "constant"), the f_lo shift (D2), strict ">" (D8), log(max(t, 2)) with t the current
-step (D9), clip at 0 + tie-break by gU (D10), round-robin from set 1 (D25)); ``preset="official"`` is
+step (D9), clip at 0 + tie-break by gU (D10), round-robin from set 1 (D25)); ``"official"`` is
 what the authors' code does: exploration from set 2, no bound bookkeeping, exploitation with UCB
 weight 1.96, LCB weight 0.3 on the full set (or every set) together with the best observation,
 feasible iff gU(i) >= Lcb_max (alpha = 0), cost LCB c_hat - radius without clip (unplayed: -inf),
@@ -35,23 +55,25 @@ fixed in exploration and refit them in exploitation (10 Adam steps, lr 0.1, on t
 likelihood over mean, output scale and lengthscales, restarted from the initial values every step;
 the noise stays at 1e-4, D16).
 
-**Baselines** (bocvs.md 3): ``ucb_psq`` (play argmax_i gU(i); UCB-PSQ of Hayashi et al.), ``ts_psq``
-(the same with one posterior sample path per step instead of the UCB: random Fourier features +
-pathwise conditioning, :func:`jbo.acquisitions.thompson_sample`; its mean over the Monte-Carlo rows in
-closed form per set, :func:`expected_path`), ``etc`` (ETC-50: groups of sets
-each played 50 times by argmax gU inside the group, then UCB-PSQ; groups ``"size"`` = the paper's
+**Baselines** (bocvs.md 3): ``ucb_psq`` (:class:`BestSet`: play argmax_i gU(i); UCB-PSQ of Hayashi et
+al.), ``ts_psq`` (the same with one posterior sample path per step instead of the UCB,
+:class:`ThompsonPath`: random Fourier features + pathwise conditioning,
+:func:`jbo.acquisitions.thompson_sample`; its mean over the Monte-Carlo rows in closed form per set,
+:func:`expected_path`), ``etc`` (ETC-50, :class:`GroupedETC`: groups of sets each played ``plays`` = 50
+times by argmax gU inside the group, then UCB-PSQ; groups ``"size"`` = the paper's
 one group per set size in increasing size without the full set (D18), ``"tiers"`` = Tay's cost
-tiers ((1,2,3), (4,5,6)), or explicit 0-based tuples), ``ucb_cvs`` (Tay et al.'s UCB-CVS with KNOWN
-costs, told through the side information: the candidates are the sets whose shifted gU is within a
+tiers ((1,2,3), (4,5,6)), or explicit 0-based tuples), ``ucb_cvs`` (:class:`KnownCosts`: Tay et al.'s
+UCB-CVS with KNOWN costs, told through the side information: the candidates are the sets whose shifted gU is within a
 factor (1 - eps_t) of the best, eps_t = eps0 max(1 - t / t_cut, 0) [ours: the relative form], and
 the cheapest candidate is played).
-**Additions, not in the paper's figures** (bocvs.md 3.4): ``ucb_naive`` / ``ts_naive`` (argmax_i
-(g_i - f_lo) / c_i with c_i the cost LCB c_hat_i - sqrt(2 log t / T_i) floored at 0.001, the
-environment's smallest cost, and 0.001 for unplayed sets [ours: the floor and the shift keep the
-ratio meaningful]), ``ei_naive`` (argmax_i EI_i / c_i with the same floored cost LCB, where EI_i is the
-set's expected improvement of its expected value over the incumbent: the mean over P = 32 posterior
-draws of max(mean over the Monte-Carlo rows of f_s(x^i, R_j) - max over the observed points of f_s, 0),
-maximised over the set's values), ``random`` (uniform set and values: a sanity floor).
+**Additions, not in the paper's figures** (bocvs.md 3.4, :class:`ValuePerCost`): ``ucb_naive`` /
+``ts_naive`` (argmax_i (g_i - f_lo) / c_i with c_i the cost LCB c_hat_i - sqrt(2 log t / T_i) floored at
+0.001, the environment's smallest cost, and 0.001 for unplayed sets [ours: the floor and the shift keep the
+ratio meaningful]), ``ei_naive`` (:class:`ExpectedImprovement`: argmax_i EI_i / c_i with the same floored
+cost LCB, where EI_i is the set's expected improvement of its expected value over the incumbent: the mean
+over P = ``num_paths`` = 32 posterior draws of max(mean over the Monte-Carlo rows of f_s(x^i, R_j) - max
+over the observed points of f_s, 0), maximised over the set's values), ``random`` (:class:`RandomSets`:
+uniform set and values: a sanity floor).
 EI-naive [ours, where the spec differs]: the spec takes 32 Sobol QMC draws of the exact joint posterior
 at the training and Monte-Carlo points; that needs an (n + R)-point Cholesky for every evaluation inside
 the inner optimiser. We draw 32 joint sample paths instead (random Fourier features + pathwise
@@ -83,7 +105,9 @@ acquisitions instead of 256-1500, 64 raw candidates, 2 starts x 15 Adam steps): 
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+import dataclasses
+from collections.abc import Callable
+from typing import Any, ClassVar, NamedTuple
 
 import equinox as eqx
 import jax
@@ -95,7 +119,6 @@ from jbo.problems.control import truncated_normal_from_uniform
 from jbo.protocols import Algorithm, Spec, Step
 from jbo.spaces import ControlAction, ControlObservation, ControlSets
 
-METHODS = ("ucvs", "ucb_psq", "ts_psq", "etc", "ucb_cvs", "ucb_naive", "ts_naive", "ei_naive", "random")
 PRESETS = ("paper", "official")
 ALPHA_SCHEDULES = ("halve_every", "halve_once", "constant")
 GROUPINGS = {"tiers": ((0, 1, 2), (3, 4, 5)), "official": ((4, 0, 1, 2), (5, 3, 6))}
@@ -340,36 +363,364 @@ class CVSState(NamedTuple):
     gL: jax.Array
 
 
-class CVS(Algorithm):
-    """The uCVS method and its baselines on a control-set space (see the module docstring)."""
+def naive_cost(state: CVSState, t):
+    """The naive additions' cost estimate: the cost LCB c_hat_i - sqrt(2 log t / T_i) (unplayed: -inf)
+    floored at 0.001, the environment's smallest cost."""
+    return jnp.maximum(cost_lcb(state.cost_sum, state.counts, t, clip=False), 1e-3)
 
-    method: str = eqx.field(static=True, default="ucvs")
+
+# ---------------------------------------------------------------- the per-set maximisations
+def maximize_sets(maximiser: parts.Maximiser, key, score, state: CVSState, needed):
+    """For every set: (maximiser, max) over xc of score(mask, R)(xc), or (warm start, -inf) where not
+    needed. One set after another; a full set uses one Monte-Carlo row (R drops out). score(mask, R)
+    builds the set's objective once, before the inner optimiser (what does not depend on xc)."""
+    masks = state.masks
+    m, d = masks.shape
+    keys = jax.random.split(key, m)
+
+    def one(args):
+        k, mask, warm, need = args
+        full = jnp.all(mask)
+
+        def run(R):
+            return maximiser.box(score(mask, R), k, d, candidates=warm[None])
+
+        branch = jnp.where(need, jnp.where(full, 1, 2), 0)
+        return jax.lax.switch(
+            branch, [lambda: (warm, -jnp.inf * jnp.ones(())), lambda: run(state.R[:1]), lambda: run(state.R)]
+        )
+
+    return jax.lax.map(one, (keys, masks, state.best_x, needed))
+
+
+def global_lcb(maximiser: parts.Maximiser, key, post, state: CVSState, beta_lcb):
+    """gL = max over sets and values of L: the full set's pointwise LCB maximum when one exists
+    (it attains the maximum), otherwise the best set's expected LCB."""
+    full = jnp.all(state.masks, axis=1)
+    lcb = lambda mask, R: lambda x: expected_lcb(post, x, mask, R, beta_lcb)  # noqa: E731
+    _, vals = maximize_sets(maximiser, key, lcb, state, jnp.where(full.any(), full, True))
+    return jnp.max(vals)
+
+
+def _at_least_one(part: str, name: str, value) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{part}: {name} must be an int >= 1, got {value!r}")
+
+
+# ---------------------------------------------------------------- value estimates: the g_i(x^i) of a step
+class ValueEstimate(eqx.Module):
+    """What a set's values are worth at one step, g_i(x^i), maximised per set by the inner optimiser.
+    ``objective(key, post, beta)`` -> score(mask, R) -> (xc -> g_i(xc)); ``gain(g, f_lo)``: the value
+    above the objective's baseline (the naive rule's numerator), g - f_lo unless the value is already
+    an improvement."""
+
+    def objective(self, key, post: gp.Posterior, beta) -> Callable:
+        raise NotImplementedError
+
+    def gain(self, g, f_lo):
+        return g - f_lo
+
+
+class ExpectedUCB(ValueEstimate):
+    """U_t(i, x^i) = E[mu] + sqrt(beta) E[sigma] over the Monte-Carlo rows (:func:`expected_ucb`), with
+    beta = params.beta in uCVS's exploration and params.beta_exploit otherwise."""
+
+    def objective(self, key, post: gp.Posterior, beta) -> Callable:
+        return lambda mask, R: lambda x: expected_ucb(post, x, mask, R, beta)
+
+
+class ThompsonPath(ValueEstimate):
+    """One posterior sample path per step (`num_features` random Fourier features + pathwise
+    conditioning, :func:`jbo.acquisitions.thompson_sample`), its mean over the Monte-Carlo rows in
+    closed form per set (:func:`expected_path`): TS-PSQ's and TS-naive's g."""
+
+    num_features: int = eqx.field(static=True, default=2048)
+
+    def __check_init__(self):
+        _at_least_one("ThompsonPath", "num_features", self.num_features)
+
+    def objective(self, key, post: gp.Posterior, beta) -> Callable:
+        path = acquisitions.thompson_sample(key, post, self.num_features)
+        return lambda mask, R: expected_path(path, mask, R)
+
+
+class ExpectedImprovement(ValueEstimate):
+    """EI-naive's EI_i(x^i): the mean over `num_paths` joint posterior sample paths (`num_features`
+    random Fourier features each) of the improvement of the set's expected value over the path's
+    incumbent (:func:`expected_improvement`). Already an improvement: its gain is itself."""
+
+    num_paths: int = eqx.field(static=True, default=32)  # bocvs.md 3.4
+    num_features: int = eqx.field(static=True, default=2048)
+
+    def __check_init__(self):
+        _at_least_one("ExpectedImprovement", "num_paths", self.num_paths)
+        _at_least_one("ExpectedImprovement", "num_features", self.num_features)
+
+    def objective(self, key, post: gp.Posterior, beta) -> Callable:
+        paths = sample_paths(key, post, self.num_paths, self.num_features)
+        best = incumbents(paths, post)
+        return lambda mask, R: lambda x: expected_improvement(paths, post, best, x, mask, R)
+
+    def gain(self, g, f_lo):
+        return g
+
+
+# ---------------------------------------------------------------- set-selection rules: i_t (and x_t = its maximiser)
+class Turn(NamedTuple):
+    """What a selection rule sees at one step."""
+
+    maximiser: parts.Maximiser  # the inner maximiser per set
+    value: ValueEstimate  # the value estimate part
+    score: Callable  # score(mask, R) -> (xc -> g_i(xc)): the value estimate of this step
+    post: gp.Posterior  # this step's posterior
+    explore: jax.Array  # bool: the step is in an exploration phase
+    t: jax.Array  # the current (1-based) BO step
+    params: CVSParams
+
+
+class Selection(eqx.Module):
+    """How a step picks its control set: ``choose(key_u, key_l, state, turn)`` -> (set, each set's
+    maximiser (m, d), each set's g (m,) with -inf where not computed, state), x_t being the chosen set's
+    maximiser. The defaults here are the baselines': fixed hyper-parameters, no exploration phase, no
+    change to the default Params, nothing asked of the side information."""
+
+    uses_model: ClassVar[bool] = True  # False: the rule ignores the GP (RandomSets)
+
+    def default_hypers(self):
+        """The hyper-parameter rule when CVS.hypers is None."""
+        return parts.FixedHypers(**_HYPERS)
+
+    def default_numbers(self) -> dict:
+        """CVSParams fields this rule changes from their defaults."""
+        return {}
+
+    def check(self, spec: Spec, num_sets: int) -> None:
+        """Raise a ValueError if the environment lacks what the rule needs."""
+
+    def exploring(self, state: CVSState, params: CVSParams):
+        """Whether this step is in an exploration phase (fixed hyper-parameters, beta, not beta_exploit)."""
+        return jnp.asarray(False)
+
+    def choose(self, key_u, key_l, state: CVSState, turn: Turn):
+        raise NotImplementedError
+
+
+class ExploreThenCommit(Selection):
+    """uCVS (Algorithm 1): exploration while the cost spent is <= params.explore_fraction x the budget,
+    the sets round-robin (from set 1, or set 2 with preset "official"); then exploitation with the
+    intersected bounds, the feasible sets S1 of the alpha rule (alpha_t of params.alpha0,
+    params.alpha_min and `alpha_schedule`: "halve_every" d exploitation steps, "halve_once",
+    "constant"), the cheapest by cost LCB and the largest gU among them. preset="official": the
+    released code's rules (module docstring) and its default Params (beta_exploit 1.96^2, beta_lcb
+    0.3^2, alpha0 0). The hyper-parameters are refitted in exploitation (REFIT) unless CVS.hypers says
+    otherwise."""
+
     preset: str = eqx.field(static=True, default="paper")
     alpha_schedule: str = eqx.field(static=True, default="halve_every")
+
+    def __check_init__(self):
+        if self.preset not in PRESETS:
+            raise ValueError(f"ExploreThenCommit: unknown preset {self.preset!r}; choose one of {PRESETS}")
+        if self.alpha_schedule not in ALPHA_SCHEDULES:
+            raise ValueError(
+                f"ExploreThenCommit: unknown alpha schedule {self.alpha_schedule!r}; choose one of {ALPHA_SCHEDULES}"
+            )
+
+    def default_hypers(self):
+        return REFIT
+
+    def default_numbers(self) -> dict:
+        if self.preset == "official":
+            return dict(beta=4.0, beta_exploit=1.96**2, beta_lcb=0.3**2, alpha0=0.0)
+        return {}
+
+    def exploring(self, state: CVSState, params: CVSParams):
+        return state.spent <= params.explore_fraction * params.budget
+
+    def choose(self, key_u, key_l, state: CVSState, turn: Turn):
+        m, d = state.masks.shape
+        params, explore = turn.params, turn.explore
+        official = self.preset == "official"
+        i_rr = ((state.plays + (1 if official else 0)) % m).astype(jnp.int32)
+        onehot = jnp.arange(m) == i_rr
+        xs, gU = maximize_sets(turn.maximiser, key_u, turn.score, state, jnp.where(explore, onehot, True))
+        if official:
+            return self._official(key_l, state, turn, i_rr, xs, gU)
+        gL = global_lcb(turn.maximiser, key_l, turn.post, state, params.beta_lcb)
+        alpha = alpha_at(params.alpha0, params.alpha_min, state.n_exploit, d, self.alpha_schedule)
+        lcb_bar = jnp.maximum(state.lcb_bar, gL)
+        ucb_bar = jnp.where(explore & ~onehot, state.ucb_bar, jnp.minimum(state.ucb_bar, gU))
+        S1 = feasible_set(ucb_bar, lcb_bar, alpha, state.f_lo)
+        empty = ~S1.any() & ~explore  # reset the intersected bounds
+        lcb_bar, ucb_bar = jnp.where(empty, gL, lcb_bar), jnp.where(empty, gU, ucb_bar)
+        S1 = jnp.where(empty, feasible_set(ucb_bar, lcb_bar, alpha, state.f_lo), S1)
+        i_exp, _ = cheapest_then_best(S1, cost_lcb(state.cost_sum, state.counts, turn.t, clip=True), gU)
+        i = jnp.where(explore, i_rr, i_exp)
+        state = state._replace(
+            lcb_bar=lcb_bar,
+            ucb_bar=ucb_bar,
+            S1=S1,
+            alpha=alpha,
+            gL=gL,
+            n_exploit=state.n_exploit + (~explore).astype(jnp.int32),
+        )
+        return i, xs, gU, state
+
+    def _official(self, key_l, state: CVSState, turn: Turn, i_rr, xs, gU):
+        """Exploit_CVS of the released code: no bookkeeping, Lcb_max = max(max LCB(0.3), max y)."""
+        explore = turn.explore
+
+        def exploit_lcb():
+            lcb = global_lcb(turn.maximiser, key_l, turn.post, state, turn.params.beta_lcb)
+            return jnp.maximum(lcb, data.best(state.buffer))
+
+        gL = jax.lax.cond(explore, lambda: -jnp.inf * jnp.ones(()), exploit_lcb)
+        S1 = gU >= gL
+        i_exp, _ = cheapest_last_index(S1, cost_lcb(state.cost_sum, state.counts, turn.t, clip=False), gU)
+        i = jnp.where(explore, i_rr, i_exp)
+        state = state._replace(
+            S1=jnp.where(explore, False, S1),
+            gL=gL,
+            alpha=jnp.zeros(()),
+            n_exploit=state.n_exploit + (~explore).astype(jnp.int32),
+        )
+        return i, xs, gU, state
+
+
+class BestSet(Selection):
+    """UCB-PSQ (Hayashi et al.) and TS-PSQ: i_t = argmax_i g_i, the set of the largest value (a full
+    set dominates: only it is computed when one exists)."""
+
+    def choose(self, key_u, key_l, state: CVSState, turn: Turn):
+        full = jnp.all(state.masks, axis=1)
+        xs, g = maximize_sets(turn.maximiser, key_u, turn.score, state, jnp.where(full.any(), full, True))
+        return jnp.argmax(g).astype(jnp.int32), xs, g, state
+
+
+class GroupedETC(Selection):
+    """ETC-n: groups of sets, each played `plays` times in turn (argmax g inside the group), then
+    :class:`BestSet`. `groups`: "size" (the paper's one group per set size, increasing, without the
+    full set, D18), "tiers" (Tay's cost tiers ((1,2,3), (4,5,6))), "official" (the authors' groups) or
+    explicit 0-based tuples of set indices."""
+
     groups: Any = eqx.field(static=True, default="size")
-    etc_plays: int = eqx.field(static=True, default=50)
+    plays: int = eqx.field(static=True, default=50)
+
+    def __check_init__(self):
+        if isinstance(self.groups, str) and self.groups not in ("size",) + tuple(GROUPINGS):
+            raise ValueError(
+                f"GroupedETC: unknown groups {self.groups!r}; choose 'size', 'tiers', 'official' or tuples"
+            )
+        _at_least_one("GroupedETC", "plays", self.plays)
+
+    def check(self, spec: Spec, num_sets: int) -> None:
+        if not isinstance(self.groups, str):
+            bad = [i for g in self.groups for i in g if not 0 <= i < num_sets]
+            if bad:
+                raise ValueError(f"GroupedETC: groups name set(s) {bad} outside 0..{num_sets - 1}")
+
+    def group_ids(self, masks):
+        """(group of each set (m,) int, -1 = none; number of groups) for the configured grouping."""
+        m, d = masks.shape
+        if isinstance(self.groups, str) and self.groups == "size":
+            size = jnp.sum(masks, 1)
+            is_full = size == d
+            smaller = (size[None, :] < size[:, None]) & ~is_full[None, :]  # (i, j): set j strictly smaller
+            # rank of set i's size among the distinct sizes of the non-full sets
+            first = jnp.array([jnp.all(~((size[:j] == size[j]) & ~is_full[:j])) for j in range(m)]) & ~is_full
+            rank = jnp.sum(smaller & first[None, :], axis=1)
+            return jnp.where(is_full, -1, rank).astype(jnp.int32), jnp.sum(first)
+        groups = GROUPINGS[self.groups] if isinstance(self.groups, str) else self.groups
+        gid = [-1] * m
+        for g, members in enumerate(groups):
+            for i in members:
+                if i < m and gid[i] == -1:
+                    gid[i] = g
+        return jnp.asarray(gid, jnp.int32), jnp.asarray(len(groups))
+
+    def choose(self, key_u, key_l, state: CVSState, turn: Turn):
+        """The first group with fewer than `plays` plays restricts the candidates; afterwards BestSet.
+        A group's plays are the plays of its sets during the group phase: plays so far minus `plays`
+        per completed group (the phases follow one another)."""
+        gid, num_groups = self.group_ids(state.masks)
+        current = state.plays // self.plays  # the group being played
+        in_groups = current < num_groups
+        full = jnp.all(state.masks, axis=1)
+        candidates = jnp.where(in_groups, gid == current, jnp.where(full.any(), full, True))
+        xs, g = maximize_sets(turn.maximiser, key_u, turn.score, state, candidates)
+        return jnp.argmax(jnp.where(candidates, g, -jnp.inf)).astype(jnp.int32), xs, g, state
+
+
+class KnownCosts(Selection):
+    """UCB-CVS (Tay et al.) with KNOWN mean costs (side information 'cost_mean'): the candidates are
+    the sets whose shifted g is within a factor (1 - eps_t) of the best, eps_t = params.eps0
+    max(1 - t / params.eps_cut, 0); the cheapest candidate, then the largest g, is played."""
+
+    def check(self, spec: Spec, num_sets: int) -> None:
+        if "cost_mean" not in spec.info:
+            raise ValueError("KnownCosts (UCB-CVS) needs the known mean costs in the side information ('cost_mean')")
+
+    def choose(self, key_u, key_l, state: CVSState, turn: Turn):
+        params = turn.params
+        xs, g = maximize_sets(turn.maximiser, key_u, turn.score, state, jnp.ones(state.masks.shape[0], bool))
+        eps = params.eps0 * jnp.maximum(1.0 - state.plays / params.eps_cut, 0.0)
+        cand = feasible_set(g, jnp.max(g), eps, state.f_lo, strict=False)
+        i, _ = cheapest_then_best(cand, state.known_cost, g)
+        return i, xs, g, state._replace(S1=cand, alpha=eps)
+
+
+class ValuePerCost(Selection):
+    """The naive additions (UCB-naive, TS-naive, EI-naive): argmax_i gain(g_i) / c_i, with c_i the
+    estimated cost LCB floored at 0.001 (:func:`naive_cost`) and the gain the value estimate's
+    (g_i - f_lo, or EI_i itself)."""
+
+    def choose(self, key_u, key_l, state: CVSState, turn: Turn):
+        xs, g = maximize_sets(turn.maximiser, key_u, turn.score, state, jnp.ones(state.masks.shape[0], bool))
+        ratio = turn.value.gain(g, state.f_lo) / naive_cost(state, turn.t)
+        return jnp.argmax(ratio).astype(jnp.int32), xs, g, state
+
+
+class RandomSets(Selection):
+    """A uniform set and uniform values every step, no model (a sanity floor)."""
+
+    uses_model: ClassVar[bool] = False
+
+    def draw(self, key, num_sets: int, dim: int) -> ControlAction:
+        ks, kx = jax.random.split(key)
+        i = jax.random.randint(ks, (), 0, num_sets, jnp.int32)
+        return ControlAction(i, jax.random.uniform(kx, (dim,)))
+
+    def choose(self, key_u, key_l, state: CVSState, turn: Turn):
+        raise NotImplementedError("RandomSets draws its actions without a model (CVS asks draw)")
+
+
+# ---------------------------------------------------------------- the algorithm
+class CVS(Algorithm):
+    """A uCVS-paper method on a control-set space, assembled from a set-selection rule (`selection`)
+    and a value estimate (`value`); :func:`make` builds the named methods of the module docstring."""
+
+    selection: Selection = eqx.field(static=True, default=ExploreThenCommit())
+    value: ValueEstimate = eqx.field(static=True, default=ExpectedUCB())
     num_initial: int = eqx.field(static=True, default=5)
     num_mc: int = eqx.field(static=True, default=64)
     maximiser: parts.Maximiser = eqx.field(static=True, default=MAXIMISER)  # per set, warm-started
-    # the hyper-parameter rule: None, uCVS refits in exploitation (REFIT) and the baselines hold them;
-    # a Refit: every method refits in exploitation; a FixedHypers: never. Its Params are CVSParams.hypers
+    # the hyper-parameter rule: None, the selection rule's default (ExploreThenCommit refits in
+    # exploitation, REFIT; the baselines hold them); a Refit: every method refits outside exploration;
+    # a FixedHypers: never. Its Params are CVSParams.hypers
     hypers: Any = eqx.field(static=True, default=None)
-    num_features: int = eqx.field(static=True, default=2048)
-    num_ei_paths: int = eqx.field(static=True, default=32)  # EI-naive's posterior draws (bocvs.md 3.4)
     growth: data.Growth = eqx.field(static=True, default=GROWTH)  # buffer and posterior grow with the data
 
     def __check_init__(self):
-        if self.method not in METHODS:
-            raise ValueError(f"unknown uCVS method {self.method!r}; choose one of {METHODS}")
-        if self.preset not in PRESETS:
-            raise ValueError(f"unknown preset {self.preset!r}; choose one of {PRESETS}")
-        if self.alpha_schedule not in ALPHA_SCHEDULES:
-            raise ValueError(f"unknown alpha schedule {self.alpha_schedule!r}; choose one of {ALPHA_SCHEDULES}")
-        if isinstance(self.groups, str) and self.groups not in ("size",) + tuple(GROUPINGS):
-            raise ValueError(f"unknown ETC grouping {self.groups!r}; choose 'size', 'tiers', 'official' or tuples")
-        for name in ("num_mc", "etc_plays", "num_features", "num_ei_paths", "num_initial"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if not isinstance(self.selection, Selection):
+            raise ValueError(
+                f"CVS: selection must be a Selection part (ExploreThenCommit(), BestSet(), ...), got {self.selection!r}"
+            )
+        if not isinstance(self.value, ValueEstimate):
+            raise ValueError(
+                f"CVS: value must be a ValueEstimate part (ExpectedUCB(), ThompsonPath(), ...), got {self.value!r}"
+            )
+        for name in ("num_mc", "num_initial"):
+            _at_least_one("CVS", name, getattr(self, name))
         if not isinstance(self.maximiser, parts.Maximiser):
             raise ValueError(f"CVS: maximiser must be a jbo.parts.Maximiser, got {self.maximiser!r}")
         if self.hypers is not None and not isinstance(self.hypers, (parts.Refit, parts.FixedHypers)):
@@ -381,15 +732,10 @@ class CVS(Algorithm):
     @property
     def rule(self):
         """The hyper-parameter rule in effect (see `hypers`)."""
-        if self.hypers is not None:
-            return self.hypers
-        return REFIT if self.method == "ucvs" else parts.FixedHypers(**_HYPERS)
+        return self.hypers if self.hypers is not None else self.selection.default_hypers()
 
     def default_params(self) -> CVSParams:
-        hypers = self.rule.default_params()
-        if self.preset == "official":
-            return CVSParams(beta=4.0, beta_exploit=1.96**2, beta_lcb=0.3**2, alpha0=0.0, hypers=hypers)
-        return CVSParams(hypers=hypers)
+        return CVSParams(hypers=self.rule.default_params(), **self.selection.default_numbers())
 
     def initial_actions(self, key, spec: Spec):
         """num_initial uniform points of the whole domain (the environment treats initial steps as
@@ -410,12 +756,7 @@ class CVS(Algorithm):
         m, d = space.masks.shape
         if "free_scale" not in spec.info:
             raise ValueError("the uCVS methods need the free-variable scale in the side information ('free_scale')")
-        if self.method == "ucb_cvs" and "cost_mean" not in spec.info:
-            raise ValueError("UCB-CVS needs the known mean costs in the side information ('cost_mean')")
-        if self.method == "etc" and not isinstance(self.groups, str):
-            bad = [i for g in self.groups for i in g if not 0 <= i < m]
-            if bad:
-                raise ValueError(f"ETC groups name set(s) {bad} outside 0..{m - 1}")
+        self.selection.check(spec, m)
         R = truncated_normal_from_uniform(jax.random.uniform(key, (self.num_mc, d)), spec.info["free_scale"])
         hyp = self._hyp0(params, d)
         inf = jnp.asarray(jnp.inf)
@@ -479,36 +820,6 @@ class CVS(Algorithm):
     def _refits(self) -> bool:
         return bool(getattr(self.rule, "refits", False))
 
-    def _maximize_sets(self, key, score, state: CVSState, needed):
-        """For every set: (maximiser, max) over xc of score(mask, R)(xc), or (warm start, -inf) where not
-        needed. One set after another; a full set uses one Monte-Carlo row (R drops out). score(mask, R)
-        builds the set's objective once, before the inner optimiser (what does not depend on xc)."""
-        masks = state.masks
-        m, d = masks.shape
-        keys = jax.random.split(key, m)
-
-        def one(args):
-            k, mask, warm, need = args
-            full = jnp.all(mask)
-
-            def run(R):
-                return self.maximiser.box(score(mask, R), k, d, candidates=warm[None])
-
-            branch = jnp.where(need, jnp.where(full, 1, 2), 0)
-            return jax.lax.switch(
-                branch, [lambda: (warm, -jnp.inf * jnp.ones(())), lambda: run(state.R[:1]), lambda: run(state.R)]
-            )
-
-        return jax.lax.map(one, (keys, masks, state.best_x, needed))
-
-    def _global_lcb(self, key, post, state: CVSState, beta_lcb):
-        """gL = max over sets and values of L: the full set's pointwise LCB maximum when one exists
-        (it attains the maximum), otherwise the best set's expected LCB."""
-        full = jnp.all(state.masks, axis=1)
-        lcb = lambda mask, R: lambda x: expected_lcb(post, x, mask, R, beta_lcb)  # noqa: E731
-        _, vals = self._maximize_sets(key, lcb, state, jnp.where(full.any(), full, True))
-        return jnp.max(vals)
-
     def _refit(self, key, state: CVSState, params: CVSParams):
         """(hyper-parameters, posterior) after the rule's fit from the initial values (no warm start:
         restarted every step, as the official code does)."""
@@ -529,162 +840,100 @@ class CVS(Algorithm):
     def _ask(self, key, state: CVSState, params: CVSParams):
         k_fit, k_u, k_l, k_ts, k_r = jax.random.split(key, 5)
         m, d = state.masks.shape
-        t = state.plays + 1  # the current (1-based) BO step
-        if self.method == "random":
-            ks, kx = jax.random.split(k_r)
-            i = jax.random.randint(ks, (), 0, m, jnp.int32)
-            return ControlAction(i, jax.random.uniform(kx, (d,))), state._replace(explore=jnp.asarray(False))
+        if not self.selection.uses_model:
+            return self.selection.draw(k_r, m, d), state._replace(explore=jnp.asarray(False))
 
-        explore = (self.method == "ucvs") & (state.spent <= params.explore_fraction * params.budget)
+        explore = self.selection.exploring(state, params)
         hyp0 = self._hyp0(params, d)
-        if self._refits():  # fixed hyper-parameters in exploration, a refit in exploitation
+        if self._refits():  # fixed hyper-parameters in exploration, a refit otherwise
             hyp, post = jax.lax.cond(explore, lambda: (hyp0, state.post), lambda: self._refit(k_fit, state, params))
         else:
             hyp, post = hyp0, state.post
-        beta_u = jnp.where(explore, params.beta, params.beta_exploit)
-        if self.method in ("ts_psq", "ts_naive"):
-            path = acquisitions.thompson_sample(k_ts, post, self.num_features)
-            score = lambda mask, R: expected_path(path, mask, R)  # noqa: E731
-        elif self.method == "ei_naive":
-            paths = sample_paths(k_ts, post, self.num_ei_paths, self.num_features)
-            best = incumbents(paths, post)
-            score = lambda mask, R: lambda x: expected_improvement(paths, post, best, x, mask, R)  # noqa: E731
-        else:
-            score = lambda mask, R: lambda x: expected_ucb(post, x, mask, R, beta_u)  # noqa: E731
-
-        policy = {
-            "ucvs": self._ucvs,
-            "ucb_psq": self._ucb_psq,
-            "ts_psq": self._ucb_psq,
-            "etc": self._etc,
-            "ucb_cvs": self._ucb_cvs,
-            "ucb_naive": self._naive,
-            "ts_naive": self._naive,
-            "ei_naive": self._ei_naive,
-        }[self.method]
-        i, xs, gU, state = policy(k_u, k_l, state, params, post, score, explore, t)
+        beta = jnp.where(explore, params.beta, params.beta_exploit)
+        score = self.value.objective(k_ts, post, beta)
+        turn = Turn(self.maximiser, self.value, score, post, explore, state.plays + 1, params)
+        i, xs, g, state = self.selection.choose(k_u, k_l, state, turn)
         state = state._replace(
-            best_x=jnp.where(jnp.isfinite(gU)[:, None], xs, state.best_x), hyp=hyp, explore=explore, gU=gU
+            best_x=jnp.where(jnp.isfinite(g)[:, None], xs, state.best_x), hyp=hyp, explore=explore, gU=g
         )
         return ControlAction(i, xs[i]), state
 
-    # -------------------------------------------------------------- policies: (set, maximisers, gU, state)
-    def _ucvs(self, k_u, k_l, state: CVSState, params: CVSParams, post, score, explore, t):
-        m, d = state.masks.shape
-        official = self.preset == "official"
-        i_rr = ((state.plays + (1 if official else 0)) % m).astype(jnp.int32)
-        onehot = jnp.arange(m) == i_rr
-        xs, gU = self._maximize_sets(k_u, score, state, jnp.where(explore, onehot, True))
-        if official:
-            return self._ucvs_official(k_l, state, params, post, explore, i_rr, xs, gU, t)
-        gL = self._global_lcb(k_l, post, state, params.beta_lcb)
-        alpha = alpha_at(params.alpha0, params.alpha_min, state.n_exploit, d, self.alpha_schedule)
-        lcb_bar = jnp.maximum(state.lcb_bar, gL)
-        ucb_bar = jnp.where(explore & ~onehot, state.ucb_bar, jnp.minimum(state.ucb_bar, gU))
-        S1 = feasible_set(ucb_bar, lcb_bar, alpha, state.f_lo)
-        empty = ~S1.any() & ~explore  # reset the intersected bounds
-        lcb_bar, ucb_bar = jnp.where(empty, gL, lcb_bar), jnp.where(empty, gU, ucb_bar)
-        S1 = jnp.where(empty, feasible_set(ucb_bar, lcb_bar, alpha, state.f_lo), S1)
-        i_exp, _ = cheapest_then_best(S1, cost_lcb(state.cost_sum, state.counts, t, clip=True), gU)
-        i = jnp.where(explore, i_rr, i_exp)
-        state = state._replace(
-            lcb_bar=lcb_bar,
-            ucb_bar=ucb_bar,
-            S1=S1,
-            alpha=alpha,
-            gL=gL,
-            n_exploit=state.n_exploit + (~explore).astype(jnp.int32),
-        )
-        return i, xs, gU, state
 
-    def _ucvs_official(self, k_l, state, params, post, explore, i_rr, xs, gU, t):
-        """Exploit_CVS of the released code: no bookkeeping, Lcb_max = max(max LCB(0.3), max y)."""
-
-        def exploit_lcb():
-            return jnp.maximum(self._global_lcb(k_l, post, state, params.beta_lcb), data.best(state.buffer))
-
-        gL = jax.lax.cond(explore, lambda: -jnp.inf * jnp.ones(()), exploit_lcb)
-        S1 = gU >= gL
-        i_exp, _ = cheapest_last_index(S1, cost_lcb(state.cost_sum, state.counts, t, clip=False), gU)
-        i = jnp.where(explore, i_rr, i_exp)
-        state = state._replace(
-            S1=jnp.where(explore, False, S1),
-            gL=gL,
-            alpha=jnp.zeros(()),
-            n_exploit=state.n_exploit + (~explore).astype(jnp.int32),
-        )
-        return i, xs, gU, state
-
-    def _ucb_psq(self, k_u, k_l, state: CVSState, params, post, score, explore, t):
-        """argmax_i g_i (a full set dominates: only it is computed when one exists)."""
-        full = jnp.all(state.masks, axis=1)
-        xs, gU = self._maximize_sets(k_u, score, state, jnp.where(full.any(), full, True))
-        return jnp.argmax(gU).astype(jnp.int32), xs, gU, state
-
-    def _etc_groups(self, state: CVSState):
-        """(group of each set (m,) int, -1 = none; number of groups) for the configured grouping."""
-        m, d = state.masks.shape
-        if isinstance(self.groups, str) and self.groups == "size":
-            size = jnp.sum(state.masks, 1)
-            is_full = size == d
-            smaller = (size[None, :] < size[:, None]) & ~is_full[None, :]  # (i, j): set j strictly smaller
-            # rank of set i's size among the distinct sizes of the non-full sets
-            first = jnp.array([jnp.all(~((size[:j] == size[j]) & ~is_full[:j])) for j in range(m)]) & ~is_full
-            rank = jnp.sum(smaller & first[None, :], axis=1)
-            return jnp.where(is_full, -1, rank).astype(jnp.int32), jnp.sum(first)
-        groups = GROUPINGS[self.groups] if isinstance(self.groups, str) else self.groups
-        gid = [-1] * m
-        for g, members in enumerate(groups):
-            for i in members:
-                if i < m and gid[i] == -1:
-                    gid[i] = g
-        return jnp.asarray(gid, jnp.int32), jnp.asarray(len(groups))
-
-    def _etc(self, k_u, k_l, state: CVSState, params, post, score, explore, t):
-        """ETC-n: the first group with fewer than n plays restricts the candidates; afterwards UCB-PSQ.
-        A group's plays are the plays of its sets during the group phase: plays so far minus n per
-        completed group (the phases follow one another)."""
-        gid, num_groups = self._etc_groups(state)
-        current = state.plays // self.etc_plays  # the group being played
-        in_groups = current < num_groups
-        full = jnp.all(state.masks, axis=1)
-        candidates = jnp.where(in_groups, gid == current, jnp.where(full.any(), full, True))
-        xs, gU = self._maximize_sets(k_u, score, state, candidates)
-        return jnp.argmax(jnp.where(candidates, gU, -jnp.inf)).astype(jnp.int32), xs, gU, state
-
-    def _ucb_cvs(self, k_u, k_l, state: CVSState, params, post, score, explore, t):
-        """Known costs: candidates within (1 - eps_t) of the best shifted gU; the cheapest, then the best."""
-        xs, gU = self._maximize_sets(k_u, score, state, jnp.ones(state.masks.shape[0], bool))
-        eps = params.eps0 * jnp.maximum(1.0 - state.plays / params.eps_cut, 0.0)
-        cand = feasible_set(gU, jnp.max(gU), eps, state.f_lo, strict=False)
-        i, S3 = cheapest_then_best(cand, state.known_cost, gU)
-        return i, xs, gU, state._replace(S1=cand, alpha=eps)
-
-    def _naive(self, k_u, k_l, state: CVSState, params, post, score, explore, t):
-        """argmax_i (g_i - f_lo) / c_i with the estimated cost LCB floored at 0.001 (additions)."""
-        xs, gU = self._maximize_sets(k_u, score, state, jnp.ones(state.masks.shape[0], bool))
-        return jnp.argmax((gU - state.f_lo) / naive_cost(state, t)).astype(jnp.int32), xs, gU, state
-
-    def _ei_naive(self, k_u, k_l, state: CVSState, params, post, score, explore, t):
-        """argmax_i EI_i / c_i, c_i the floored cost LCB as in _naive (the recorded gU holds EI_i)."""
-        xs, ei = self._maximize_sets(k_u, score, state, jnp.ones(state.masks.shape[0], bool))
-        return jnp.argmax(ei / naive_cost(state, t)).astype(jnp.int32), xs, ei, state
+# ---------------------------------------------------------------- the named methods
+#: The paper's methods and the additions by name (module docstring): (selection rule, value estimate).
+NAMED = {
+    "ucvs": (ExploreThenCommit, ExpectedUCB),
+    "ucb_psq": (BestSet, ExpectedUCB),
+    "ts_psq": (BestSet, ThompsonPath),
+    "etc": (GroupedETC, ExpectedUCB),
+    "ucb_cvs": (KnownCosts, ExpectedUCB),
+    "ucb_naive": (ValuePerCost, ExpectedUCB),
+    "ts_naive": (ValuePerCost, ThompsonPath),
+    "ei_naive": (ValuePerCost, ExpectedImprovement),
+    "random": (RandomSets, ExpectedUCB),
+}
+NAMES = tuple(NAMED)
+#: The parts' fields that make() also takes as flat options (the names result files and config files
+#: use): flat name -> the field of the named method's part.
+FLAT_OPTIONS = {
+    "preset": "preset",
+    "alpha_schedule": "alpha_schedule",
+    "groups": "groups",
+    "etc_plays": "plays",
+    "num_features": "num_features",
+    "num_ei_paths": "num_paths",
+}
 
 
-def naive_cost(state: CVSState, t):
-    """The naive additions' cost estimate: the cost LCB c_hat_i - sqrt(2 log t / T_i) (unplayed: -inf)
-    floored at 0.001, the environment's smallest cost."""
-    return jnp.maximum(cost_lcb(state.cost_sum, state.counts, t, clip=False), 1e-3)
+def _tuples(value):
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
+
+
+def make(name: str, **options) -> CVS:
+    """The named method (NAMES) as a CVS of its parts, e.g. make("ucvs", preset="official") is
+    CVS(selection=ExploreThenCommit(preset="official"), value=ExpectedUCB()). The parts' fields may be
+    given flat (FLAT_OPTIONS: preset, alpha_schedule, groups, etc_plays, num_features, num_ei_paths;
+    a ValueError if the method has no part with that field); an option `selection` or `value` replaces
+    that part; the other options go to CVS."""
+    if name not in NAMED:
+        raise ValueError(f"unknown uCVS method {name!r}; choose one of {NAMES}")
+    chosen = {slot: cls for slot, cls in zip(("selection", "value"), NAMED[name]) if slot not in options}
+    fields = {slot: {} for slot in chosen}
+    for flat, field in FLAT_OPTIONS.items():
+        if flat not in options:
+            continue
+        owners = [slot for slot, cls in chosen.items() if field in {f.name for f in dataclasses.fields(cls)}]
+        if not owners:
+            names = [cls.__name__ for cls in chosen.values()]
+            raise ValueError(f"{name}: the option {flat!r} configures none of its parts {names}")
+        fields[owners[0]][field] = _tuples(options.pop(flat))
+    return CVS(**{slot: cls(**fields[slot]) for slot, cls in chosen.items()}, **options)
 
 
 __all__ = [
+    "ALPHA_SCHEDULES",
+    "BestSet",
     "CVS",
     "CVSInfo",
     "CVSParams",
     "CVSState",
-    "METHODS",
+    "ExpectedImprovement",
+    "ExpectedUCB",
+    "ExploreThenCommit",
+    "FLAT_OPTIONS",
+    "GROUPINGS",
+    "GroupedETC",
+    "KnownCosts",
     "MODEL",
+    "NAMED",
+    "NAMES",
     "PRESETS",
+    "RandomSets",
+    "Selection",
+    "ThompsonPath",
+    "Turn",
+    "ValueEstimate",
+    "ValuePerCost",
     "alpha_at",
     "cheapest_last_index",
     "cheapest_then_best",
@@ -697,7 +946,10 @@ __all__ = [
     "expected_sample",
     "expected_ucb",
     "feasible_set",
+    "global_lcb",
     "incumbents",
+    "make",
+    "maximize_sets",
     "naive_cost",
     "path_values",
     "sample_paths",
