@@ -81,12 +81,33 @@ def gp_options(refit: parts.Refit | None = None, maximiser: parts.Maximiser | No
     return out
 
 
-def uhe_options(**flat) -> dict:
-    """UHE options (jbo.algorithms.uhe.UHE: refit, maximiser, growth) from flat settings, on the paper's parts."""
+UHE_HMC = ("num_warmup", "num_samples", "step_size", "num_leapfrog")  # jbo.algorithms.uhe.HMC's fields
+
+
+def uhe_options(method: str, **flat) -> dict:
+    """Options of the UHE paper's `method` (jbo.algorithms.uhe.make: refit, maximiser, growth) from flat
+    settings, on the paper's parts. Flat settings of the method's own parts replace those parts: HMC's
+    (UHE_HMC) its HMC estimate, grid_candidates its lengthscale rule, noise_refit its pseudo-data estimate;
+    a method without such a part ignores them (noise_refit=True is refused there: it would change nothing)."""
     from jbo.algorithms import uhe
 
+    configured = uhe.make(method)
+    hmc = {k: flat.pop(k) for k in UHE_HMC if k in flat}
+    grid_candidates, noise_refit = flat.pop("grid_candidates", None), flat.pop("noise_refit", None)
+    parts_out = {}
+    if hmc and isinstance(configured.estimate, uhe.HMC):
+        parts_out["estimate"] = dataclasses.replace(configured.estimate, **hmc)
+    if grid_candidates is not None and configured.lengthscales is not None:
+        parts_out["lengthscales"] = dataclasses.replace(configured.lengthscales, grid_candidates=grid_candidates)
+    if noise_refit is not None:
+        if not isinstance(configured.estimate, uhe.PseudoData):
+            if noise_refit:
+                raise ValueError(f"noise_refit applies to the pseudo-data methods: {method!r} fits on the real data")
+        else:
+            parts_out["estimate"] = dataclasses.replace(configured.estimate, noise_refit=noise_refit)
     bucket = {k: flat.pop(k) for k in ("bucket", "bucket_step") if k in flat}
     out = gp_options(refit=uhe.PAPER_REFIT, maximiser=uhe.PAPER_MAXIMISER, **flat)
+    out.update(parts_out)
     out["refit"] = out.pop("hypers")
     if bucket:
         enabled = bucket.get("bucket", True)
@@ -94,4 +115,4 @@ def uhe_options(**flat) -> dict:
     return out
 
 
-__all__ = ["gp_options", "uhe_options"]
+__all__ = ["UHE_HMC", "gp_options", "uhe_options"]

@@ -13,6 +13,7 @@ import pytest
 
 import jbo
 from jbo import acquisitions, data, gp, parts
+from jbo.algorithms import uhe
 
 KEY = jax.random.key(11)
 # the smallest shapes that still exercise every code path (compile time dominates these tests)
@@ -55,16 +56,15 @@ UHE_SMALL = dict(
     num_initial=3,
     refit=parts.Refit(parts.FixedHypers(noise=1e-3), restarts=1, steps=2, learning_rate=0.05),
     maximiser=parts.Maximiser(num_raw=16, num_starts=2, steps=2, screen_data=True),
-    num_warmup=2,
-    num_samples=2,
-    num_leapfrog=2,
-    grid_candidates=8,
 )
 SMALL.update(
     {
         "uhe_bo": UHE_SMALL,
         "uhe:random": dict(num_initial=3),
-        **{f"uhe:{m}": UHE_SMALL for m in ("ra_bo", "random_exp3", "map", "mcmc", "a_gp_ucb", "wdf", "portfolio")},
+        **{f"uhe:{m}": UHE_SMALL for m in ("ra_bo", "random_exp3", "map", "portfolio")},
+        "uhe:mcmc": dict(UHE_SMALL, estimate=uhe.HMC(num_warmup=2, num_samples=2, num_leapfrog=2)),
+        "uhe:a_gp_ucb": dict(UHE_SMALL, lengthscales=uhe.ShrinkingLengthscales(grid_candidates=8)),
+        "uhe:wdf": dict(UHE_SMALL, lengthscales=uhe.LengthscaleBound(grid_candidates=8)),
     }
 )
 # R-PERP and its baselines act on finite arm sets only

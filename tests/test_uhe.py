@@ -21,11 +21,13 @@ TINY = dict(
     num_initial=4,
     refit=dataclasses.replace(uhe.PAPER_REFIT, restarts=2, steps=3),
     maximiser=dataclasses.replace(uhe.PAPER_MAXIMISER, num_raw=32, num_starts=2, steps=3),
-    num_warmup=3,
-    num_samples=2,
-    num_leapfrog=2,
-    grid_candidates=8,
 )
+# and tiny versions of the parts that have sizes of their own
+TINY_PARTS = {
+    "mcmc": dict(estimate=uhe.HMC(num_warmup=3, num_samples=2, num_leapfrog=2)),
+    "a_gp_ucb": dict(lengthscales=uhe.ShrinkingLengthscales(grid_candidates=8)),
+    "wdf": dict(lengthscales=uhe.LengthscaleBound(grid_candidates=8)),
+}
 
 
 def _data(n=12, d=2, cap=16, seed=0):
@@ -208,8 +210,24 @@ def test_h1_optimum_and_plus_inside_switch():
 
 # ---------------------------------------------------------------- the algorithm
 def test_bad_configuration_raises_clear_errors():
-    with pytest.raises(ValueError, match="unknown UHE method"):
-        uhe.UHE(method="uhe")
+    with pytest.raises(ValueError, match="UHE: schedule"):
+        uhe.UHE(schedule="paired")
+    with pytest.raises(ValueError, match="UHE: estimate"):
+        uhe.UHE(estimate=uhe.LengthscaleBound())
+    with pytest.raises(ValueError, match="UHE: lengthscales"):
+        uhe.UHE(lengthscales=uhe.RealData())
+    with pytest.raises(ValueError, match="UHE: lengthscales must be None with estimate=HMC"):
+        uhe.make("mcmc", lengthscales=uhe.LengthscaleBound())
+    for bad, match in (
+        (lambda: uhe.HMC(num_samples=0), "HMC: num_samples"),
+        (lambda: uhe.HMC(num_warmup=-1), "HMC: num_warmup"),
+        (lambda: uhe.HMC(step_size=0.0), "HMC: step_size"),
+        (lambda: uhe.ShrinkingLengthscales(grid_candidates=0), "ShrinkingLengthscales: grid_candidates"),
+        (lambda: uhe.LengthscaleBound(ratio=1.0), "LengthscaleBound: ratio"),
+        (lambda: uhe.PseudoData(noise_refit="yes"), "PseudoData: noise_refit"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            bad()
     with pytest.raises(ValueError, match="num_initial"):
         uhe.UHE(num_initial=1)
     with pytest.raises(ValueError, match="factor"):
@@ -268,6 +286,34 @@ def test_uhe_bo_pairs_rewards_and_exp3_bookkeeping_match_a_hand_replay():
     np.testing.assert_allclose(np.asarray(whole.actions), np.asarray(one.actions), rtol=1e-6, atol=1e-8)
 
 
+def test_methods_are_uhe_with_their_parts():
+    """The registry's configurations (module docstring's table); make is a lookup of them."""
+    want = {
+        "uhe_bo": (uhe.PairedEXP3(), uhe.PseudoData(), None),
+        "ra_bo": (uhe.RandomThenBO(), uhe.PseudoData(), None),
+        "random_exp3": (uhe.PairedEXP3(), uhe.RealData(), None),
+        "map": (uhe.EveryStep(), uhe.RealData(), None),
+        "mcmc": (uhe.EveryStep(), uhe.HMC(), None),
+        "a_gp_ucb": (uhe.EveryStep(), uhe.RealData(), uhe.ShrinkingLengthscales()),
+        "wdf": (uhe.EveryStep(), uhe.RealData(), uhe.LengthscaleBound()),
+        "portfolio": (uhe.Hedge(), uhe.RealData(), None),
+    }
+    assert tuple(want) == uhe.METHODS
+    for name, (schedule, estimate, lengthscales) in want.items():
+        alg = uhe.make(name, num_initial=5)
+        assert (alg.schedule, alg.estimate, alg.lengthscales, alg.num_initial) == (schedule, estimate, lengthscales, 5)
+        assert alg == jbo.algorithms.get(name if name == "uhe_bo" else f"uhe:{name}", num_initial=5)
+    assert uhe.UHE() == uhe.make("uhe_bo")  # the defaults are UHE-BO's parts
+    assert uhe.HMC() == uhe.HMC(num_warmup=200, num_samples=10, step_size=0.05, num_leapfrog=20)
+    assert (uhe.ShrinkingLengthscales().largest, uhe.LengthscaleBound().largest) == (100.0, 20.0)
+    # a config file's tables (jbo.algorithms.get passes them on): {"kind": name, ...fields} or the name
+    got = jbo.algorithms.get("uhe:mcmc", estimate={"kind": "hmc", "num_warmup": 3}, lengthscales=None)
+    assert got.estimate == uhe.HMC(num_warmup=3) and got.schedule == uhe.EveryStep()
+    assert uhe.UHE(schedule="hedge", estimate="real_data") == uhe.make("portfolio")
+    with pytest.raises(ValueError, match="UHE: lengthscales kind"):
+        uhe.UHE(lengthscales={"kind": "shrink"})
+
+
 def test_bad_parts_are_named():
     for bad in (dict(growth=True), dict(refit=parts.FixedHypers()), dict(maximiser={"num_raw": 8})):
         with pytest.raises(ValueError, match=f"UHE: {next(iter(bad))}"):
@@ -292,7 +338,7 @@ def test_bucket_step_runs_equal_the_whole_buffer():
 def test_exp3_two_step_hand_example():
     """One UHE-BO pair by hand: p = (1/2, 1/2) at t = 1; arm 0 earns r = 0.8 at t = 2 with
     gamma(2) = sqrt(4 ln 2 / (2 (e - 1))); at t = 3 gamma(3) mixes the new weights."""
-    bandit = uhe.UHE()._bandit()
+    bandit = uhe.UHE().schedule.bandit
     st = bandit.init(2)
     p = np.asarray(bandit.probabilities(st))
     np.testing.assert_allclose(p, [0.5, 0.5])
@@ -307,7 +353,7 @@ def test_exp3_two_step_hand_example():
 
 
 def test_ra_bo_alternates_random_and_bo_steps():
-    alg = uhe.UHE(method="ra_bo", **TINY)
+    alg = uhe.make("ra_bo", **TINY)
     tr = jbo.run(alg, jbo.problems.get("branin"), key=jax.random.key(4), num_steps=4 + 6)
     np.testing.assert_array_equal(np.asarray(tr.info.random)[4:], [True, False] * 3)
     assert np.all(np.asarray(tr.info.p_random)[4:] == 1.0)
@@ -359,22 +405,21 @@ def test_noise_refit_changes_only_the_posterior_noise_of_the_first_bo_step():
     prob = jbo.problems.get("branin")
     key = jax.random.key(6)
     base = jbo.run(uhe.UHE(**TINY), prob, key=key, num_steps=4 + 2)
-    refit = jbo.run(uhe.UHE(noise_refit=True, **TINY), prob, key=key, num_steps=4 + 2)
+    refit = jbo.run(uhe.UHE(estimate=uhe.PseudoData(noise_refit=True), **TINY), prob, key=key, num_steps=4 + 2)
     s = 4 if not bool(base.info.random[4]) else 5  # the first BO step
     np.testing.assert_array_equal(np.asarray(refit.actions[:s]), np.asarray(base.actions[:s]))
     np.testing.assert_array_equal(np.asarray(refit.info.lengthscale[s]), np.asarray(base.info.lengthscale[s]))
     assert float(refit.info.outputscale[s]) == float(base.info.outputscale[s])
     assert float(refit.info.noise[s]) != float(base.info.noise[s])
-    for method in ("map", "mcmc", "a_gp_ucb", "wdf", "portfolio", "random_exp3"):
-        with pytest.raises(ValueError, match="noise_refit"):
-            uhe.UHE(method=method, noise_refit=True)
-    uhe.UHE(method="ra_bo", noise_refit=True)  # accepted
+    with pytest.raises(TypeError, match="noise_refit"):
+        uhe.RealData(noise_refit=True)  # the real-data fit has its own noise variance already
+    assert uhe.make("ra_bo", estimate=uhe.PseudoData(noise_refit=True)).schedule == uhe.RandomThenBO()
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", uhe.NAMES)
 def test_every_uhe_method_runs_vmapped_equals_looped(name):
-    alg = uhe.make(name, **({"num_initial": 4} if name == "random" else TINY))
+    alg = uhe.make(name, **({"num_initial": 4} if name == "random" else {**TINY, **TINY_PARTS.get(name, {})}))
     prob = jbo.problems.get("deceptive", n=2)
     tr = jbo.run_seeds(alg, prob, key=jax.random.key(1), num_steps=10, num_seeds=2)
     assert np.all(np.isfinite(np.asarray(tr.metrics["simple_regret"])))

@@ -96,12 +96,22 @@ def method(name: str, dim: int, quick: bool = False, **options):
 
 
 def build(name: str, cls=None, **flat):
-    """uhe.make(name) (or cls(method=name)) from flat settings (fit_steps, num_raw, bucket_step, ...),
-    turned into its refit, maximiser and growth parts (flat_settings.uhe_options)."""
+    """uhe.make(name) (or the UHE subclass cls with the same parts) from flat settings (fit_steps, num_raw,
+    bucket_step, num_warmup, noise_refit, ...), turned into its parts (flat_settings.uhe_options)."""
     if name == "random":
         return uhe.make(name, **{k: v for k, v in flat.items() if k not in ("bucket", "bucket_step")})
-    opts = uhe_options(**flat)
-    return uhe.make(name, **opts) if cls is None else cls(method=name, **opts)
+    opts = uhe_options(name, **flat)
+    if cls is None:
+        return uhe.make(name, **opts)
+    configured = uhe.make(name)
+    return cls(
+        **{
+            "schedule": configured.schedule,
+            "estimate": configured.estimate,
+            "lengthscales": configured.lengthscales,
+            **opts,
+        }
+    )
 
 
 def run_one(name: str, prob_name: str, budget: int, seeds: int, quick: bool, key=0, log=sys.stderr):

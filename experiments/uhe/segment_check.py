@@ -41,7 +41,11 @@ def main():
         kw = {"num_initial": 6} if name == "random" else SHORT
         runs = {}
         for label, extra in (("segments", {}), ("whole", {"growth": jbo.data.WHOLE})):
-            alg = uhe.make(name, **kw, **extra) if name == "random" else uhe.make(name, **uhe_options(**kw, **extra))
+            alg = (
+                uhe.make(name, **kw, **extra)
+                if name == "random"
+                else uhe.make(name, **uhe_options(name, **kw, **extra))
+            )
             t0 = time.perf_counter()
             tr = jax.block_until_ready(jbo.run_seeds(alg, prob, key=key, num_steps=steps, num_seeds=2))
             runs[label] = (tr, time.perf_counter() - t0, list(alg.capacities(steps)))

@@ -37,10 +37,11 @@ GP sample paths (gp_d1, gp_d2), under five variants, each applied to every metho
                  default adds log theta); the signal- and noise-variance upper bounds raised to 1e5
                  (GPy has none; raw Branin values reach 300); the rest as the default
     fit_5x300    the spec's fit budget (D11): 5 starts x 300 Adam steps, for every method's fit
-    noise_refit  UHE-BO and RA-BO with UHE(noise_refit=True): the posterior and the UCB use the pseudo
-                 fit's lengthscales and signal variance with a noise variance refitted by MAP on the
-                 real data (jbo.algorithms.uhe.refit_noise), in place of the pseudo fit's own (0.003-0.04
-                 on the noiseless objectives, where MAP's is 1e-6-1e-4); the rest as the default. The
+    noise_refit  UHE-BO and RA-BO with UHE(estimate=PseudoData(noise_refit=True)): the posterior and
+                 the UCB use the pseudo fit's lengthscales and signal variance with a noise variance
+                 refitted by MAP on the real data (jbo.algorithms.uhe.refit_noise), in place of the
+                 pseudo fit's own (0.003-0.04 on the noiseless objectives, where MAP's is 1e-6-1e-4);
+                 the rest as the default. The
                  other methods fit their noise on the real data already: the variant leaves them as they
                  are, so they are not run again and their default rows (same programs and keys) stand for
                  them (PSEUDO_ONLY)
@@ -84,7 +85,8 @@ PROBLEMS = ("deceptive2", "hartmann3", "branin")
 FIG2_METHODS = ("uhe_bo", "map", "a_gp_ucb", "wdf", "portfolio", "random")  # the default --methods
 METHODS = (*FIG2_METHODS, "ra_bo", "random_exp3")  # with Fig 4's ablations (given by --methods)
 VARIANTS = ("default", "kappa_1.96", "gpy_like", "fit_5x300", "noise_refit")
-PSEUDO_ONLY = ("noise_refit",)  # variants that change only the pseudo-data methods (uhe.PSEUDO)
+PSEUDO_ONLY = ("noise_refit",)  # variants that change only the pseudo-data methods (PSEUDO)
+PSEUDO = tuple(m for m in uhe.METHODS if isinstance(uhe.make(m).estimate, uhe.PseudoData))  # uhe_bo, ra_bo
 BETA = {"default": 1.96, "kappa_1.96": 1.96**2}  # ucb = mu + sqrt(beta) sigma
 BIG = 1e5  # gpy_like: upper bound of the signal and noise variance (raw y)
 
@@ -132,11 +134,11 @@ def algorithm(method: str, variant: str, dim: int, quick: bool):
         return common.method(method, dim, quick)
     opts = {"num_initial": 3 * dim, **(common.QUICK if quick else {})}
     if variant == "noise_refit":
-        if method not in uhe.PSEUDO:
-            raise ValueError(f"noise_refit changes only {uhe.PSEUDO}: {method}'s runs are the default's")
-        return common.build(method, uhe.UHE, noise_refit=True, **opts)
+        if method not in PSEUDO:
+            raise ValueError(f"noise_refit changes only {PSEUDO}: {method}'s runs are the default's")
+        return common.build(method, noise_refit=True, **opts)
     if variant == "fit_5x300":
-        return common.build(method, uhe.UHE, **{**opts, "num_restarts": 5, "fit_steps": 300})
+        return common.build(method, **{**opts, "num_restarts": 5, "fit_steps": 300})
     return common.build(method, GPyLikeUHE, **opts)
 
 
@@ -174,7 +176,7 @@ def run(method, problem, variants, seeds, budget, quick, log) -> list[dict]:
     todo = ["all"] if method == "random" else []
     if method != "random":
         swept = [v for v in variants if v in BETA]
-        own = [v for v in variants if v not in BETA and (v not in PSEUDO_ONLY or method in uhe.PSEUDO)]
+        own = [v for v in variants if v not in BETA and (v not in PSEUDO_ONLY or method in PSEUDO)]
         todo = ([tuple(swept)] if swept else []) + own
     for job in todo:
         first = job[0] if isinstance(job, tuple) else ("default" if job == "all" else job)
@@ -217,7 +219,7 @@ def with_default(df: pd.DataFrame) -> pd.DataFrame:
     for variant, budget in set(zip(df.variant, df.budget)):
         if variant not in PSEUDO_ONLY:
             continue
-        base = df[(df.variant == "default") & (df.budget == budget) & ~df.method.isin(uhe.PSEUDO)]
+        base = df[(df.variant == "default") & (df.budget == budget) & ~df.method.isin(PSEUDO)]
         base = base[base.problem.isin(set(df[(df.variant == variant) & (df.budget == budget)].problem))]
         extra.append(base.assign(variant=variant))
     return pd.concat([df, *extra], ignore_index=True) if extra else df

@@ -111,7 +111,7 @@ VARIANTS = {
     "fit_5x300": "fit 5 × 300",
     "noise_refit": "σ_n² refitted on the real data",
 }
-PSEUDO = ("uhe_bo", "ra_bo")  # the methods that fit θ on the pseudo data (jbo.algorithms.uhe.PSEUDO)
+PSEUDO = ("uhe_bo", "ra_bo")  # the methods that fit θ on the pseudo data (estimate=jbo.algorithms.uhe.PseudoData())
 PSEUDO_ONLY = ("noise_refit",)  # variants that change only the pseudo-data methods (sensitivity.py)
 SENS_SETTINGS = (
     "default = the settings above (κ = √1.96, standardised y, log-space prior, fit 3 × 40); "
@@ -120,7 +120,7 @@ SENS_SETTINGS = (
     "GP sample paths (d = 1, 2) at T = 100, all variants but the fit 5 × 300 (MCMC not run: one 10-seed HMC "
     "program costs 15–45 min here; adding it could only add comparisons, so a claim that holds in full at no "
     "variant without it would hold at none with it); each variant applied to every method alike; σ_n² refitted "
-    "on the real data (UHE(noise_refit=True): the pseudo fit's lengthscales and signal variance, a noise variance "
+    "on the real data (UHE(estimate=PseudoData(noise_refit=True)): the pseudo fit's lengthscales and signal variance, a noise variance "
     "fitted by MAP on the real data, in the posterior and the UCB) changes only UHE-BO and RA-BO, so it runs "
     "them alone at T = 100 (UHE-BO on Deceptive (n = 2), Hartmann3 and Branin, RA-BO on Hartmann3; not run: RA-BO "
     "on Deceptive, and E0's sample paths, for time) and the other methods' rows are the default's; the seeds' initial "

@@ -34,10 +34,23 @@ def _gp(acquisition):
     return lambda **o: GPBO(acquisition=o.pop("acquisition", acquisition), **o)
 
 
+def _uhe(**configured):
+    """A UHE-BO paper method: uhe.UHE with these parts; an option of a part's name replaces that part
+    (e.g. estimate=uhe.PseudoData(noise_refit=True))."""
+    return lambda **o: uhe.UHE(**{**configured, **o})
+
+
 REGISTRY: dict[str, Callable] = {
-    # UHE-BO paper (jbo.algorithms.uhe): "uhe_bo" and its baselines / ablations "uhe:<method>"
-    "uhe_bo": lambda **o: uhe.make("uhe_bo", **o),
-    **{f"uhe:{m}": (lambda m: lambda **o: uhe.make(m, **o))(m) for m in uhe.NAMES if m != "uhe_bo"},
+    # UHE-BO paper (jbo.algorithms.uhe): "uhe_bo" and its baselines / ablations "uhe:<method>", as parts
+    "uhe_bo": _uhe(schedule=uhe.PairedEXP3(), estimate=uhe.PseudoData()),
+    "uhe:ra_bo": _uhe(schedule=uhe.RandomThenBO(), estimate=uhe.PseudoData()),
+    "uhe:random_exp3": _uhe(schedule=uhe.PairedEXP3(), estimate=uhe.RealData()),
+    "uhe:map": _uhe(schedule=uhe.EveryStep(), estimate=uhe.RealData()),
+    "uhe:mcmc": _uhe(schedule=uhe.EveryStep(), estimate=uhe.HMC()),
+    "uhe:a_gp_ucb": _uhe(schedule=uhe.EveryStep(), estimate=uhe.RealData(), lengthscales=uhe.ShrinkingLengthscales()),
+    "uhe:wdf": _uhe(schedule=uhe.EveryStep(), estimate=uhe.RealData(), lengthscales=uhe.LengthscaleBound()),
+    "uhe:portfolio": _uhe(schedule=uhe.Hedge(), estimate=uhe.RealData()),
+    "uhe:random": uhe.random_search,
     "random_search": RandomSearch,
     "gp_ucb": _gp("ucb"),
     "gp_ei": _gp("ei"),

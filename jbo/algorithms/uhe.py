@@ -12,22 +12,32 @@ Algorithm 1, as it runs here (paper t = 1, 2, ... counts BO evaluations after th
     BO step: x'_1..x'_M ~ U([0, 1]^d), M = 2 |D_{t-1}|; y'_j = y of the nearest observed x (L2)
              theta = argmin -log p(y' | x', theta) - log p(theta)        (pseudo-data MAP, Eq. 2)
              GP posterior on the REAL D_{t-1} under theta;  x_t = argmax mu + sqrt(beta) sigma
-             (noise_refit=True: theta's noise variance refitted on D_{t-1} first; default off, see UHE)
+             (PseudoData(noise_refit=True): theta's noise variance refitted on D_{t-1} first; default off)
 
-`UHE(method=...)` runs it and every method it is compared with, on the same GP code and priors
-(Matern-5/2 ARD, zero mean, y standardised with D_{t-1}'s statistics, Gamma(1e-3, 10) priors on
-lengthscales, signal and noise variance with the log-Jacobian of the log transform, bounds of D10):
+`UHE` runs it and every method it is compared with, on the same GP code and priors (Matern-5/2 ARD,
+zero mean, y standardised with D_{t-1}'s statistics, Gamma(1e-3, 10) priors on lengthscales, signal
+and noise variance with the log-Jacobian of the log transform, bounds of D10). A method is UHE with
+three parts: the `schedule` (which steps are random, how the bandit learns), the hyper-parameter
+`estimate` (and the UCB built on it) and a `lengthscales` rule applied to that estimate:
 
-    uhe_bo       the algorithm above
-    ra_bo        ablation: arm 0 always (random at odd t, BO at even t), pseudo-data loss
-    random_exp3  ablation: the EXP3 schedule, standard MAP on the real data
-    map          GP-UCB with a MAP refit on the real data every step                     (B1)
-    mcmc         HMC over log theta (blackjax), 200 burn-in + 10 kept, UCB averaged       (B2)
-    a_gp_ucb     Berkenkamp et al. (2019), the spec's reconstruction (4.1)               (B3)
-    wdf          Wang & de Freitas (2014) in Berkenkamp's variant (4.2)                  (B4)
-    portfolio    GP-Hedge with EXP3 over {Random, GP-UCB(MAP)}, one decision a step     (B5)
+    method       schedule        estimate      lengthscales             what it is
+    uhe_bo       PairedEXP3()    PseudoData()  None                     the algorithm above
+    ra_bo        RandomThenBO()  PseudoData()  None                     ablation: arm 0 always
+    random_exp3  PairedEXP3()    RealData()    None                     ablation: MAP on the real data
+    map          EveryStep()     RealData()    None                     GP-UCB, MAP refit every step  (B1)
+    mcmc         EveryStep()     HMC()         None                     blackjax HMC over log theta,
+                                                                        200 burn-in + 10 kept, UCB
+                                                                        averaged                      (B2)
+    a_gp_ucb     EveryStep()     RealData()    ShrinkingLengthscales()  Berkenkamp et al. (2019), the
+                                                                        spec's reconstruction (4.1)   (B3)
+    wdf          EveryStep()     RealData()    LengthscaleBound()       Wang & de Freitas (2014) in
+                                                                        Berkenkamp's variant (4.2)    (B4)
+    portfolio    Hedge()         RealData()    None                     GP-Hedge, EXP3 over {Random,
+                                                                        GP-UCB(MAP)} every step       (B5)
 
-and :class:`UHERandom` is B6 (uniform sampling). All share the uniform initial design of n0 points
+These configurations are the registry's "uhe_bo" and "uhe:<method>" (jbo.algorithms; :func:`make` looks
+them up, an option of a part's name replacing that part), and :class:`UHERandom` is B6 (uniform
+sampling, "uhe:random"). All share the uniform initial design of n0 points
 (D1: n0 = 3d in the experiments), so under one seed every method sees the same D0 and noise.
 
 The engine scans over evaluations, not over pairs (spec 8.3 scans over pairs): t is never batched,
@@ -51,7 +61,8 @@ Where we differ from the spec, for cost on a 2-core CPU (all static fields, so e
 * D13: 1024 raw points (not 2048) + the data, the best 8 refined by 50 projected-Adam steps.
 * D16 (W&dF) and 4.1 (A-GP-UCB): the scaling grid is geometric (1.1^k, up to 20 and 100), and the
   UCB maximiser of each scaling is found by screening one shared set of `grid_candidates` points
-  plus the data (no gradient refinement); the chosen scaling's UCB is then maximised in full.
+  plus the data (no gradient refinement; fields of the LengthscaleRule parts, like the grid's
+  `ratio` and `largest`); the chosen scaling's UCB is then maximised in full.
 * Sizes grow with the data: the engine runs the scan in segments whose buffers hold 16, 32, 64, ...
   rows (the `growth` part, GROWTH: smallest 16, doubling), so a step works on the segment's
   prefix of the buffer and twice that many pseudo points; `growth=jbo.data.WHOLE` uses the whole buffer
@@ -64,7 +75,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 import equinox as eqx
 import jax
@@ -75,9 +86,8 @@ from jbo.algorithms.gp_bo import RandomSearch
 from jbo.protocols import Algorithm, Spec, Step
 from jbo.spaces import Box
 
+#: The paper's methods (the registry's "uhe_bo" and "uhe:<method>": jbo.algorithms, made of the parts below).
 METHODS = ("uhe_bo", "ra_bo", "random_exp3", "map", "mcmc", "a_gp_ucb", "wdf", "portfolio")
-PAIRED = ("uhe_bo", "ra_bo", "random_exp3")  # one decision per pair of evaluations
-PSEUDO = ("uhe_bo", "ra_bo")  # hyper-parameters from the pseudo-data loss
 PRIORS = ("paper", "weak")
 
 
@@ -322,41 +332,324 @@ class UHEState(NamedTuple):
     draw: jax.Array  # (factor * num_steps, 0), empty: its shape carries the pseudo draw's row count
 
 
-class UHE(Algorithm):
-    """UHE-BO and the methods of the paper's comparison (see the module docstring for `method`).
+# ---------------------------------------------------------------- the parts a method is made of
+# A method (the module docstring's table) is UHE with a schedule, a hyper-parameter estimate and, for
+# A-GP-UCB and W&dF, a lengthscale rule applied to that estimate; every part's settings are static.
+class Schedule(eqx.Module):
+    """Which evaluations are uniform random and how the bandit over {0: random first, 1: BO} learns.
+    The base schedule (:class:`EveryStep`) makes every evaluation after the design a BO step."""
 
-    Static configuration: num_initial (D1: 3d in the experiments), prior ("paper" / "weak"), the
+    paired: ClassVar[bool] = False  # one decision per pair of evaluations (needs >= 2 BO steps)
+    random_steps: ClassVar[bool] = False  # some steps are uniform random: lax.cond(random, random, BO step)
+
+    @property
+    def bandit(self) -> bandits.Bandit:
+        """EXP3 over the two arms, its gamma counting evaluations in rounds of 2 (paired) or 1."""
+        return bandits.exp3(evals_per_round=2 if self.paired else 1)
+
+    def choose(self, key, state: UHEState, k):
+        """(arm, probs, gamma, random) at BO step k (0-based: paper t = k + 1): the arm, the probabilities
+        and EXP3 rate it was drawn with, and whether this step's point is uniform random."""
+        return state.arm, state.probs, state.gamma, jnp.asarray(False)
+
+    def reward(self, state: UHEState, action, step: Step, num_initial: int, model: gp.GPModel) -> UHEState:
+        """The state once `action`'s observation is in the buffer: the bandit's reward, if any."""
+        return state
+
+
+class EveryStep(Schedule):
+    """Every evaluation after the design is a BO step, no bandit (MAP, MCMC, A-GP-UCB, W&dF)."""
+
+
+class PairedEXP3(Schedule):
+    """Algorithm 1's schedule (UHE-BO; Random+EXP3): at odd t EXP3 draws the pair's arm, 0 = "random then
+    BO" (x_t uniform, no refit, D27) or 1 = "BO then BO"; the even t is a BO step and closes the pair
+    with r = (max(y_t, y_{t-1}) - min y_D0) / (max y_D0 - min y_D0) (D23), gamma recomputed at the even
+    t (D4). An odd number of BO steps ends with an unrewarded draw (D7)."""
+
+    paired: ClassVar[bool] = True
+    random_steps: ClassVar[bool] = True
+
+    def draw(self, key, bandit_state: bandits.BanditState):
+        """A new pair's (arm, probs, gamma): arm ~ p = (1 - gamma) w / sum(w) + gamma / 2."""
+        p = self.bandit.probabilities(bandit_state)
+        arm = jax.random.categorical(key, jnp.log(p)).astype(jnp.int32)
+        return arm, p, bandits.exp3_gammas(bandit_state.count, 2, None, 2)[0]
+
+    def update(self, bandit_state: bandits.BanditState, arm, r, probs) -> bandits.BanditState:
+        """w_a <- w_a exp(gamma_t r / (2 p_a))."""
+        return self.bandit.update(bandit_state, arm, r, probs)
+
+    def choose(self, key, state: UHEState, k):
+        first = k % 2 == 0  # odd paper t: the bandit decides (t is unbatched: a real branch)
+        new = self.draw(key, state.bandit)
+        arm, probs, gamma = jax.lax.cond(first, lambda: new, lambda: (state.arm, state.probs, state.gamma))
+        return arm, probs, gamma, first & (arm == 0)
+
+    def reward(self, state: UHEState, action, step: Step, num_initial: int, model: gp.GPModel) -> UHEState:
+        def close_pair(s):
+            y = s.buffer.y
+            r = _scaled(jnp.maximum(y[s.buffer.count - 1], y[s.buffer.count - 2]), s.buffer, num_initial)
+            return s._replace(bandit=self.update(s.bandit, s.arm, r, s.probs), reward=r)
+
+        second = (~step.initial) & ((step.t - num_initial) % 2 == 1)  # even paper t closes the pair (t unbatched)
+        return jax.lax.cond(second, close_pair, lambda s: s, state)
+
+
+class RandomThenBO(PairedEXP3):
+    """RA-BO's schedule (ablation): every pair is "random then BO" (arm 0 always, recorded with p = (1, 0));
+    the pair's reward is recorded, the bandit never learns."""
+
+    def draw(self, key, bandit_state: bandits.BanditState):
+        return jnp.int32(0), jnp.array([1.0, 0.0]), jnp.zeros(())
+
+    def update(self, bandit_state: bandits.BanditState, arm, r, probs) -> bandits.BanditState:
+        return bandit_state
+
+
+class Hedge(Schedule):
+    """GP-Hedge's portfolio (B5): EXP3 over {0: Random, 1: GP-UCB} decides every step; the reward is the
+    posterior mean at x_t after adding y_t (Hoffman et al., D17), scaled as in D23."""
+
+    random_steps: ClassVar[bool] = True
+
+    def choose(self, key, state: UHEState, k):
+        probs = self.bandit.probabilities(state.bandit)
+        arm = jax.random.categorical(key, jnp.log(probs)).astype(jnp.int32)
+        return arm, probs, bandits.exp3_gammas(state.bandit.count, 2, None, 1)[0], arm == 0
+
+    def reward(self, state: UHEState, action, step: Step, num_initial: int, model: gp.GPModel) -> UHEState:
+        def reward_step(s):
+            post = gp.condition(s.buffer, s.theta, model)
+            r = _scaled(gp.predict(post, action)[0], s.buffer, num_initial)
+            return s._replace(bandit=self.bandit.update(s.bandit, s.arm, r, s.probs), reward=r)
+
+        return jax.lax.cond(step.initial, lambda s: s, reward_step, state)
+
+
+class Estimate(eqx.Module):
+    """The GP hyper-parameters of a BO step and the UCB built on them. The base estimate
+    (:class:`RealData`) is the MAP fit on the real data D_{t-1} and the UCB of its posterior."""
+
+    def fit(self, key, buffer: data.Buffer, model: gp.GPModel, warm: gp.GPParams, fit_kw: dict, factor: int, draw_rows):
+        """theta-hat, warm-started from `warm` (the last fit)."""
+        return fit_map(key, buffer, model, warm, fit_kw)
+
+    def for_posterior(
+        self, key, buffer: data.Buffer, model: gp.GPModel, theta: gp.GPParams, last: gp.GPParams, fit_kw: dict
+    ) -> gp.GPParams:
+        """The hyper-parameters the posterior uses, from the fit theta (`last`: the previous step's)."""
+        return theta
+
+    def acquisition(self, key, buffer: data.Buffer, model: gp.GPModel, theta: gp.GPParams, beta):
+        """(ucb, the hyper-parameters recorded): mu + sqrt(beta) sigma of the posterior on D_{t-1} under theta."""
+        post = gp.condition(buffer, theta, model)
+        return (lambda x: acquisitions.ucb(post, x, beta)), theta
+
+
+class RealData(Estimate):
+    """theta = argmin -log p(y | X, theta) - log p(theta) on the real data D_{t-1}: the standard MAP fit
+    (Random+EXP3, MAP (B1), A-GP-UCB, W&dF and Portfolio)."""
+
+
+class PseudoData(Estimate):
+    """theta = the MAP fit on the pseudo-data set of Eq. (2) (UHE-BO, RA-BO): M = factor |D_{t-1}| uniform
+    points labelled by their nearest observation (:func:`fit_pseudo`), used with the real data's posterior.
+
+    noise_refit (off by default, the spec's reading of the paper): the posterior and the UCB use the pseudo
+    fit's lengthscales and signal variance with a noise variance refitted by MAP on the real data
+    (:func:`refit_noise`) in place of the pseudo fit's own; the pseudo fit, and its warm start, are unchanged."""
+
+    noise_refit: bool = eqx.field(static=True, default=False)
+
+    def __check_init__(self):
+        if not isinstance(self.noise_refit, bool):
+            raise ValueError(f"PseudoData: noise_refit must be a bool, got {self.noise_refit!r}")
+
+    def fit(self, key, buffer: data.Buffer, model: gp.GPModel, warm: gp.GPParams, fit_kw: dict, factor: int, draw_rows):
+        return fit_pseudo(key, buffer, model, warm, fit_kw, factor, draw_rows=draw_rows)
+
+    def for_posterior(
+        self, key, buffer: data.Buffer, model: gp.GPModel, theta: gp.GPParams, last: gp.GPParams, fit_kw: dict
+    ) -> gp.GPParams:
+        if not self.noise_refit:
+            return theta
+        k_noise = jax.random.fold_in(key, 1)  # a key of its own; the default path's keys stay as they are
+        return refit_noise(k_noise, buffer, model, theta, last.log_noise, fit_kw)
+
+
+class HMC(Estimate):
+    """MCMC (B2): the MAP fit on the real data starts a blackjax HMC chain over log theta (identity mass,
+    `step_size`, `num_leapfrog` leapfrog steps, D14): `num_warmup` transitions discarded, the next
+    `num_samples` kept; the UCB is averaged over the samples' posteriors and the posterior mean of log
+    theta is recorded."""
+
+    num_warmup: int = eqx.field(static=True, default=200)
+    num_samples: int = eqx.field(static=True, default=10)
+    step_size: float = eqx.field(static=True, default=0.05)
+    num_leapfrog: int = eqx.field(static=True, default=20)
+
+    def __check_init__(self):
+        _check_int("num_warmup", self.num_warmup, 0, "HMC")
+        _check_int("num_samples", self.num_samples, 1, "HMC")
+        _check_int("num_leapfrog", self.num_leapfrog, 1, "HMC")
+        if not self.step_size > 0:
+            raise ValueError(f"HMC: step_size must be > 0, got {self.step_size!r}")
+
+    def acquisition(self, key, buffer: data.Buffer, model: gp.GPModel, theta: gp.GPParams, beta):
+        z = hmc_samples(
+            key,
+            log_posterior(model, buffer),
+            _flat(theta),
+            self.num_warmup,
+            self.num_samples,
+            self.step_size,
+            self.num_leapfrog,
+        )
+        samples = jax.vmap(lambda zi: _unflat(zi, buffer.x.shape[1]))(z)
+        posts = jax.vmap(lambda p: gp.condition(buffer, p, model))(samples)
+        acq = lambda x: jnp.mean(jax.vmap(lambda post: acquisitions.ucb(post, x, beta))(posts))  # noqa: E731
+        return acq, jax.tree.map(lambda a: jnp.mean(a, 0), samples)  # recorded: posterior mean of log theta
+
+
+class LengthscaleRule(eqx.Module):
+    """A rule on top of the fit that rescales its lengthscales l -> l / s by one s from the geometric grid
+    s = ratio^k <= largest, each scaling's UCB maximiser found by screening `grid_candidates` uniform
+    points plus the data (no gradient refinement). ``rule(key, buffer, model, theta, state, k, params)``
+    returns (theta, s, log l_0)."""
+
+    ratio: float = eqx.field(static=True, default=1.1)
+    largest: float = eqx.field(static=True, default=20.0)
+    grid_candidates: int = eqx.field(static=True, default=256)
+
+    def __check_init__(self):
+        name = type(self).__name__
+        if not self.ratio > 1:
+            raise ValueError(f"{name}: ratio must be > 1, got {self.ratio!r}")
+        if not self.largest >= 1:
+            raise ValueError(f"{name}: largest must be >= 1, got {self.largest!r}")
+        _check_int("grid_candidates", self.grid_candidates, 1, name)
+
+    def grid(self) -> jax.Array:
+        """log s over the grid: 0, log ratio, 2 log ratio, ... up to log largest."""
+        return jnp.log(self.ratio) * jnp.arange(_grid_len(self.ratio, self.largest))
+
+    def __call__(self, key, buffer: data.Buffer, model: gp.GPModel, theta: gp.GPParams, state: UHEState, k, params):
+        raise NotImplementedError
+
+
+class ShrinkingLengthscales(LengthscaleRule):
+    """A-GP-UCB (B3; Berkenkamp et al. 2019, the spec's reconstruction 4.1): theta_0 = the MAP fit on D0
+    (D15); h(t) = the largest s with sqrt(t beta I_theta0/s) <= t^agp_power (UHEParams), I the information
+    gain with the scaling's UCB maximiser added; g(t) = max(g(t-1), h(t)), g(0) = 1; the lengthscales are
+    min(l, l_0 / g(t)). Grid up to 100."""
+
+    largest: float = eqx.field(static=True, default=100.0)
+
+    def __call__(self, key, buffer: data.Buffer, model: gp.GPModel, theta: gp.GPParams, state: UHEState, k, params):
+        log_ls0 = jnp.where(k == 0, theta.log_lengthscale, state.log_ls0)  # D15: theta_0 = MAP on D0
+        t = (k + 1).astype(jnp.float64)
+        grid = self.grid()
+        base = theta._replace(log_lengthscale=log_ls0)
+        pts, _ = scaled_ucb_argmax(key, buffer, model, base, grid, params.beta, self.grid_candidates)
+        gains = jax.vmap(
+            lambda ls, x: information_gain(
+                data.append(buf_grow(buffer), x, 0.0), model, base._replace(log_lengthscale=log_ls0 - ls)
+            )
+        )(grid, pts)
+        ok = jnp.sqrt(t * params.beta * gains) <= t**params.agp_power
+        h = jnp.max(jnp.where(ok, jnp.exp(grid), 1.0))
+        scale = jnp.maximum(jnp.where(k == 0, 1.0, state.scale), h)  # g(t) = max(g(t-1), h(t)), g(0) = 1
+        theta = theta._replace(log_lengthscale=jnp.minimum(theta.log_lengthscale, log_ls0 - jnp.log(scale)))
+        return theta, scale, log_ls0
+
+
+class LengthscaleBound(LengthscaleRule):
+    """W&dF (B4; Wang & de Freitas 2014 in Berkenkamp's variant, the spec's 4.2): the smallest s whose UCB
+    maximiser has latent posterior std >= wdf_threshold (UHEParams, standardised y), else the largest;
+    the lengthscales are l / s. Grid up to 20."""
+
+    def __call__(self, key, buffer: data.Buffer, model: gp.GPModel, theta: gp.GPParams, state: UHEState, k, params):
+        grid = self.grid()
+        _, stds = scaled_ucb_argmax(key, buffer, model, theta, grid, params.beta, self.grid_candidates)
+        ok = stds >= params.wdf_threshold
+        i = jnp.where(jnp.any(ok), jnp.argmax(ok), grid.shape[0] - 1)  # first qualifying, else the largest
+        return theta._replace(log_lengthscale=theta.log_lengthscale - grid[i]), jnp.exp(grid[i]), state.log_ls0
+
+
+#: The parts by the names a config file gives them: {"kind": name, ...fields} (or the name alone).
+SCHEDULES = {"paired_exp3": PairedEXP3, "random_then_bo": RandomThenBO, "hedge": Hedge, "every_step": EveryStep}
+ESTIMATES = {"pseudo_data": PseudoData, "real_data": RealData, "hmc": HMC}
+LENGTHSCALE_RULES = {"shrinking": ShrinkingLengthscales, "bound": LengthscaleBound}
+
+
+def _from_config(kinds: dict, option: str):
+    """A converter for UHE's `option`: a part passes unchanged, a kind's name or a dict
+    {"kind": name, ...fields} (a config file's table) becomes that part."""
+
+    def convert(value):
+        if isinstance(value, str):
+            value = {"kind": value}
+        if not isinstance(value, dict):
+            return value
+        fields = dict(value)
+        kind = fields.pop("kind", None)
+        if kind not in kinds:
+            raise ValueError(f"UHE: {option} kind must be one of {tuple(kinds)}, got {kind!r}")
+        return kinds[kind](**fields)
+
+    return convert
+
+
+class UHE(Algorithm):
+    """UHE-BO and the methods of the paper's comparison, each UHE with its parts (the module docstring's
+    table; jbo.algorithms.get("uhe_bo") / "uhe:<method>" or :func:`make` build them):
+
+    schedule     : :class:`PairedEXP3` (Algorithm 1), :class:`RandomThenBO`, :class:`Hedge` or :class:`EveryStep`;
+    estimate     : :class:`PseudoData` (Eq. 2; its noise_refit), :class:`RealData` (MAP) or :class:`HMC`;
+    lengthscales : None, :class:`ShrinkingLengthscales` (A-GP-UCB) or :class:`LengthscaleBound` (W&dF).
+
+    A config file names a part by its kind with its fields, e.g. ``estimate = {kind = "hmc", num_warmup = 50}``
+    (SCHEDULES, ESTIMATES, LENGTHSCALE_RULES).
+
+    Further static configuration: num_initial (D1: 3d in the experiments), prior ("paper" / "weak"), the
     pseudo-data factor (M = factor |D|), the fit (`refit`, a jbo.parts.Refit: its restarts, steps,
     learning_rate and method; UHE fits at every BO step, so its schedule is not read, and every fit
     starts from lengthscale 0.2, outputscale 1, noise 1e-3), the acquisition's maximiser (`maximiser`, a
-    jbo.parts.Maximiser; the data are screened with the raw points), HMC (num_warmup, num_samples,
-    step_size, num_leapfrog), the scaling grid screen (grid_candidates), noise_refit and the buffer's
-    growth (`growth`, a jbo.data.Growth). Params (UHEParams): beta, the W&dF threshold and the A-GP-UCB
-    reference-regret power.
-
-    noise_refit (uhe_bo and ra_bo only; off by default, the spec's reading of the paper): the posterior
-    and the UCB use the pseudo fit's lengthscales and signal variance with a noise variance refitted by
-    MAP on the real data (:func:`refit_noise`) in place of the pseudo fit's own; the pseudo fit, and
-    its warm start, are unchanged.
+    jbo.parts.Maximiser; the data are screened with the raw points) and the buffer's growth (`growth`, a
+    jbo.data.Growth). Params (UHEParams): beta, the W&dF threshold and the A-GP-UCB reference-regret power.
+    The defaults are UHE-BO's parts.
     """
 
-    method: str = eqx.field(static=True, default="uhe_bo")
+    schedule: Schedule = eqx.field(static=True, default=PairedEXP3(), converter=_from_config(SCHEDULES, "schedule"))
+    estimate: Estimate = eqx.field(static=True, default=PseudoData(), converter=_from_config(ESTIMATES, "estimate"))
+    lengthscales: LengthscaleRule | None = eqx.field(
+        static=True, default=None, converter=_from_config(LENGTHSCALE_RULES, "lengthscales")
+    )
     num_initial: int = eqx.field(static=True, default=6)
     prior: str = eqx.field(static=True, default="paper")
     factor: int = eqx.field(static=True, default=2)
     refit: parts.Refit = eqx.field(static=True, default=PAPER_REFIT)
     maximiser: parts.Maximiser = eqx.field(static=True, default=PAPER_MAXIMISER)
-    num_warmup: int = eqx.field(static=True, default=200)
-    num_samples: int = eqx.field(static=True, default=10)
-    step_size: float = eqx.field(static=True, default=0.05)
-    num_leapfrog: int = eqx.field(static=True, default=20)
-    grid_candidates: int = eqx.field(static=True, default=256)
-    noise_refit: bool = eqx.field(static=True, default=False)
     growth: data.Growth = eqx.field(static=True, default=GROWTH)
 
     def __check_init__(self):
-        if self.method not in METHODS:
-            raise ValueError(f"unknown UHE method {self.method!r}; choose one of {METHODS}")
+        if not isinstance(self.schedule, Schedule):
+            raise ValueError(
+                f"UHE: schedule must be a Schedule (PairedEXP3(), RandomThenBO(), Hedge(), EveryStep()), "
+                f"got {self.schedule!r}"
+            )
+        if not isinstance(self.estimate, Estimate):
+            raise ValueError(
+                f"UHE: estimate must be an Estimate (PseudoData(), RealData(), HMC()), got {self.estimate!r}"
+            )
+        if self.lengthscales is not None and not isinstance(self.lengthscales, LengthscaleRule):
+            raise ValueError(
+                "UHE: lengthscales must be None or a LengthscaleRule (ShrinkingLengthscales(), LengthscaleBound()), "
+                f"got {self.lengthscales!r}"
+            )
+        if self.lengthscales is not None and isinstance(self.estimate, HMC):
+            raise ValueError("UHE: lengthscales must be None with estimate=HMC(): the HMC samples set the lengthscales")
         if self.prior not in PRIORS:
             raise ValueError(f"unknown prior {self.prior!r}; choose one of {PRIORS}")
         if self.num_initial < 2:
@@ -366,22 +659,12 @@ class UHE(Algorithm):
             )
         if self.factor < 1:
             raise ValueError(f"the pseudo-data factor must be >= 1 (M_t >= |D_t-1|), got {self.factor}")
-        for name in ("num_samples", "num_leapfrog", "grid_candidates"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
-        if self.num_warmup < 0:
-            raise ValueError(f"num_warmup must be >= 0, got {self.num_warmup}")
         if not isinstance(self.refit, parts.Refit):
             raise ValueError(f"UHE: refit must be a jbo.parts.Refit, got {self.refit!r}")
         if not isinstance(self.maximiser, parts.Maximiser):
             raise ValueError(f"UHE: maximiser must be a jbo.parts.Maximiser, got {self.maximiser!r}")
         if not isinstance(self.growth, data.Growth):
             raise ValueError(f"UHE: growth must be a jbo.data.Growth, got {self.growth!r}")
-        if self.noise_refit and self.method not in PSEUDO:
-            raise ValueError(
-                f"noise_refit applies to the pseudo-data methods {PSEUDO}: {self.method!r} fits its noise "
-                "variance on the real data already"
-            )
 
     @property
     def model(self) -> gp.GPModel:
@@ -390,9 +673,6 @@ class UHE(Algorithm):
     @property
     def _fit_kw(self) -> dict:
         return fit_kw(self.refit)
-
-    def _bandit(self) -> bandits.Bandit:
-        return bandits.exp3(evals_per_round=2 if self.method in PAIRED else 1)
 
     def default_params(self) -> UHEParams:
         return UHEParams()
@@ -403,9 +683,9 @@ class UHE(Algorithm):
     def init(self, key, params, spec: Spec) -> UHEState:
         if not isinstance(spec.space, Box):
             raise ValueError(f"UHE methods run on a box, got {type(spec.space).__name__}")
-        if self.method in PAIRED and spec.num_steps - self.num_initial < 2:
+        if self.schedule.paired and spec.num_steps - self.num_initial < 2:
             raise ValueError(
-                f"{self.method} evaluates in pairs: num_steps={spec.num_steps} leaves "
+                f"{type(self.schedule).__name__} evaluates in pairs: num_steps={spec.num_steps} leaves "
                 f"{spec.num_steps - self.num_initial} BO steps after the {self.num_initial}-point design; "
                 f"need at least 2"
             )
@@ -415,7 +695,7 @@ class UHE(Algorithm):
             data.empty(spec.num_steps, dim),
             theta,
             theta,
-            self._bandit().init(2),
+            self.schedule.bandit.init(2),
             jnp.int32(1),
             jnp.full(2, 0.5),
             jnp.zeros(()),
@@ -430,30 +710,9 @@ class UHE(Algorithm):
     def ask(self, key, state: UHEState, params: UHEParams, step: Step):
         k_arm, k_rand, k_bo = jax.random.split(key, 3)
         k = step.t - self.num_initial  # 0-based BO step: paper t = k + 1
-        bandit = self._bandit()
-        arm, probs, gamma = state.arm, state.probs, state.gamma
-        if self.method in PAIRED:
-            first = k % 2 == 0  # odd paper t: the bandit decides (t is unbatched: a real branch)
-            if self.method == "ra_bo":
-                new = (jnp.int32(0), jnp.array([1.0, 0.0]), jnp.zeros(()))
-            else:
-                p = bandit.probabilities(state.bandit)
-                new = (
-                    jax.random.categorical(k_arm, jnp.log(p)).astype(jnp.int32),
-                    p,
-                    bandits.exp3_gammas(state.bandit.count, 2, None, 2)[0],
-                )
-            arm, probs, gamma = jax.lax.cond(first, lambda: new, lambda: (arm, probs, gamma))
-            random = first & (arm == 0)
-        elif self.method == "portfolio":
-            probs = bandit.probabilities(state.bandit)
-            arm = jax.random.categorical(k_arm, jnp.log(probs)).astype(jnp.int32)
-            gamma = bandits.exp3_gammas(state.bandit.count, 2, None, 1)[0]
-            random = arm == 0
-        else:
-            random = jnp.asarray(False)
+        arm, probs, gamma, random = self.schedule.choose(k_arm, state, k)
 
-        def random_step():
+        def random_step():  # x_t ~ U([0, 1]^d), no refit (D27)
             return (
                 jax.random.uniform(k_rand, (state.buffer.x.shape[1],)),
                 state.theta,
@@ -462,8 +721,12 @@ class UHE(Algorithm):
                 state.log_ls0,
             )
 
-        skip = (random, random_step) if self.method in PAIRED + ("portfolio",) else None
-        x, theta, theta_fit, scale, log_ls0 = self._bo_step(k_bo, state, params, step, skip)
+        def bo_step():
+            return self._bo(k_bo, state, params, step)
+
+        # a cond whose predicate is batched (the arm differs across vmapped seeds) runs both sides
+        step_out = jax.lax.cond(random, random_step, bo_step) if self.schedule.random_steps else bo_step()
+        x, theta, theta_fit, scale, log_ls0 = step_out
         return x, state._replace(
             theta=theta,
             theta_fit=theta_fit,
@@ -475,93 +738,28 @@ class UHE(Algorithm):
             log_ls0=log_ls0,
         )
 
-    def _bo_step(self, key, state: UHEState, params: UHEParams, step: Step, skip=None):
-        """The BO step on the segment's buffer (the engine grows it with the data). With
-        skip = (random, random_step) it is lax.cond(random, random_step, BO step): a cond whose
-        predicate is batched (the arm differs across vmapped seeds) runs both sides."""
-
-        def bo():
-            return self._bo(key, state, params, step)
-
-        return bo() if skip is None else jax.lax.cond(skip[0], skip[1], bo)
-
     def _bo(self, key, state: UHEState, params: UHEParams, step: Step):
+        """The BO step on the segment's buffer (the engine grows it with the data): fit theta, the
+        posterior's hyper-parameters, the lengthscale rule, then x_t = argmax of the UCB."""
         k_fit, k_acq, k_grid = jax.random.split(key, 3)
         buf = state.buffer
         model, kw = self.model, self._fit_kw
-        k = step.t - self.num_initial
-        scale, log_ls0 = jnp.ones(()), state.log_ls0
-        if self.method in PSEUDO:
-            theta = fit_pseudo(k_fit, buf, model, state.theta_fit, kw, self.factor, draw_rows=state.draw.shape[0])
-        else:
-            theta = fit_map(k_fit, buf, model, state.theta_fit, kw)
+        theta = self.estimate.fit(k_fit, buf, model, state.theta_fit, kw, self.factor, state.draw.shape[0])
         theta_fit = gp.keep_finite(theta, state.theta_fit)  # a failed fit (NaN) is flagged by info()
-        if self.noise_refit:  # the posterior and the UCB: the pseudo fit's l and sigma_f^2, sigma_n^2 on D
-            k_noise = jax.random.fold_in(k_fit, 1)  # a key of its own; the default path's keys stay as they are
-            theta = refit_noise(k_noise, buf, model, theta, state.theta.log_noise, kw)
-        if self.method == "mcmc":
-            logp = log_posterior(model, buf)
-            z = hmc_samples(
-                k_grid, logp, _flat(theta), self.num_warmup, self.num_samples, self.step_size, self.num_leapfrog
+        theta = self.estimate.for_posterior(k_fit, buf, model, theta, state.theta, kw)
+        scale, log_ls0 = jnp.ones(()), state.log_ls0
+        if self.lengthscales is not None:
+            theta, scale, log_ls0 = self.lengthscales(
+                k_grid, buf, model, theta, state, step.t - self.num_initial, params
             )
-            samples = jax.vmap(lambda zi: _unflat(zi, buf.x.shape[1]))(z)
-            posts = jax.vmap(lambda p: gp.condition(buf, p, model))(samples)
-            acq = lambda x: jnp.mean(jax.vmap(lambda post: acquisitions.ucb(post, x, params.beta))(posts))  # noqa: E731
-            theta = jax.tree.map(lambda a: jnp.mean(a, 0), samples)  # recorded: posterior mean of log theta
-            return self._maximise(k_acq, acq, buf), theta, theta_fit, scale, log_ls0
-        if self.method == "a_gp_ucb":
-            log_ls0 = jnp.where(k == 0, theta.log_lengthscale, log_ls0)  # D15: theta_0 = MAP on D0
-            t = (k + 1).astype(jnp.float64)
-            grid = jnp.log(1.1) * jnp.arange(_grid_len(1.1, 100.0))
-            base = theta._replace(log_lengthscale=log_ls0)
-            pts, _ = scaled_ucb_argmax(k_grid, buf, model, base, grid, params.beta, self.grid_candidates)
-            gains = jax.vmap(
-                lambda ls, x: information_gain(
-                    data.append(buf_grow(buf), x, 0.0), model, base._replace(log_lengthscale=log_ls0 - ls)
-                )
-            )(grid, pts)
-            ok = jnp.sqrt(t * params.beta * gains) <= t**params.agp_power
-            h = jnp.max(jnp.where(ok, jnp.exp(grid), 1.0))
-            scale = jnp.maximum(jnp.where(k == 0, 1.0, state.scale), h)  # g(t) = max(g(t-1), h(t)), g(0) = 1
-            theta = theta._replace(log_lengthscale=jnp.minimum(theta.log_lengthscale, log_ls0 - jnp.log(scale)))
-        elif self.method == "wdf":
-            grid = jnp.log(1.1) * jnp.arange(_grid_len(1.1, 20.0))
-            _, stds = scaled_ucb_argmax(k_grid, buf, model, theta, grid, params.beta, self.grid_candidates)
-            ok = stds >= params.wdf_threshold
-            i = jnp.where(jnp.any(ok), jnp.argmax(ok), grid.shape[0] - 1)  # first qualifying, else the largest
-            scale = jnp.exp(grid[i])
-            theta = theta._replace(log_lengthscale=theta.log_lengthscale - grid[i])
-        post = gp.condition(buf, theta, model)
-        acq = lambda x: acquisitions.ucb(post, x, params.beta)  # noqa: E731
-        return self._maximise(k_acq, acq, buf), theta, theta_fit, scale, log_ls0
-
-    def _maximise(self, key, acq, buf: data.Buffer):
-        return self.maximiser.box(acq, key, buf.x.shape[1], buf)[0]
+        acq, theta = self.estimate.acquisition(k_grid, buf, model, theta, params.beta)
+        x = self.maximiser.box(acq, k_acq, buf.x.shape[1], buf)[0]
+        return x, theta, theta_fit, scale, log_ls0
 
     # ---------------------------------------------------------------- tell: record, reward the arm
     def tell(self, key, state: UHEState, params: UHEParams, action, observation, step: Step):
-        buffer = data.append(state.buffer, action, observation)
-        state = state._replace(buffer=buffer)
-        k = step.t - self.num_initial
-        if self.method in PAIRED:
-
-            def reward_pair(s):
-                y = s.buffer.y
-                r = _scaled(jnp.maximum(y[s.buffer.count - 1], y[s.buffer.count - 2]), s.buffer, self.num_initial)
-                b = s.bandit if self.method == "ra_bo" else self._bandit().update(s.bandit, s.arm, r, s.probs)
-                return s._replace(bandit=b, reward=r)
-
-            second = (~step.initial) & (k % 2 == 1)  # even paper t closes the pair (t unbatched)
-            return jax.lax.cond(second, reward_pair, lambda s: s, state)
-        if self.method == "portfolio":
-
-            def reward_step(s):  # Hoffman et al.: the posterior mean at x_t after adding y_t (D17)
-                post = gp.condition(s.buffer, s.theta, self.model)
-                r = _scaled(gp.predict(post, action)[0], s.buffer, self.num_initial)
-                return s._replace(bandit=self._bandit().update(s.bandit, s.arm, r, s.probs), reward=r)
-
-            return jax.lax.cond(step.initial, lambda s: s, reward_step, state)
-        return state
+        state = state._replace(buffer=data.append(state.buffer, action, observation))
+        return self.schedule.reward(state, action, step, self.num_initial, self.model)
 
     def info(self, state: UHEState, params) -> UHEInfo:
         p = state.theta
@@ -613,14 +811,24 @@ class UHERandom(RandomSearch):
 
 
 def make(method: str, **options):
-    """The paper's method by name: one of METHODS, or "random" (which fits nothing, so the option
-    `growth` is accepted and has nothing to act on)."""
-    if method == "random":
-        options = {k: v for k, v in options.items() if k != "growth"}
-        return UHERandom(**options)
-    if method not in METHODS:
-        raise ValueError(f"unknown UHE method {method!r}; choose one of {METHODS + ('random',)}")
-    return UHE(method=method, **options)
+    """The paper's method by name, one of NAMES: the registry's configured parts ("uhe_bo", "uhe:<method>"
+    in jbo.algorithms), an option of a part's name replacing that part. "random" fits nothing, so the
+    option `growth` is accepted and has nothing to act on."""
+    from jbo.algorithms import BUILTIN  # the registry imports this module
+
+    if method not in NAMES:
+        raise ValueError(f"unknown UHE method {method!r}; choose one of {NAMES}")
+    return BUILTIN["uhe_bo" if method == "uhe_bo" else f"uhe:{method}"](**options)
+
+
+def random_search(**options) -> UHERandom:
+    """B6 (the registry's "uhe:random"): :class:`UHERandom`, the option `growth` dropped (nothing grows)."""
+    return UHERandom(**{k: v for k, v in options.items() if k != "growth"})
+
+
+def _check_int(name: str, value, low: int, part: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ValueError(f"{part}: {name} must be an int >= {low}, got {value!r}")
 
 
 NAMES = METHODS + ("random",)
@@ -632,6 +840,22 @@ __all__ = [
     "UHEParams",
     "UHEState",
     "UHERandom",
+    "ESTIMATES",
+    "LENGTHSCALE_RULES",
+    "SCHEDULES",
+    "EveryStep",
+    "Estimate",
+    "HMC",
+    "Hedge",
+    "LengthscaleBound",
+    "LengthscaleRule",
+    "PairedEXP3",
+    "PseudoData",
+    "RandomThenBO",
+    "RealData",
+    "Schedule",
+    "ShrinkingLengthscales",
+    "random_search",
     "fit_map",
     "fit_pseudo",
     "hmc_samples",
