@@ -184,7 +184,7 @@ class Growth(eqx.Module):
 
     enabled: False keeps the whole buffer (one segment, the whole-buffer program).
     sizes: explicit sizes (those below num_steps are used, then num_steps); overrides the rule below.
-    The rule (defaults chosen by measurement, experiments/segment_schedule.py; docs/benchmarks.md):
+    The rule (defaults chosen by measurement, experiments/engine/segment_schedule.py; docs/benchmarks.md):
     runs of at most `whole` steps keep one segment; otherwise the first size is the largest
     smallest * 2^k that is at most share * num_steps and at most `first` (at least `smallest`;
     share = 0: `smallest`), then sizes double, growing by at most `step` rows (None: doubling):

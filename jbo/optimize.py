@@ -241,7 +241,7 @@ def local_search(
     # Cosine-decayed step: large moves early, precise convergence by the last iteration. eps = 0: the
     # step m / sqrt(v) is then invariant to the scale of fn (an acquisition in units of y), where
     # optax's default eps = 1e-8 shrank every step once |grad| ~ 1e-8 (y in units of 1e-8 moved the
-    # decisions by up to the box width; experiments/results/scale/robustness_sweep.json). A zero (or
+    # decisions by up to the box width; experiments/results/engine/scale/robustness_sweep.json). A zero (or
     # underflowing) gradient gives 0/0: such a step is 0.
     opt = optax.adam(optax.cosine_decay_schedule(learning_rate, max(num_steps, 1), alpha=0.01), eps=0.0)
 

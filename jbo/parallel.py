@@ -45,14 +45,14 @@ stopped for good, twice, with and without ``--xla_cpu_multi_thread_eigen=false``
 device program sat in jaxlib's batched LAPACK triangular solve (``lapack_dtrsm_ffi`` ->
 ``jax::ParallelBatchMap`` -> ``absl::BlockingCounter::Wait``) on a worker of XLA:CPU's Eigen pool,
 waiting for batch tasks it had put on that same pool, while the other workers slept
-(experiments/results/scale/sharding_deadlock_gdb*.txt; reproduction:
-experiments/scale/sharding_deadlock.py). There is no collective in jbo's sharded programs; the wait
+(experiments/results/engine/scale/sharding_deadlock_gdb*.txt; reproduction:
+experiments/engine/scale/sharding_deadlock.py). There is no collective in jbo's sharded programs; the wait
 is nested parallelism on one thread pool, and it needs GP matrices large enough for the kernel to
 split its batch (not seen at 12 steps). The same wait later hung single-device 10-seed UHE-BO runs
 through the batched Cholesky; :mod:`jbo.linalg` now lowers batched Choleskys and triangular solves on
 CPU to loops of unbatched calls, which cured those. With it the sharded reproduction finished 5 of 5
 runs on the quiet machine but only 2 of 5 within 300 s under load
-(experiments/results/scale/sharding_deadlock_lapack_loop*.json), so a race may remain with four device
+(experiments/results/engine/scale/sharding_deadlock_lapack_loop*.json), so a race may remain with four device
 programs on a 2-thread pool: jbo still warns when it shards over several CPU devices of one process;
 accelerators do not use these kernels.
 """
@@ -75,7 +75,7 @@ AXIS = "seeds"
 # XLA options for the run programs compiled on CPU ({}: XLA's defaults; accelerators always keep them,
 # and so does a process with jax_disable_most_optimizations set). The default, LLVM -O2 for the
 # generated kernels instead of XLA's -O3, compiles jbo's run programs 10-30% faster at the
-# same run time and the same results to rounding (experiments/compile_options.py, compile_ratio.py).
+# same run time and the same results to rounding (experiments/engine/compile_options.py, compile_ratio.py).
 # -O1 is no faster than -O2 there and aborts the process on one of jbo's programs ("Cannot select:
 # X86ISD::SUBV_BROADCAST_LOAD" compiling TS-PSQ's step on x86_64). Set it before the first run; the
 # program cache keys on it.

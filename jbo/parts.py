@@ -32,18 +32,18 @@ METHODS = ("adam", "lbfgs")
 
 # Refit every step while t < REFIT_ALL, then each time the data has grown by 1/32 (RefitSchedule.now): from
 # t = 128, regret no worse than refitting every step on four problems at T = 256, 2.4x cheaper
-# (experiments/long_run_defaults.py --compare refit); from t = 64 instead of 128, regret no worse at
+# (experiments/engine/long_run_defaults.py --compare refit); from t = 64 instead of 128, regret no worse at
 # T = 100, 200 and 256 on the same four problems, 10% cheaper at T = 256 and about 20% at T = 200
-# (experiments/long_run_defaults.py --compare refit_all --checkpoints 100 200)
+# (experiments/engine/long_run_defaults.py --compare refit_all --checkpoints 100 200)
 REFIT_ALL = 64
 REFIT_GROWTH = 1 / 32
 # The inner maximiser screens the 128 best observed points with its raw points (every point in a run of
 # at most 128 steps): regret no worse than screening all of them on four problems at T = 256, cheaper at
-# large N (experiments/long_run_defaults.py --compare screen)
+# large N (experiments/engine/long_run_defaults.py --compare screen)
 SCREEN_DATA = 128
 
 LIES = ("kb", "cl_min", "cl_max", "cl_mean")
-BATCH_LIE = "cl_min"  # chosen by experiments/batch/q_batch.py (hartmann6, q = 4, 16 seeds)
+BATCH_LIE = "cl_min"  # chosen by experiments/engine/batch/q_batch.py (hartmann6, q = 4, 16 seeds)
 
 
 def _int(name: str, value, low: int, part: str) -> None:
@@ -137,7 +137,7 @@ class Refit(eqx.Module):
     of `steps` Adam (at `learning_rate`) or bounded L-BFGS steps: restart 0 warm-starts from the last
     fit, the others from `start` (the rule whose values begin every fit; its Params are this rule's
     Params) and perturbations of it (jbo.gp.fit). `schedule`: at which steps to refit.
-    Defaults chosen by measurement (experiments/refit_defaults.py; docs/defaults.md)."""
+    Defaults chosen by measurement (experiments/engine/refit_defaults.py; docs/defaults.md)."""
 
     start: Any = eqx.field(static=True, default=FixedHypers())
     method: str = eqx.field(static=True, default="adam")

@@ -466,7 +466,7 @@ PAPER_BUDGET_NOTE = (
     "the released code's budget T = 350 (n0 = 10; the paper does not state T) with the paper's M = 1024 KDE "
     "samples and inner Sobol points, raw screening 1024 (32 for DRBO-KDE), 10 starts (5 for DRBO-KDE) × 50 "
     "projected-Adam steps, run on one H100 (jax 0.11.2): Hartmann at the paper's 5 seeds (below six seeds no "
-    "comparison can come out better or worse) by experiments/gpu_checks.sh, the other problems at 10 seeds by "
+    "comparison can come out better or worse) by experiments/engine/gpu_checks.sh, the other problems at 10 seeds by "
     "experiments/sbo/paper_budget.py; on Hartmann DRBO-MMD did not finish within the device time (over 140 s "
     "with its compile on the H100), so it has no pair; MinimaxApprox on the paper's grid of 1024 points; "
     "{STABLEOPT}; {GP_UCB}"

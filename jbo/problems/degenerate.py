@@ -3,7 +3,7 @@ evaluated in original coordinates on any box, with an output scale, an offset an
 
 The cases differ only in array values (box bounds, scale, offset, noise), so a whole sweep of them
 runs in one compiled program per method with :func:`jbo.engine.run_environments`. Used by
-tests/test_robustness.py and experiments/scale/robustness_sweep.py.
+tests/test_robustness.py and experiments/engine/scale/robustness_sweep.py.
 """
 
 from __future__ import annotations

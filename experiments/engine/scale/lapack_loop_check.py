@@ -3,7 +3,7 @@ LAPACK calls on CPU"): the same programs run in child processes with JBO_LAPACK_
 lowering) and =1 (the loop), their actions compared bit for bit; and a 2-seed UHE-BO run through
 ask/tell (40 BO steps on Deceptive, n = 2) with a wall-clock timeout in each mode, the run that hung.
 
-    python experiments/scale/lapack_loop_check.py [--update]  ->  lapack_loop_check.json (experiments/results/scale/)
+    python experiments/engine/scale/lapack_loop_check.py [--update]  ->  lapack_loop_check.json (experiments/results/engine/scale/)
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # experiments/: outdir
 from outdir import add_update_flag, output_dir  # noqa: E402
 
-OUT = output_dir("scale") / "lapack_loop_check.json"
+OUT = output_dir("engine", "scale") / "lapack_loop_check.json"
 CHILD = r"""
 import sys, numpy as np, jax, jax.numpy as jnp, jbo
 from jbo.algorithms import uhe
@@ -67,7 +67,7 @@ def main():
     add_update_flag(ap).parse_args()
     import numpy as np
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root
     from jbo.studies import code_version, machine_info
 
     rows = []

@@ -1,6 +1,6 @@
 """Sharded vs unsharded multi-seed GP-UCB on 4 forced CPU host devices.
 
-    python experiments/scale/sharding.py [--seeds 16] [--steps 30] [--reps 5] [--problem branin] [--bitwise]
+    python experiments/engine/scale/sharding.py [--seeds 16] [--steps 30] [--reps 5] [--problem branin] [--bitwise]
 
 The parent starts one child process with XLA_FLAGS=--xla_force_host_platform_device_count=4 (set
 before JAX starts), with a timeout: at 32 seeds x 40 steps the sharded run hung twice in a batched
@@ -12,7 +12,7 @@ seconds apart and the load average next to every timing (the machine is shared).
 the two curves (max |difference| of every metric, and whether they are bit-identical).
 --bitwise adds the same two runs with bitwise=True (runs one after another by lax.map; on 4 devices one
 one-device executable per device instead of an SPMD program; see jbo.parallel) and compares those
-curves too. Writes sharding.json (or --out; experiments/results/scale/ with --update). Settings are ours (16-32 seeds were asked for,
+curves too. Writes sharding.json (or --out; experiments/results/engine/scale/ with --update). Settings are ours (16-32 seeds were asked for,
 a few dozen steps, on branin or hartmann6); XLA's default optimisations are on (the user's setting).
 """
 
@@ -25,7 +25,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]  # the repository root
 sys.path.insert(0, str(ROOT / "experiments"))  # outdir
 from outdir import add_update_flag, output_dir  # noqa: E402
 
@@ -132,7 +132,7 @@ def main():
     args = ap.parse_args()
     if args.child:
         return child(args)
-    args.out = args.out or str(output_dir("scale") / "sharding.json")
+    args.out = args.out or str(output_dir("engine", "scale") / "sharding.json")
     flags = f"--xla_force_host_platform_device_count={args.devices}"
     env = {**os.environ, "XLA_FLAGS": flags, "PYTHONPATH": str(ROOT)}
     env.pop("JAX_DISABLE_MOST_OPTIMIZATIONS", None)
@@ -159,7 +159,7 @@ def main():
             "steps": args.steps,
             "xla_flags": flags,
             "load": os.getloadavg(),
-            "note": "the child did not finish: see experiments/scale/sharding_deadlock.py",
+            "note": "the child did not finish: see experiments/engine/scale/sharding_deadlock.py",
         }
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(json.dumps(record, indent=1) + "\n")

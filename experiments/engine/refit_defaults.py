@@ -3,11 +3,11 @@
 GP-UCB (beta = 2, Matern-5/2 ARD, MLE refit every step) with several refit settings on branin,
 hartmann6, ackley (dim 4) and levy (dim 4), 32 seeds each, 6 LHS initial points; final simple
 regret and run seconds per seed (compile measured apart). Writes refit_defaults.csv (one row per
-setting and problem) and .json (the machine, the rule and the choice) into experiments/results/ with
+setting and problem) and .json (the machine, the rule and the choice) into experiments/results/engine/ with
 --update, else its scratch mirror.
 
-    python experiments/refit_defaults.py            # ~10 min on 2 CPU cores
-    python experiments/refit_defaults.py --quick    # 4 seeds, 2 settings: a smoke run
+    python experiments/engine/refit_defaults.py            # ~10 min on 2 CPU cores
+    python experiments/engine/refit_defaults.py --quick    # 4 seeds, 2 settings: a smoke run
 
 The rule (stated in docs/defaults.md): per problem, each setting's median final simple regret relative to
 the best setting's on that problem; a setting's regret score is the geometric mean of these ratios
@@ -21,18 +21,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
+from pathlib import Path
 
 import jax
 import numpy as np
 import pandas as pd
-from flat_settings import gp_options  # noqa: E402
-from outdir import add_update_flag, output_dir
 
 import jbo
 from jbo.studies import compile_seeds, machine_info
 
-OUT = output_dir()  # experiments/results with --update, else its scratch mirror
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: flat_settings, outdir
+from flat_settings import gp_options  # noqa: E402
+from outdir import add_update_flag, output_dir  # noqa: E402
+
+OUT = output_dir("engine")  # experiments/results/engine with --update, else its scratch mirror
 PROBLEMS = {
     "branin": ("branin", {}, 50),
     "hartmann6": ("hartmann6", {}, 60),

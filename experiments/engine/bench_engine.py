@@ -3,20 +3,20 @@ warm-started Adam steps) against the standard BoTorch loop, over the budget T or
 
 T axis (the default): jbo at T = 50, 100, 200, 400 and 1000 on hartmann6 (10 LHS initial points),
 8 seeds per T in one compiled program, and BoTorch (SingleTaskGP + fit_gpytorch_mll + optimize_acqf,
-num_restarts=10, raw_samples=512; experiments/botorch_loop.py, in its own process) at T = 50 to 400
+num_restarts=10, raw_samples=512; experiments/engine/botorch_loop.py, in its own process) at T = 50 to 400
 with 1 or 2 seeds. With --before-steps, jbo also runs the whole-buffer settings
 (PREVIOUS: the whole buffer at every step, bucket=False; a refit every step; every observed point
 screened), in the same run: what the growing state and the long-run defaults buy.
 
-    python experiments/bench_engine.py --before-steps 50 100 200 400     # the T axis, ~40 min here
-    python experiments/bench_engine.py --steps 50 100 --botorch-steps 50 --tag quick
-    python experiments/bench_engine.py --axis seeds --problem branin --num-initial 6 --steps 50 \
+    python experiments/engine/bench_engine.py --before-steps 50 100 200 400     # the T axis, ~40 min here
+    python experiments/engine/bench_engine.py --steps 50 100 --botorch-steps 50 --tag quick
+    python experiments/engine/bench_engine.py --axis seeds --problem branin --num-initial 6 --steps 50 \
         --seeds 1 8 32 --botorch-seeds 8 --tag refit1x5                 # the seed axis at one T
 
 Compile time (ahead-of-time lowering + XLA compilation) is reported apart from run time. Run time is
 one execution after a warm-up execution (T <= 200) or the first execution (larger T, where one
 execution is minutes and its fixed costs are negligible). Every run writes what it measured, and on
-what machine, to bench_engine_<tag>.json (in experiments/results/ with --update, else its scratch mirror);
+what machine, to bench_engine_<tag>.json (in experiments/results/engine/ with --update, else its scratch mirror);
 the T axis also draws bench_engine_<tag>.png (seconds per seed against T, log-log, with least-squares slopes).
 """
 
@@ -32,14 +32,16 @@ from pathlib import Path
 
 import jax
 import numpy as np
-from flat_settings import gp_options  # noqa: E402
-from outdir import add_update_flag, output_dir
 
 import jbo
 from jbo.studies import compile_seeds
 from jbo.studies import machine_info as machine
 
-RESULTS = output_dir()  # experiments/results with --update, else its scratch mirror
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: flat_settings, outdir
+from flat_settings import gp_options  # noqa: E402
+from outdir import add_update_flag, output_dir  # noqa: E402
+
+RESULTS = output_dir("engine")  # experiments/results/engine with --update, else its scratch mirror
 BOTORCH_SEEDS = {50: 2, 100: 2, 200: 1, 400: 1}  # seeds per T for BoTorch (its seconds grow like T^1.5)
 
 
@@ -186,7 +188,7 @@ def main():
     out = RESULTS / f"bench_engine_{tag}.json"
     problem = jbo.problems.get(args.problem)
     record = {
-        "command": " ".join(["python", "experiments/bench_engine.py"] + sys.argv[1:]),
+        "command": " ".join(["python", "experiments/engine/bench_engine.py"] + sys.argv[1:]),
         "machine": machine(),
         "load_average_at_start": os.getloadavg(),
         "problem": args.problem,

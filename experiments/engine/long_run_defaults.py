@@ -19,12 +19,12 @@ final step (and with --checkpoints at those steps too: a run of T steps is, to r
 steps of a longer one), and seconds per seed (compile apart). The rule: the new setting becomes the default if on no problem its
 paired mean log10 ratio is above 0 by more than two standard errors (regret no worse), and it is cheaper.
 
-    python experiments/long_run_defaults.py --compare refit     # ~15 min on 2 CPU cores
-    python experiments/long_run_defaults.py --compare screen    # ~8 min
-    python experiments/long_run_defaults.py --compare refit_all --checkpoints 100 200   # ~10 min
-    python experiments/long_run_defaults.py --quick             # 4 seeds, T = 160: a smoke run
+    python experiments/engine/long_run_defaults.py --compare refit     # ~15 min on 2 CPU cores
+    python experiments/engine/long_run_defaults.py --compare screen    # ~8 min
+    python experiments/engine/long_run_defaults.py --compare refit_all --checkpoints 100 200   # ~10 min
+    python experiments/engine/long_run_defaults.py --quick             # 4 seeds, T = 160: a smoke run
 
-Writes long_run_<compare>.csv (one row per setting, problem and seed) and .json into experiments/results/
+Writes long_run_<compare>.csv (one row per setting, problem and seed) and .json into experiments/results/engine/
 with --update, else its scratch mirror.
 """
 
@@ -32,18 +32,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
+from pathlib import Path
 
 import jax
 import numpy as np
 import pandas as pd
-from flat_settings import gp_options  # noqa: E402
-from outdir import add_update_flag, output_dir
 
 import jbo
 from jbo.studies import compile_seeds, machine_info
 
-OUT = output_dir()  # experiments/results with --update, else its scratch mirror
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: flat_settings, outdir
+from flat_settings import gp_options  # noqa: E402
+from outdir import add_update_flag, output_dir  # noqa: E402
+
+OUT = output_dir("engine")  # experiments/results/engine with --update, else its scratch mirror
 PROBLEMS = {
     "branin": ("branin", {}),
     "hartmann3": ("hartmann3", {}),

@@ -8,11 +8,11 @@ for 8 seeds with the segments given (GPBO(growth=Growth(sizes=sizes))), runs it 
 seconds, the run seconds per seed and the final simple regret of every seed (the same in every
 schedule up to rounding: a schedule changes shapes, not the algorithm).
 
-    python experiments/segment_schedule.py
-    python experiments/segment_schedule.py --steps 400 --again
-    python experiments/segment_schedule.py --steps 100 128 --out segment_schedule_o2.json
+    python experiments/engine/segment_schedule.py
+    python experiments/engine/segment_schedule.py --steps 400 --again
+    python experiments/engine/segment_schedule.py --steps 100 128 --out segment_schedule_o2.json
 
-Writes segment_schedule.json (or --out) into experiments/results/ with --update, else its scratch mirror, keeping
+Writes segment_schedule.json (or --out) into experiments/results/engine/ with --update, else its scratch mirror, keeping
 the rows of schedules already measured in that file (with the same seed count) unless --again.
 """
 
@@ -25,9 +25,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from outdir import add_update_flag, output_dir
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from outdir import add_update_flag, output_dir  # noqa: E402
 
-OUT = output_dir()  # experiments/results with --update, else its scratch mirror
+OUT = output_dir("engine")  # experiments/results/engine with --update, else its scratch mirror
 # T: the segment capacities tried (the last is T itself); "default" marks jbo.engine.bucket_schedule(T)
 SCHEDULES = {
     100: [(100,), (64, 100)],
@@ -64,7 +65,7 @@ def main():
     ap.add_argument("--again", action="store_true", help="measure schedules already in the result file again")
     add_update_flag(ap)
     args = ap.parse_args()
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root
     from jbo.engine import bucket_schedule
     from jbo.parallel import CPU_COMPILER_OPTIONS
     from jbo.studies import machine_info
@@ -100,11 +101,16 @@ def main():
     for r in rows:  # which schedule is the default now
         r["default"] = tuple(bucket_schedule(r["steps"])) == tuple(r["segments"])
     record = {
-        "command": "python experiments/segment_schedule.py " + " ".join(sys.argv[1:]),
+        "command": "python experiments/engine/segment_schedule.py " + " ".join(sys.argv[1:]),
         "machine": machine_info(),
         "load_average": {"start": start_load, "end": os.getloadavg()},
         "runs": old.get("runs", [{"command": old["command"], "load_average": old["load_average"]}] if old else [])
-        + [{"command": "python experiments/segment_schedule.py " + " ".join(sys.argv[1:]), "load_average": start_load}],
+        + [
+            {
+                "command": "python experiments/engine/segment_schedule.py " + " ".join(sys.argv[1:]),
+                "load_average": start_load,
+            }
+        ],
         "task": "default GP-UCB on hartmann6, 10 initial points, one program of all seeds",
         "seeds": args.seeds,
         "compile_options": CPU_COMPILER_OPTIONS,

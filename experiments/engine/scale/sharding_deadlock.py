@@ -1,11 +1,11 @@
 """The reported deadlock with forced CPU host devices: reproduction and cause.
 
-    python experiments/scale/sharding_deadlock.py [--timeout 300] [--all] [--bitwise]
+    python experiments/engine/scale/sharding_deadlock.py [--timeout 300] [--all] [--bitwise]
 
 A run with 2 forced host devices was seen to deadlock on XLA:CPU". We hit it
-ourselves: experiments/scale/sharding.py (GP-UCB with registry defaults, 32 seeds x 40 steps on
+ourselves: experiments/engine/scale/sharding.py (GP-UCB with registry defaults, 32 seeds x 40 steps on
 branin, 4 forced host devices on 2 cores, sharded by jbo.parallel) stopped using CPU and never
-finished. gdb on the hung process (experiments/results/scale/sharding_deadlock_gdb.txt): all 26
+finished. gdb on the hung process (experiments/results/engine/scale/sharding_deadlock_gdb.txt): all 26
 threads in futex waits; four "tf_XLAEigen" workers -- one per device program -- inside
 CustomCallThunk -> lapack_dtrsm_ffi (jaxlib's batched triangular solve) -> jax::ParallelBatchMap ->
 absl::BlockingCounter::Wait, i.e. a kernel running *on* XLA:CPU's intra-op Eigen pool scheduled its
@@ -26,7 +26,7 @@ compiled program. Default configurations:
 inserts collectives for the batched while_loop predicates); --bitwise adds (4 devices, bitwise=True:
 one one-device executable per device, dispatched by the host, seeds by lax.map). The hang is a race: a configuration
 that finished once may hang on another run, so "finished" is evidence, not proof, of safety.
-Writes sharding_deadlock.json (or --out; experiments/results/scale/ with --update, else its scratch mirror).
+Writes sharding_deadlock.json (or --out; experiments/results/engine/scale/ with --update, else its scratch mirror).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]  # the repository root
 sys.path.insert(0, str(ROOT / "experiments"))  # outdir
 from outdir import add_update_flag, output_dir  # noqa: E402
 
@@ -58,7 +58,7 @@ def child(path: str):
     import jbo
     from jbo import parallel
 
-    alg = jbo.algorithms.get("gp_ucb")  # registry defaults: the program of experiments/scale/sharding.py
+    alg = jbo.algorithms.get("gp_ucb")  # registry defaults: the program of experiments/engine/scale/sharding.py
     problem = jbo.problems.get("branin")
     keys = jax.random.split(jax.random.key(0), SEEDS)
     t0 = time.perf_counter()
@@ -115,7 +115,7 @@ def main():
     args = ap.parse_args()
     if args.child:
         return child(args.child)
-    args.out = args.out or str(output_dir("scale") / "sharding_deadlock.json")
+    args.out = args.out or str(output_dir("engine", "scale") / "sharding_deadlock.json")
     from jbo.studies import code_version, machine_info
 
     rows = []

@@ -1,4 +1,4 @@
-"""Stand-in host simulators for experiments/scale/host_executor.py: numpy only, so the workers of a
+"""Stand-in host simulators for experiments/engine/scale/host_executor.py: numpy only, so the workers of a
 'spawn' process pool import them in a fraction of a second (no jax)."""
 
 from __future__ import annotations

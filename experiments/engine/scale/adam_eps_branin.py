@@ -3,7 +3,7 @@ ordinary scale: GP-UCB / EI / TS / mean and BOKE on Branin (4 seeds x 12 steps, 
 run once with jbo as it is and once with optax's default eps = 1e-8 patched in (a separate process each, so
 no compiled program is shared). Writes the largest action change per step and the final regrets.
 
-    python experiments/scale/adam_eps_branin.py [--update]  ->  adam_eps_branin.json (experiments/results/scale/)
+    python experiments/engine/scale/adam_eps_branin.py [--update]  ->  adam_eps_branin.json (experiments/results/engine/scale/)
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import tempfile
 import types
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # experiments/: outdir
 from outdir import add_update_flag, output_dir  # noqa: E402
 
 
@@ -56,7 +56,7 @@ def one(path: str, old: bool):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_update_flag(ap).parse_args()
-    out = output_dir("scale") / "adam_eps_branin.json"
+    out = output_dir("engine", "scale") / "adam_eps_branin.json"
     import numpy as np
 
     from jbo.studies import code_version, machine_info

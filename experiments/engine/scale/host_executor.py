@@ -7,7 +7,7 @@ Setting (ours): GP-UCB (small inner optimiser), Branin, 4 seeds x 8 steps; two s
 (a pure-Python loop of ~0.1-0.2 s per evaluation that holds the GIL). Compile time (the first
 optimize on a fresh AskTell) is measured separately and excluded from the per-mode times.
 
-    python experiments/scale/host_executor.py [--update]  ->  host_executor.json (experiments/results/scale/)
+    python experiments/engine/scale/host_executor.py [--update]  ->  host_executor.json (experiments/results/engine/scale/)
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # _host_sim (numpy onl
 
 import _host_sim  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # experiments/: outdir
 from flat_settings import gp_options  # noqa: E402
 from outdir import add_update_flag, output_dir  # noqa: E402
 
@@ -34,7 +34,7 @@ BOUNDS = [[-5.0, 0.0], [10.0, 15.0]]
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_update_flag(ap).parse_args()
-    out = output_dir("scale") / "host_executor.json"
+    out = output_dir("engine", "scale") / "host_executor.json"
     os.environ.setdefault("JBO_CACHE", "0")  # a cold compile: no persistent compilation cache (jbo.cache)
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor

@@ -1,6 +1,6 @@
 """bitwise=True against the default vmapped batch, on one CPU device.
 
-    python experiments/scale/bitwise.py [--methods random_search,gp_ucb,...] [--problem branin]
+    python experiments/engine/scale/bitwise.py [--methods random_search,gp_ucb,...] [--problem branin]
                                         [--seeds 16] [--steps 30] [--reps 3]
 
 For each method: the same run_seeds program compiled twice through jbo.studies.compile_seeds on one
@@ -8,7 +8,7 @@ device, vmapped over the seeds (the default) and with bitwise=True (the seeds on
 lax.map), compile seconds apart (compilation cache off), then `--reps` runs of each, alternating, with
 the load average next to every timing (the machine is shared); and the largest difference between
 the two curves (the same computation, so equal to rounding). Writes bitwise.json (or --out; into
-experiments/results/scale/ with --update, else its scratch mirror). Settings are ours (registry defaults, 16 seeds x 30 steps).
+experiments/results/engine/scale/ with --update, else its scratch mirror). Settings are ours (registry defaults, 16 seeds x 30 steps).
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from pathlib import Path
 
 os.environ.setdefault("JBO_CACHE", "0")  # compile seconds, not cache loads
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]  # the repository root
 sys.path.insert(0, str(ROOT / "experiments"))  # outdir
 from outdir import add_update_flag, output_dir  # noqa: E402
 
-OUT = output_dir("scale") / "bitwise.json"
+OUT = output_dir("engine", "scale") / "bitwise.json"
 METHODS = "random_search,gp_ucb,gp_ei,gp_ts,kr_ucb,boke,uhe_bo"
 
 

@@ -1,13 +1,13 @@
-"""The engine benchmark at two commits in one run: `experiments/bench_engine.py` on the jbo of a
+"""The engine benchmark at two commits in one run: `experiments/engine/bench_engine.py` on the jbo of a
 reference commit (checked out in a git worktree) and on this working tree, alternating, so that both
 sides see the same machine and load. Compile and run time are reported apart, with each side's
 median over the repeats and the ratio after / before.
 
-    python experiments/bench_before_after.py --before 07c2f4c --steps 50 200 --repeats 2 --update
+    python experiments/engine/bench_before_after.py --before 07c2f4c --steps 50 200 --repeats 2 --update
 
 Each invocation runs `bench_engine.py --steps ... --botorch-steps` (no BoTorch) with the persistent
 compilation cache off (JBO_CACHE=0), in a fresh process, one core's worth of threads each. Writes
-bench_engine_before_after.json (experiments/results with --update, else its scratch mirror).
+bench_engine_before_after.json (experiments/results/engine with --update, else its scratch mirror).
 """
 
 from __future__ import annotations
@@ -21,18 +21,27 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-from outdir import add_update_flag, output_dir
 
-ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from outdir import add_update_flag, output_dir  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]  # the repository root
 
 
 def bench(tree: Path, steps, seeds: int, tag: str, scratch: Path) -> dict:
     env = dict(os.environ, JBO_CACHE="0", JBO_SCRATCH=str(scratch), PYTHONPATH=str(tree))
     env.pop("JBO_UPDATE_RESULTS", None)
-    cmd = [sys.executable, str(tree / "experiments" / "bench_engine.py"), "--steps", *map(str, steps)]
+    # experiments/engine/bench_engine.py (writes <scratch>/engine/), or at an older commit
+    # experiments/engine/bench_engine.py (writes <scratch>/ itself)
+    script = tree / "experiments" / "engine" / "bench_engine.py"
+    if not script.exists():
+        script = tree / "experiments" / "bench_engine.py"
+    cmd = [sys.executable, str(script), "--steps", *map(str, steps)]
     cmd += ["--seeds", str(seeds), "--botorch-steps", "--tag", tag]
     subprocess.run(cmd, check=True, cwd=tree, env=env, stdout=subprocess.DEVNULL)
-    return json.loads((scratch / f"bench_engine_{tag}.json").read_text())
+    name = f"bench_engine_{tag}.json"
+    out = scratch / "engine" / name
+    return json.loads((out if out.exists() else scratch / name).read_text())
 
 
 def main():
@@ -72,9 +81,9 @@ def main():
         row["run_ratio_after_before"] = row["after_run_s"] / row["before_run_s"]
         table.append(row)
         print(json.dumps(row))
-    out = output_dir() / "bench_engine_before_after.json"
+    out = output_dir("engine") / "bench_engine_before_after.json"
     record = {
-        "command": " ".join(["python", "experiments/bench_before_after.py"] + sys.argv[1:]),
+        "command": " ".join(["python", "experiments/engine/bench_before_after.py"] + sys.argv[1:]),
         "before": before_rev,
         "after": after_rev.stdout.strip() + " (working tree)",
         "machine": runs["after"][0]["machine"],

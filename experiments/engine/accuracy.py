@@ -1,6 +1,6 @@
 """How accurate jbo's log-EI, DRBO-MMD worst case and contextual metrics are.
 
-    PYTHONPATH=<checkout> python experiments/accuracy.py --tag <name> [--instances 200]
+    PYTHONPATH=<checkout> python experiments/engine/accuracy.py --tag <name> [--instances 200]
 
 Measures the jbo on PYTHONPATH (its commit is recorded), so the same script measures jbo and any
 alternative implementation in another checkout. References are independent of the code under test:
@@ -15,7 +15,7 @@ alternative implementation in another checkout. References are independent of th
             tests/test_accuracy.py's references (adaptive quadrature split at kinks and periods,
             closed forms) at its test points, and the stored optima against the reference at the
             stored maximiser.
-Writes accuracy_<tag>.json (into experiments/results/accuracy/ with --update, else its scratch mirror).
+Writes accuracy_<tag>.json (into experiments/results/engine/accuracy/ with --update, else its scratch mirror).
 """
 
 from __future__ import annotations
@@ -31,7 +31,9 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 import numpy as np
-from outdir import add_update_flag, output_dir
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from outdir import add_update_flag, output_dir  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
 
@@ -42,8 +44,8 @@ from jbo.algorithms import sbo  # noqa: E402
 from jbo.problems import contextual as C  # noqa: E402
 from jbo.studies import code_version  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = output_dir("accuracy")  # experiments/results/accuracy with --update, else its scratch mirror
+ROOT = Path(__file__).resolve().parents[2]  # the repository root
+OUT = output_dir("engine", "accuracy")  # experiments/results/engine/accuracy with --update, else its scratch mirror
 
 
 def log_ei_errors():

@@ -15,12 +15,12 @@ variants alternating so that all see the same machine:
 * previous: the whole-buffer settings (growth WHOLE, RefitSchedule(growth=None), Maximiser(screen_data=True): one
   program that pays for the whole capacity at every step), compiled with XLA's default options.
 
-    python experiments/compile_ratio.py --steps 400 --repeats 5
-    python experiments/compile_ratio.py --steps 400 --repeats 3 --variants current current_xla_default previous
-    python experiments/compile_ratio.py --steps 400 --repeats 3 --variants current refit_from_128 previous \
+    python experiments/engine/compile_ratio.py --steps 400 --repeats 5
+    python experiments/engine/compile_ratio.py --steps 400 --repeats 3 --variants current current_xla_default previous
+    python experiments/engine/compile_ratio.py --steps 400 --repeats 3 --variants current refit_from_128 previous \
         --out compile_ratio_T400_refit_all.json
 
-Writes compile_ratio_T<steps>.json (or --out) into experiments/results/ with --update, else its scratch mirror.
+Writes compile_ratio_T<steps>.json (or --out) into experiments/results/engine/ with --update, else its scratch mirror.
 """
 
 from __future__ import annotations
@@ -33,9 +33,11 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from outdir import add_update_flag, output_dir
 
-OUT = output_dir()  # experiments/results with --update, else its scratch mirror
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from outdir import add_update_flag, output_dir  # noqa: E402
+
+OUT = output_dir("engine")  # experiments/results/engine with --update, else its scratch mirror
 # name: (algorithm settings, compile options: None = jbo's, {} = XLA's defaults)
 VARIANTS = {
     "current": ({}, None),
@@ -86,7 +88,7 @@ def main():
     ap.add_argument("--out", default=None, help="file name in the output folder")
     add_update_flag(ap)
     args = ap.parse_args()
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root
     from jbo.parallel import CPU_COMPILER_OPTIONS as jbo_options
     from jbo.studies import machine_info
 
@@ -114,7 +116,7 @@ def main():
     fields = ("compile_s", "trace_and_lower_s", "xla_s", "xla_cores_busy")
     medians = {k: {f: float(np.median([r[f] for r in rows])) for f in fields} for k, rows in runs.items()}
     record = {
-        "command": f"python experiments/compile_ratio.py --steps {args.steps} --repeats {args.repeats} "
+        "command": f"python experiments/engine/compile_ratio.py --steps {args.steps} --repeats {args.repeats} "
         f"--variants {' '.join(args.variants)}" + (f" --out {args.out}" if args.out else ""),
         "machine": machine_info(),
         "load_average": {"start": start_load, "end": os.getloadavg()},

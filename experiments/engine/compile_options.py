@@ -10,12 +10,12 @@ Tasks: default GP-UCB on hartmann6 (10 initial points) at T = 50 (one segment) a
 400 (the growing segments), and BOKE on hartmann3 at T = 200 (KDE and kernel-regression work: elementwise
 code, which LLVM's optimisation level can change).
 
-    python experiments/compile_options.py --repeats 3
-    python experiments/compile_options.py --repeats 3 --levels xla_default O2 cheap_llvm --out compile_options_o2.json
-    python experiments/compile_options.py --repeats 3 --levels xla_default O2 --out compile_options_t100_t200.json \
+    python experiments/engine/compile_options.py --repeats 3
+    python experiments/engine/compile_options.py --repeats 3 --levels xla_default O2 cheap_llvm --out compile_options_o2.json
+    python experiments/engine/compile_options.py --repeats 3 --levels xla_default O2 --out compile_options_t100_t200.json \
         --tasks gp_ucb/hartmann6/T100 gp_ucb/hartmann6/T200
 
-Writes compile_options.json (or --out) into experiments/results/ with --update, else its scratch mirror.
+Writes compile_options.json (or --out) into experiments/results/engine/ with --update, else its scratch mirror.
 """
 
 from __future__ import annotations
@@ -28,9 +28,11 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from outdir import add_update_flag, output_dir
 
-OUT = output_dir()  # experiments/results with --update, else its scratch mirror
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from outdir import add_update_flag, output_dir  # noqa: E402
+
+OUT = output_dir("engine")  # experiments/results/engine with --update, else its scratch mirror
 LEVELS = {
     "xla_default": {},
     "O1": {"xla_backend_optimization_level": 1},
@@ -87,7 +89,7 @@ def main():
     add_update_flag(ap)
     args = ap.parse_args()
     levels = {name: LEVELS[name] for name in args.levels}
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root
     from jbo.studies import machine_info
 
     env = {**os.environ, "JBO_CACHE": "0"}
@@ -127,7 +129,7 @@ def main():
         "machine": machine_info(),
         "load_average_at_start": start_load,
         "load_average_at_end": os.getloadavg(),
-        "command": "python experiments/compile_options.py " + " ".join(sys.argv[1:]),
+        "command": "python experiments/engine/compile_options.py " + " ".join(sys.argv[1:]),
         "levels": levels,
         "summary": summary,
         "runs": runs,

@@ -6,7 +6,7 @@ Setting (ours, the same as the test): a smooth 2-D function g on the unit square
 small GP-BO (3 initial points, 3 Adam fit steps, 16 raw candidates, 2 starts x 2 local steps); cases
 constant y, x on boxes [0, 1e-8]^2 and [-1e8, 1e8]^2, y x 1e-8, y x 1e8, y + 1e6, noise std 100.
 
-    python experiments/scale/robustness_sweep.py [--update]  ->  robustness_sweep.json (experiments/results/scale/)
+    python experiments/engine/scale/robustness_sweep.py [--update]  ->  robustness_sweep.json (experiments/results/engine/scale/)
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ import jbo  # noqa: E402
 from jbo.problems import degenerate  # noqa: E402
 from jbo.studies import code_version, machine_info  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # experiments/: outdir
 from flat_settings import gp_options  # noqa: E402
 from outdir import add_update_flag, output_dir  # noqa: E402
 
-OUT = output_dir("scale") / "robustness_sweep.json"
+OUT = output_dir("engine", "scale") / "robustness_sweep.json"
 T, S = 8, 2
 SMALL = dict(num_initial=3, fit_steps=3, num_raw=16, num_starts=2, opt_steps=2)
 GP_FAMILY = ("gp_ucb", "gp_ei", "gp_log_ei", "gp_pi", "gp_ts", "gp_mean", "gp_std")

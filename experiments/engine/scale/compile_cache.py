@@ -13,9 +13,9 @@ program runs) and the total wall time. Load averages are recorded before and aft
 (the machine is shared). JAX_DISABLE_MOST_OPTIMIZATIONS is removed from the environment: the demo as a
 user runs it.
 
-    python experiments/scale/compile_cache.py [--settings small default] [--out PATH] [--update]
-    python experiments/scale/compile_cache.py --grid   # -> compile_cache_grid.json (Params grid cells share a program)
-    python experiments/scale/compile_cache.py --imports   # -> compile_cache_imports.json (import CPU seconds)
+    python experiments/engine/scale/compile_cache.py [--settings small default] [--out PATH] [--update]
+    python experiments/engine/scale/compile_cache.py --grid   # -> compile_cache_grid.json (Params grid cells share a program)
+    python experiments/engine/scale/compile_cache.py --imports   # -> compile_cache_imports.json (import CPU seconds)
 """
 
 from __future__ import annotations
@@ -31,12 +31,14 @@ import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]  # the repository root
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "experiments"))  # outdir
 from outdir import add_update_flag, output_dir  # noqa: E402
 
-OUT = output_dir("scale") / "compile_cache.json"  # experiments/results/scale with --update, else its scratch mirror
+OUT = (
+    output_dir("engine", "scale") / "compile_cache.json"
+)  # experiments/results/engine/scale with --update, else its scratch mirror
 
 SETTINGS = {
     "small": ["--seeds", "4", "--steps-branin", "10", "--steps-hartmann6", "10"],

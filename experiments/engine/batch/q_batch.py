@@ -17,9 +17,9 @@ evaluations, on 16 seeds that share their initial designs (common random numbers
 Two readings of "within one standard error": the batch method's mean final log10 simple regret is at
 most one s.e. of the sequential mean above it (unpaired), and the stricter paired one, at most one
 s.e. of the per-seed difference above it (the seeds share designs, so the difference is less noisy).
-Writes q_batch.json (experiments/results/batch/ with --update, else its scratch mirror).
+Writes q_batch.json (experiments/results/engine/batch/ with --update, else its scratch mirror).
 
-    python experiments/batch/q_batch.py
+    python experiments/engine/batch/q_batch.py
 """
 
 from __future__ import annotations
@@ -37,11 +37,11 @@ import numpy as np
 import jbo
 from jbo.studies import machine_info
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # experiments/: outdir
 from flat_settings import gp_options  # noqa: E402
 from outdir import add_update_flag, output_dir  # noqa: E402
 
-OUT = output_dir("batch") / "q_batch.json"
+OUT = output_dir("engine", "batch") / "q_batch.json"
 SEEDS, N0, EVALS, Q = 16, 10, 100, 4
 # refit_all=128 (the sequential runs refit every step while t < 128): the setting the committed results
 # were computed with; jbo's default refits every step only while t < 64 (jbo.algorithms.gp_bo.REFIT_ALL)
@@ -116,7 +116,7 @@ def main():
     OUT.write_text(
         json.dumps(
             {
-                "command": "python experiments/batch/q_batch.py",
+                "command": "python experiments/engine/batch/q_batch.py",
                 "machine": machine_info(),
                 "problem": "hartmann6",
                 "seeds": SEEDS,

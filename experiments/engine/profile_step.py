@@ -9,10 +9,10 @@ points and the best min(N, 128) observed points) and its Adam search (num_starts
 terms: Cholesky N^3/3, triangular inverse N^3, matmul 2 N^3, a posterior query 2 N^2, its gradient
 about 3 times a query).
 
-    python experiments/profile_step.py                  # N = 400, 8 seeds
-    python experiments/profile_step.py --rows 128 400 1000
+    python experiments/engine/profile_step.py                  # N = 400, 8 seeds
+    python experiments/engine/profile_step.py --rows 128 400 1000
 
-Writes profile_step.json (into experiments/results/ with --update, else its scratch mirror).
+Writes profile_step.json (into experiments/results/engine/ with --update, else its scratch mirror).
 """
 
 from __future__ import annotations
@@ -20,18 +20,22 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
-from outdir import add_update_flag, output_dir
 
 import jbo
 from jbo import data, gp, optimize
 from jbo.engine import Step
 from jbo.studies import machine_info
 
-OUT = output_dir() / "profile_step.json"  # experiments/results with --update, else its scratch mirror
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from outdir import add_update_flag, output_dir  # noqa: E402
+
+OUT = output_dir("engine") / "profile_step.json"  # experiments/results/engine with --update, else its scratch mirror
 
 
 def best_time(f, *args, repeats=5):
@@ -134,7 +138,7 @@ def main():
     add_update_flag(ap)
     args = ap.parse_args()
     record = {
-        "command": "python experiments/profile_step.py "
+        "command": "python experiments/engine/profile_step.py "
         + " ".join(f"--rows {' '.join(map(str, args.rows))} --seeds {args.seeds}".split()),
         "machine": machine_info(),
         "load_average_at_start": os.getloadavg(),
