@@ -19,7 +19,16 @@ def _blocks(path):
 
 
 # the heaviest pages' code runs in CI's extended step (the README's in every run)
-EXTENDED_PAGES = ("getting-started.md", "asktell.md", "kernel.md", "devices.md", "sweeps.md", "compare.md", "parts.md", "algorithm.md")
+EXTENDED_PAGES = (
+    "getting-started.md",
+    "asktell.md",
+    "kernel.md",
+    "devices.md",
+    "sweeps.md",
+    "compare.md",
+    "parts.md",
+    "algorithm.md",
+)
 
 
 @pytest.mark.parametrize(
