@@ -129,7 +129,7 @@ def names() -> list[str]:
 
 def register(name: str, profile: Callable, replace: bool = False) -> None:
     """Give a stationary profile r2 -> k(r2) / outputscale a name that works wherever a kernel name
-    does: GPModel(kernel=name), an algorithm's kernel= option, a study config's options. A name
+    does: GPModel(kernel=name), a GP algorithm's model= option, a study config's options. A name
     already registered is refused unless replace=True; the built-in names are never replaced (other
     code, random Fourier features for one, relies on what they mean)."""
     if isinstance(name, str) and name in NAMES:

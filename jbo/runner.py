@@ -316,7 +316,7 @@ def program(
 
         return Program(run_settings, batch, seconds, runner)
 
-    axes_list = jax.tree.leaves(axes, is_leaf=lambda x: x is None)
+    axes_list = jax.tree.structure(envs).flatten_up_to(axes)  # one axis (None or 0) per leaf of envs
     num_envs = len(environment)
     if batch == "environments":
         one_by_one = sequential or bitwise  # lax.map over environments and seeds, else vmap

@@ -310,7 +310,7 @@ def test_a_registered_kernel_works_in_a_gp_model_and_in_algorithm_options(regist
         {
             "seeds": 2,
             "steps": 5,
-            "methods": {"u": {"name": "gp_ucb", "options": {"kernel": name, **GP_SMALL}}},
+            "methods": {"u": {"name": "gp_ucb", "options": {"model": name, **GP_SMALL}}},
             "problems": ["branin"],
         }
     )
