@@ -515,14 +515,7 @@ def lml_and_grad(params: GPParams, x: jax.Array, y: jax.Array, mask: jax.Array, 
     # exact contribution is 0; a profile in r = sqrt(r2) (a Matern written by hand) has an infinite
     # dk/dr2 there, and inf * 0 would make the gradient NaN.
     dk_dr2 = jnp.where(r2 > 0.0, dk_dr2, 0.0)
-    eye = jnp.eye(x.shape[0])
-    both = mask[:, None] & mask[None, :]
-    L = jnp.linalg.cholesky(jnp.where(both, K0 + model.noise(params) * eye, eye))
-    L_inv = jsl.solve_triangular(L, eye, lower=True)
-    a = L_inv @ jnp.where(mask, y - model.prior_mean(params), 0.0)
-    alpha = L_inv.T @ a
-    value = -0.5 * a @ a - jnp.sum(jnp.log(jnp.diag(L))) - 0.5 * jnp.sum(mask) * _LOG_2PI
-    W = jnp.where(both, jnp.outer(alpha, alpha) - L_inv.T @ L_inv, 0.0)
+    value, W, alpha = _lml_terms(K0, params, y, mask, model)
     grad = GPParams(
         log_lengthscale=-jnp.sum((W * dk_dr2)[None] * D, axis=(1, 2)),
         log_outputscale=0.5 * jnp.sum(W * K0),
@@ -532,17 +525,24 @@ def lml_and_grad(params: GPParams, x: jax.Array, y: jax.Array, mask: jax.Array, 
     return value, grad
 
 
-def _object_lml_and_grad(params: GPParams, x, y, mask, model: GPModel):
-    """:func:`lml_and_grad` for a kernel object: 1/2 tr(W dK/d theta) as a VJP of the Gram matrix."""
-    K0, pull_back = jax.vjp(lambda kp: model.kernel.gram(kp, x, x), params.kernel)
-    eye = jnp.eye(x.shape[0])
+def _lml_terms(K0, params: GPParams, y, mask, model: GPModel):
+    """(lml, W, alpha) from the Gram matrix K0 of the rows: one Cholesky of the masked K0 + noise I and
+    its triangular inverse; W = alpha alpha^T - K~^{-1} on the valid rows (the gradient's kernel:
+    d lml / d theta = 1/2 tr(W dK~/d theta))."""
+    eye = jnp.eye(K0.shape[0])
     both = mask[:, None] & mask[None, :]
     L = jnp.linalg.cholesky(jnp.where(both, K0 + model.noise(params) * eye, eye))
     L_inv = jsl.solve_triangular(L, eye, lower=True)
     a = L_inv @ jnp.where(mask, y - model.prior_mean(params), 0.0)
     alpha = L_inv.T @ a
     value = -0.5 * a @ a - jnp.sum(jnp.log(jnp.diag(L))) - 0.5 * jnp.sum(mask) * _LOG_2PI
-    W = jnp.where(both, jnp.outer(alpha, alpha) - L_inv.T @ L_inv, 0.0)
+    return value, jnp.where(both, jnp.outer(alpha, alpha) - L_inv.T @ L_inv, 0.0), alpha
+
+
+def _object_lml_and_grad(params: GPParams, x, y, mask, model: GPModel):
+    """:func:`lml_and_grad` for a kernel object: 1/2 tr(W dK/d theta) as a VJP of the Gram matrix."""
+    K0, pull_back = jax.vjp(lambda kp: model.kernel.gram(kp, x, x), params.kernel)
+    value, W, alpha = _lml_terms(K0, params, y, mask, model)
     grad = GPParams(
         log_lengthscale=jnp.zeros_like(params.log_lengthscale),
         log_outputscale=jnp.zeros_like(params.log_outputscale),
