@@ -8,7 +8,7 @@ inner maximiser, batching, the design, the growth of the buffer and the model.
     jbo.algorithms.get("gp_ucb", **gp_options(num_initial=4, fit_steps=20, num_raw=128, refit_all=128))
 
 `refit` and `maximiser` are the parts the flat settings change (default: jbo's defaults; pass a paper's,
-e.g. jbo.algorithms.sbo.PAPER_REFIT, to change its settings only).
+e.g. jbo.algorithms.sbo_kde.PAPER_REFIT, to change its settings only).
 """
 
 from __future__ import annotations
@@ -81,37 +81,37 @@ def gp_options(refit: parts.Refit | None = None, maximiser: parts.Maximiser | No
     return out
 
 
-UHE_HMC = ("num_warmup", "num_samples", "step_size", "num_leapfrog")  # jbo.algorithms.uhe.HMC's fields
+UHE_HMC = ("num_warmup", "num_samples", "step_size", "num_leapfrog")  # jbo.algorithms.uhe_bo.HMC's fields
 
 
 def uhe_options(method: str, **flat) -> dict:
-    """Options of the UHE paper's `method` (jbo.algorithms.uhe.make: refit, maximiser, growth) from flat
+    """Options of the UHE paper's `method` (jbo.algorithms.uhe_bo.make: refit, maximiser, growth) from flat
     settings, on the paper's parts. Flat settings of the method's own parts replace those parts: HMC's
     (UHE_HMC) its HMC estimate, grid_candidates its lengthscale rule, noise_refit its pseudo-data estimate;
     a method without such a part ignores them (noise_refit=True is refused there: it would change nothing)."""
-    from jbo.algorithms import uhe
+    from jbo.algorithms import uhe_bo
 
-    configured = uhe.make(method)
+    configured = uhe_bo.make(method)
     hmc = {k: flat.pop(k) for k in UHE_HMC if k in flat}
     grid_candidates, noise_refit = flat.pop("grid_candidates", None), flat.pop("noise_refit", None)
     parts_out = {}
-    if hmc and isinstance(configured.estimate, uhe.HMC):
+    if hmc and isinstance(configured.estimate, uhe_bo.HMC):
         parts_out["estimate"] = dataclasses.replace(configured.estimate, **hmc)
     if grid_candidates is not None and configured.lengthscales is not None:
         parts_out["lengthscales"] = dataclasses.replace(configured.lengthscales, grid_candidates=grid_candidates)
     if noise_refit is not None:
-        if not isinstance(configured.estimate, uhe.PseudoData):
+        if not isinstance(configured.estimate, uhe_bo.PseudoData):
             if noise_refit:
                 raise ValueError(f"noise_refit applies to the pseudo-data methods: {method!r} fits on the real data")
         else:
             parts_out["estimate"] = dataclasses.replace(configured.estimate, noise_refit=noise_refit)
     bucket = {k: flat.pop(k) for k in ("bucket", "bucket_step") if k in flat}
-    out = gp_options(refit=uhe.PAPER_REFIT, maximiser=uhe.PAPER_MAXIMISER, **flat)
+    out = gp_options(refit=uhe_bo.PAPER_REFIT, maximiser=uhe_bo.PAPER_MAXIMISER, **flat)
     out.update(parts_out)
     out["refit"] = out.pop("hypers")
     if bucket:
         enabled = bucket.get("bucket", True)
-        out["growth"] = dataclasses.replace(uhe.GROWTH, step=bucket.get("bucket_step")) if enabled else data.WHOLE
+        out["growth"] = dataclasses.replace(uhe_bo.GROWTH, step=bucket.get("bucket_step")) if enabled else data.WHOLE
     return out
 
 

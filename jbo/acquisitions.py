@@ -14,7 +14,7 @@ function of one decision point; ``joint(key, post, buffer, params, step, q, num_
 is its q-point form where it has one (a batch of q points chosen together). Built-ins: :class:`UCB`, :class:`EI` (and log-EI), :class:`PI`,
 :class:`PosteriorMean`, :class:`PosteriorStd`, :class:`Thompson`; :class:`FromFunction` wraps a
 user's own ``fn(post, x, best) -> value``; contextual pieces (``contextual = True``) live with their
-paper (jbo.algorithms.sbo).
+paper (jbo.algorithms.sbo_kde).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Command line: `jbo demo` (the main job), `jbo study CONFIG.toml` (a grid from a config file,
 resumable; see jbo.study_config), `jbo cache` (the persistent compilation cache; see jbo.cache),
-`jbo problems`, `jbo algorithms`. `--import MODULE` (study, problems, algorithms) imports a user
+`jbo problems`, `jbo algorithms`, `jbo reproduce PAPER [FIGURE ...]` (a paper's declared figures: run,
+resume, grade; see jbo.reproduce). `--import MODULE` (study, problems, algorithms) imports a user
 module first, so that what it registers can be used or listed by name (see jbo.plugins)."""
 
 from __future__ import annotations
@@ -260,6 +261,49 @@ def listing(kind: str, out=None) -> int:
     return 0
 
 
+def reproduce(args) -> int:
+    from jbo import reproduce as rep
+
+    root = rep.find_root(args.root)
+    if args.list:
+        rep.listing(root, [args.paper] if args.paper else None)
+        return 0
+    if args.index:
+        for path in rep.write_index(root, [args.paper] if args.paper else None):
+            print(f"wrote {path}")
+        return 0
+    if args.check_index:
+        stale = rep.stale_indexes(root)
+        if stale:
+            print(f"stale indexes (run `jbo reproduce --index`): {', '.join(stale)}", file=sys.stderr)
+            return 1
+        print("every paper's INDEX.md is as its declarations generate it")
+        return 0
+    if args.regrade:
+        return rep.regrade(root)
+    papers = list(rep.PAPERS) if args.all else [args.paper] if args.paper else []
+    if not papers:
+        print("jbo reproduce: name a paper (or --all, --list, --index, --check-index, --regrade)", file=sys.stderr)
+        return 2
+    if args.all and args.figures:
+        print("jbo reproduce: --all takes no figure names", file=sys.stderr)
+        return 2
+    rc = 0
+    for paper in papers:
+        rc |= rep.reproduce(
+            paper,
+            args.figures,
+            budget=args.budget,
+            seeds=args.seeds,
+            out=args.out,
+            update=args.update,
+            force=args.force,
+            grade_claims=not args.no_grade,
+            root=root,
+        )
+    return rc
+
+
 def _import(args) -> None:
     if getattr(args, "imports", None):
         from jbo import plugins
@@ -302,11 +346,31 @@ def main(argv=None) -> int:
     c.add_argument(
         "--repair", action="store_true", help="delete entries that cannot be read (left by a killed process)"
     )
+    r = sub.add_parser(
+        "reproduce",
+        help="run a paper's declared figures and tables, resume after a kill, grade their claims (see jbo.reproduce)",
+    )
+    r.add_argument("paper", nargs="?", help="boke, sbo_kde, ucvs, uhe_bo or r_perp")
+    r.add_argument("figures", nargs="*", help="figure names (default: all of the paper's; --list shows them)")
+    r.add_argument("--budget", default="default", choices=["smoke", "default", "paper"])
+    r.add_argument("--seeds", type=int, default=None, help="the number of seeds, in place of the budget's")
+    r.add_argument("--out", default=None, help="where the results go (default: $JBO_SCRATCH or <tmp>/jbo-reproduce)")
+    r.add_argument("--update", action="store_true", help="rewrite the committed results and verdict tables")
+    r.add_argument("--force", action="store_true", help="run the steps again even where they finished before")
+    r.add_argument("--no-grade", action="store_true", help="run the steps, do not grade the claims")
+    r.add_argument("--all", action="store_true", help="every paper")
+    r.add_argument("--list", action="store_true", help="list every figure with its estimated times; run nothing")
+    r.add_argument("--index", action="store_true", help="write experiments/results/<paper>/INDEX.md")
+    r.add_argument("--check-index", action="store_true", help="exit 1 if an INDEX.md is stale")
+    r.add_argument("--regrade", action="store_true", help="grade all papers from the committed files; compare")
+    r.add_argument("--root", default=None, help="the repository (default: the working directory or above it)")
     _import_flag(sub.add_parser("problems", help="list the registered problems: description, space, optimum, options"))
     _import_flag(sub.add_parser("algorithms", help="list the registered algorithms: description, Params, options"))
     args = parser.parse_args(argv)
     if args.command == "demo":
         return demo(args)
+    if args.command == "reproduce":
+        return reproduce(args)
     try:
         _import(args)
         if args.command in ("study", "cache"):

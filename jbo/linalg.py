@@ -9,7 +9,7 @@ same pool and blocks until they finish. When the thunk executor runs as many ind
 calls at once as the pool has threads (2 on a 2-core machine), every thread waits for tasks that no
 thread is left to run, and the program hangs at 0% CPU. Here it hung every 10-seed UHE-BO run
 (all threads in ``CholeskyFactorization::Kernel -> ParallelBatchMap -> BlockingCounter::Wait``),
-earlier a batched ``eigvalsh`` (see ``sbo.largest_eigenvalue``) and triangular solves on several CPU
+earlier a batched ``eigvalsh`` (see ``sbo_kde.largest_eigenvalue``) and triangular solves on several CPU
 devices (``jbo.parallel``). Open-source jaxlib builds drop that parallel path from 0.11.1 on; 0.10.2
 is the newest jaxlib this project can install.
 

@@ -2,7 +2,7 @@
 
 :func:`program` takes an algorithm, an environment and a declared batch (which axes the runs span) and
 returns a compiled :class:`Program`; :func:`run`, :func:`run_seeds`, :func:`run_sweep`,
-:func:`run_environments`, jbo.studies, the paired instances of jbo.problems.nonstationary and
+:func:`run_environments`, jbo.studies, the paired instances of jbo.problems.r_perp and
 jbo.AskTell's key schedule are thin wrappers over it and over :func:`seed_keys`. Every entry point takes
 the algorithm and the environment positionally and everything else by keyword, in one order and one
 vocabulary: ``key, num_steps, num_seeds, params, budget, free_initial``, then how to run

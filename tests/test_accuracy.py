@@ -18,8 +18,8 @@ from scipy import integrate, stats
 
 from jbo import acquisitions as acq
 from jbo import designs, kernels
-from jbo.algorithms import sbo
-from jbo.problems import contextual as C
+from jbo.algorithms import sbo_kde
+from jbo.problems import sbo_kde as C
 
 pytestmark = pytest.mark.extended  # converged reference values and solvers: CI's extended step
 
@@ -115,7 +115,7 @@ def _mmd_instance(rng, n_obs=80, dc=1):
     """A random instance as DRBOMMD builds it: grid of ceil(100^(1/dc))^dc points, M = Matern-5/2
     Gram (random lengthscales and output scale), w_hat = snapped empirical contexts, g = ucb-like
     values (rough or smooth), radius = the spec's (2 + sqrt(2 log 10)) / sqrt(n)."""
-    grid = sbo.context_grid(100, dc)
+    grid = sbo_kde.context_grid(100, dc)
     ls = np.exp(rng.uniform(np.log(0.03), np.log(2.0), dc))
     M = np.asarray(
         kernels.gram("matern52", kernels.KernelParams(jnp.asarray(ls), float(np.exp(rng.uniform(-3, 3)))), grid, grid)
@@ -123,7 +123,7 @@ def _mmd_instance(rng, n_obs=80, dc=1):
     ctx = np.clip(rng.normal(rng.uniform(0.2, 0.8), rng.uniform(0.03, 0.3), (n_obs, dc)), 0, 1)
     if rng.uniform() < 0.3:
         ctx = rng.uniform(size=(n_obs, dc))
-    w_hat = np.asarray(sbo.snapped_weights(grid, jnp.asarray(ctx), jnp.ones(n_obs, bool)))
+    w_hat = np.asarray(sbo_kde.snapped_weights(grid, jnp.asarray(ctx), jnp.ones(n_obs, bool)))
     x = np.asarray(grid)
     if rng.uniform() < 0.3:
         g = rng.normal(size=len(x))
@@ -132,7 +132,7 @@ def _mmd_instance(rng, n_obs=80, dc=1):
         K = np.exp(-0.5 * np.sum((x[:, None] - x[None]) ** 2, -1) / ell**2) + 1e-9 * np.eye(len(x))
         g = np.linalg.cholesky(K) @ rng.normal(size=len(x)) + 0.05 * rng.normal(size=len(x))
     g = rng.uniform(-5, 5) + np.exp(rng.uniform(-3, 3)) * g
-    return g, w_hat, M, float(sbo.mmd_radius(float(n_obs), 0.1))
+    return g, w_hat, M, float(sbo_kde.mmd_radius(float(n_obs), 0.1))
 
 
 def _socp(cp, g, w_hat, M, delta):
@@ -153,7 +153,7 @@ def test_mmd_worst_case_matches_cvxpy_on_random_instances():
     cases = [_mmd_instance(rng) for _ in range(40)]
     cases += [_mmd_instance(rng, n, dc) for n, dc in ((10, 1), (350, 1), (30, 2), (200, 2), (350, 2)) for _ in range(3)]
     g, w_hat, M, delta = (np.stack([c[i] for c in cases]) for i in range(4))
-    ours = np.asarray(jax.jit(jax.vmap(sbo.mmd_worst_case))(*map(jnp.asarray, (g, w_hat, M, delta))))
+    ours = np.asarray(jax.jit(jax.vmap(sbo_kde.mmd_worst_case))(*map(jnp.asarray, (g, w_hat, M, delta))))
     ref = np.array([_socp(cp, *c) for c in cases])
     span = g.max(1) - g.min(1)
     err = (ours - ref) / span
@@ -172,7 +172,7 @@ def test_mmd_worst_case_gradient_is_danskin():
     """Gradient w.r.t. g = the optimal weights (on the simplex, feasible)."""
     rng = np.random.default_rng(5)
     g, w_hat, M, delta = _mmd_instance(rng)
-    w = np.asarray(jax.grad(sbo.mmd_worst_case)(jnp.asarray(g), jnp.asarray(w_hat), jnp.asarray(M), delta))
+    w = np.asarray(jax.grad(sbo_kde.mmd_worst_case)(jnp.asarray(g), jnp.asarray(w_hat), jnp.asarray(M), delta))
     assert np.isclose(w.sum(), 1.0) and w.min() >= 0
     assert (w - w_hat) @ M @ (w - w_hat) <= delta**2 * (1 + 1e-8)
 

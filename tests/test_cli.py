@@ -377,15 +377,15 @@ def test_problems_listing_shows_every_problem_without_an_error():
     assert listed == jbo.problems.names()
     assert "error" not in text.lower() and "Traceback" not in text
     assert "\nhartmann6\n    Hartmann, 6-D\n    space: box, d = 6; optimum: 3.32236801" in text
-    assert "\nsbo:hartmann\n" in text and "space: box, d = 5, context d = 1; optimum: 2.61356" in text
+    assert "\nsbo_kde:hartmann\n" in text and "space: box, d = 5, context d = 1; optimum: 2.61356" in text
     assert "options: arms (required), values (required), change_points" in text
-    assert "cvs:plant\n" in text and "options: cost_set, variance, noise_std" in text
+    assert "ucvs:plant\n" in text and "options: cost_set, variance, noise_std" in text
 
 
 CHEAP = [
     n
     for n in jbo.problems.ABOUT
-    if not n.startswith(("sbo:", "hpo:", "cvs:")) and n not in ("gp_sample", "drifting_arms")
+    if not n.startswith(("sbo_kde:", "hpo:", "ucvs:")) and n not in ("gp_sample", "drifting_arms")
 ]
 COSTLY = [n for n in jbo.problems.ABOUT if n not in CHEAP and n != "drifting_arms"]
 

@@ -26,7 +26,7 @@ import pytest
 from scipy import special, stats
 
 import jbo
-from tests.test_cvs import H6_A, H6_ALPHA, H6_P  # Hartmann-6 from Surjanovic & Bingham, written out there
+from tests.test_ucvs import H6_A, H6_ALPHA, H6_P  # Hartmann-6 from Surjanovic & Bingham, written out there
 
 TOL = 1e-10  # NumPy against XLA: the same formulas, summed in another order
 VOCABULARY = (
@@ -256,7 +256,7 @@ def truncated_normal(u, scale):
 
 def test_control_sets_costs_per_query_budget_and_expected_values():
     variance, num_mc, num_seeds, budget = 0.02, 128, 3, 1.2
-    prob = jbo.problems.get("cvs:hartmann12", noise_std=0.05, num_mc=num_mc, variance=variance)
+    prob = jbo.problems.get("ucvs:hartmann12", noise_std=0.05, num_mc=num_mc, variance=variance)
     scale = float(prob.free_scale)
     b = 0.5 / scale  # the environment's scale gives the stated variance after truncation
     assert stats.truncnorm(-b, b, loc=0.5, scale=scale).var() == pytest.approx(variance, rel=1e-9)

@@ -11,7 +11,7 @@ import pytest
 
 import jbo
 from jbo import data, gp, parts
-from jbo.algorithms import GPBO, boke, sbo
+from jbo.algorithms import GPBO, boke, sbo_kde
 
 T = 24
 PAPER_SMALL = parts.Maximiser(num_raw_per_dim=32, steps=8, screen_data=True)  # the BOKE paper's GP, smaller
@@ -147,15 +147,15 @@ def test_segmented_seeds_equal_looped_seeds_and_fixed_gp_equals_refactorised():
 
 @pytest.mark.extended  # segments == whole buffer on GP-UCB and uCVS by default
 def test_contextual_sbo_segments_equal_whole_buffer():
-    """SBO-KDE (a GPBO on (x, c) rows, MAP refit); uCVS's segments are checked in test_cvs."""
-    prob = jbo.problems.get("sbo:modified_branin")
-    make = lambda b: sbo.SBO(
+    """SBO-KDE (a GPBO on (x, c) rows, MAP refit); uCVS's segments are checked in test_ucvs."""
+    prob = jbo.problems.get("sbo_kde:modified_branin")
+    make = lambda b: sbo_kde.SBO(
         method="sbo_kde",
         num_initial=4,
         num_samples=8,
         num_inner=8,
         maximiser=parts.Maximiser(num_raw=32, num_starts=1, steps=4, screen_data=False),
-        hypers=dataclasses.replace(sbo.PAPER_REFIT, steps=5, restarts=1),
+        hypers=dataclasses.replace(sbo_kde.PAPER_REFIT, steps=5, restarts=1),
         growth=data.as_growth(b),
     )  # noqa: E731
     key = jax.random.key(1)

@@ -70,13 +70,13 @@ def test_config_data_become_the_same_parts():
 
 
 def test_every_paper_part_is_a_part_instance_and_default():
-    uhe, cvs, sbo, boke = (getattr(jbo.algorithms, m) for m in ("uhe", "cvs", "sbo", "boke"))
-    assert uhe.UHE().refit == uhe.PAPER_REFIT and uhe.UHE().maximiser == uhe.PAPER_MAXIMISER
-    assert cvs.CVS().rule == cvs.REFIT and cvs.make("ucb_psq").rule == parts.FixedHypers()
-    assert cvs.CVS().default_params().hypers == parts.HypersParams()
-    assert sbo.SBO().hypers == sbo.PAPER_REFIT and isinstance(sbo.SBO().design, parts.Sobol)
+    uhe_bo, ucvs, sbo_kde, boke = (getattr(jbo.algorithms, m) for m in ("uhe_bo", "ucvs", "sbo_kde", "boke"))
+    assert uhe_bo.UHE().refit == uhe_bo.PAPER_REFIT and uhe_bo.UHE().maximiser == uhe_bo.PAPER_MAXIMISER
+    assert ucvs.CVS().rule == ucvs.REFIT and ucvs.make("ucb_psq").rule == parts.FixedHypers()
+    assert ucvs.CVS().default_params().hypers == parts.HypersParams()
+    assert sbo_kde.SBO().hypers == sbo_kde.PAPER_REFIT and isinstance(sbo_kde.SBO().design, parts.Sobol)
     assert boke.PaperGP().maximiser == boke.PAPER_MAXIMISER
-    smaller = dataclasses.replace(uhe.PAPER_REFIT, steps=3)
+    smaller = dataclasses.replace(uhe_bo.PAPER_REFIT, steps=3)
     assert smaller.restarts == 3 and smaller.learning_rate == 0.05
 
 

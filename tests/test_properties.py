@@ -9,11 +9,11 @@ compiled scan on the same keys (AskTell); an independent dense search (a sample 
 
 Not repeated here, each needing a long run or compiled programs of its own (``pytest --runslow -m
 slow`` runs them): the papers' reproductions (test_reproductions); uCVS's 800-step commitment, its
-bucketed 7-set runs and EI-naive's decision replay (test_cvs); the 5000-step reference numbers
-(test_nonstationary); the executed notebooks (test_notebooks; the docs build executes them too); EI,
+bucketed 7-set runs and EI-naive's decision replay (test_ucvs); the 5000-step reference numbers
+(test_r_perp); the executed notebooks (test_notebooks; the docs build executes them too); EI,
 log-EI, TS, the mean and the std on degenerate problems (test_robustness); every UHE method vmapped ==
-looped, finer growth segments and the MAP lengthscale on 200 points (test_uhe); segmented seeds and the
-rank-1 GP (test_growing); SE and Matern-3/2 fits against SciPy (test_fit); cvs:etc50 (test_registry);
+looped, finer growth segments and the MAP lengthscale on 200 points (test_uhe_bo); segmented seeds and the
+rank-1 GP (test_growing); SE and Matern-3/2 fits against SciPy (test_fit); ucvs:etc50 (test_registry);
 bitwise real-GP runs, sweeps and environments on several devices (test_parallel); the four problems
 slowest to build (test_cli); PI and the posterior mean against random search (see below).
 """
@@ -352,7 +352,7 @@ def test_a_2d_sample_path_peaks_at_its_stated_optimum():
 
 
 # the slow test's other problems take 2-6 s of CPU each to build (dense searches for their optima)
-SLOW_TO_BUILD = ("gp_sample", "sbo:ackley", "sbo:hartmann", "sbo:complicated_hartmann")
+SLOW_TO_BUILD = ("gp_sample", "sbo_kde:ackley", "sbo_kde:hartmann", "sbo_kde:complicated_hartmann")
 
 
 def test_about_matches_the_costly_problems_that_build_in_a_second():

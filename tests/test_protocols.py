@@ -13,7 +13,7 @@ import pytest
 
 import jbo
 from jbo import data, gp
-from jbo.algorithms import sbo
+from jbo.algorithms import sbo_kde
 from jbo.engine import Algorithm, Step
 from jbo.problems.control import ControlSetProblem
 from jbo.problems.finite import FiniteArmProblem
@@ -295,11 +295,11 @@ def test_ask_tell_drives_a_contextual_method():
         num_initial=3,
         num_samples=16,
         num_inner=16,
-        hypers=dataclasses.replace(sbo.PAPER_REFIT, steps=3),
-        maximiser=dataclasses.replace(sbo.PAPER_MAXIMISER, num_raw=16, num_starts=2, steps=2),
+        hypers=dataclasses.replace(sbo_kde.PAPER_REFIT, steps=3),
+        maximiser=dataclasses.replace(sbo_kde.PAPER_MAXIMISER, num_raw=16, num_starts=2, steps=2),
     )
-    prob = jbo.problems.get("sbo:newsvendor")
-    alg = jbo.algorithms.get("sbo:sbo_kde", **small)
+    prob = jbo.problems.get("sbo_kde:newsvendor")
+    alg = jbo.algorithms.get("sbo_kde:sbo_kde", **small)
     scan = jbo.run(alg, prob, key=KEY, num_steps=5)
     opt = jbo.AskTell(alg, prob.space.bounds, num_steps=5, key=KEY, context_dim=1)
     for t in range(5):
@@ -454,9 +454,9 @@ def test_problem_names_are_unique_and_contextual_problems_are_registered():
         jbo.problems.register("ackley", lambda: jbo.problems.get("branin"))
     assert jbo.problems.get("ackley").name == "ackley2" and jbo.problems.names() == names
     assert isinstance(jbo.problems.get("ackley"), jbo.problems.Problem)
-    ctx = jbo.problems.get("sbo:ackley")
+    ctx = jbo.problems.get("sbo_kde:ackley")
     assert ctx.context_dim == 1 and ctx.name == "ackley"
-    assert {f"sbo:{n}" for n in jbo.problems.contextual.PROBLEMS} <= set(names)
+    assert {f"sbo_kde:{n}" for n in jbo.problems.sbo_kde.PROBLEMS} <= set(names)
     assert {"hpo:rf_friedman1", "hpo:xgb_diabetes"} <= set(names)
 
 
@@ -467,12 +467,12 @@ def test_summary_on_a_contextual_study_and_on_a_cost_axis():
         num_initial=3,
         num_samples=8,
         num_inner=8,
-        hypers=dataclasses.replace(sbo.PAPER_REFIT, steps=2),
-        maximiser=dataclasses.replace(sbo.PAPER_MAXIMISER, num_raw=8, num_starts=1, steps=1),
+        hypers=dataclasses.replace(sbo_kde.PAPER_REFIT, steps=2),
+        maximiser=dataclasses.replace(sbo_kde.PAPER_MAXIMISER, num_raw=8, num_starts=1, steps=1),
     )
     table = jbo.studies.run_study(
-        {"sbo": jbo.algorithms.get("sbo:sbo_kde", **small)},
-        {"nv": jbo.problems.get("sbo:newsvendor"), "pf": jbo.problems.get("sbo:portfolio_uniform")},
+        {"sbo": jbo.algorithms.get("sbo_kde:sbo_kde", **small)},
+        {"nv": jbo.problems.get("sbo_kde:newsvendor"), "pf": jbo.problems.get("sbo_kde:portfolio_uniform")},
         key=0,
         num_steps=4,
         num_seeds=2,

@@ -13,7 +13,7 @@ import pytest
 
 import jbo
 from jbo import acquisitions, data, gp, parts
-from jbo.algorithms import uhe
+from jbo.algorithms import uhe_bo
 
 KEY = jax.random.key(11)
 # the smallest shapes that still exercise every code path (compile time dominates these tests)
@@ -60,11 +60,11 @@ UHE_SMALL = dict(
 SMALL.update(
     {
         "uhe_bo": UHE_SMALL,
-        "uhe:random": dict(num_initial=3),
-        **{f"uhe:{m}": UHE_SMALL for m in ("ra_bo", "random_exp3", "map", "portfolio")},
-        "uhe:mcmc": dict(UHE_SMALL, estimate=uhe.HMC(num_warmup=2, num_samples=2, num_leapfrog=2)),
-        "uhe:a_gp_ucb": dict(UHE_SMALL, lengthscales=uhe.ShrinkingLengthscales(grid_candidates=8)),
-        "uhe:wdf": dict(UHE_SMALL, lengthscales=uhe.LengthscaleBound(grid_candidates=8)),
+        "uhe_bo:random": dict(num_initial=3),
+        **{f"uhe_bo:{m}": UHE_SMALL for m in ("ra_bo", "random_exp3", "map", "portfolio")},
+        "uhe_bo:mcmc": dict(UHE_SMALL, estimate=uhe_bo.HMC(num_warmup=2, num_samples=2, num_leapfrog=2)),
+        "uhe_bo:a_gp_ucb": dict(UHE_SMALL, lengthscales=uhe_bo.ShrinkingLengthscales(grid_candidates=8)),
+        "uhe_bo:wdf": dict(UHE_SMALL, lengthscales=uhe_bo.LengthscaleBound(grid_candidates=8)),
     }
 )
 # R-PERP and its baselines act on finite arm sets only
@@ -81,29 +81,29 @@ def _build(name):
             jbo.algorithms.get(name, **NONSTATIONARY[name]),
             jbo.problems.get("kernel_drift", horizon=5, grid_size=5, noise_std=0.1),
         )
-    if name.startswith("cvs:"):  # control sets with unknown costs (jbo.algorithms.cvs)
-        opts = dict(CVS_SMALL, hypers=CVS_REFIT) if name == "cvs:ucvs" else CVS_SMALL
-        return jbo.algorithms.get(name, **opts), jbo.problems.get("cvs:hartmann12", noise_std=0.01)
-    if name.startswith("sbo:"):
+    if name.startswith("ucvs:"):  # control sets with unknown costs (jbo.algorithms.ucvs)
+        opts = dict(CVS_SMALL, hypers=CVS_REFIT) if name == "ucvs:ucvs" else CVS_SMALL
+        return jbo.algorithms.get(name, **opts), jbo.problems.get("ucvs:hartmann12", noise_std=0.01)
+    if name.startswith("sbo_kde:"):
         opts = dict(SBO_SMALL)
-        if name == "sbo:sbo_oracle":
-            opts["oracle"] = jbo.problems.contextual.context_sampler(jbo.problems.get("sbo:newsvendor").dists)
-        return jbo.algorithms.get(name, **opts), jbo.problems.get("sbo:newsvendor", noise_std=0.1)
+        if name == "sbo_kde:sbo_oracle":
+            opts["oracle"] = jbo.problems.sbo_kde.context_sampler(jbo.problems.get("sbo_kde:newsvendor").dists)
+        return jbo.algorithms.get(name, **opts), jbo.problems.get("sbo_kde:newsvendor", noise_std=0.1)
     return jbo.algorithms.get(name, **SMALL[name]), jbo.problems.get("branin", noise_std=0.5)
 
 
 def test_every_registered_algorithm_has_a_test():
-    cvs_names = {n for n in jbo.algorithms.names() if n.startswith("cvs:")}  # tested through _build
+    cvs_names = {n for n in jbo.algorithms.names() if n.startswith("ucvs:")}  # tested through _build
     assert set(jbo.algorithms.names()) - cvs_names == (
-        set(SMALL) | set(NONSTATIONARY) | {f"sbo:{m}" for m in jbo.algorithms.sbo.METHODS}
+        set(SMALL) | set(NONSTATIONARY) | {f"sbo_kde:{m}" for m in jbo.algorithms.sbo_kde.METHODS}
     )
 
 
 # vmapped == looped costs a second compiled program per algorithm; the suite checks every algorithm for
 # cross-seed leakage in the same program, and vmapped == looped here only where a module's own fast tests do
-# not: GP-UCB (test_engine), BOKE+ (test_boke), R-PERP (test_nonstationary) and uCVS's runner
-# (test_cvs) are checked there; test_uhe's per-method check is slow, so UHE-BO is checked here.
-LOOPED = {"gp_ts", "sbo:sbo_kde", "sbo:drbo_mmd", "uhe_bo"}
+# not: GP-UCB (test_engine), BOKE+ (test_boke), R-PERP (test_r_perp) and uCVS's runner
+# (test_ucvs) are checked there; test_uhe_bo's per-method check is slow, so UHE-BO is checked here.
+LOOPED = {"gp_ts", "sbo_kde:sbo_kde", "sbo_kde:drbo_mmd", "uhe_bo"}
 
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -154,13 +154,13 @@ def _assert_inside(space, actions):
 
 # The default run: the GP-BO rule and acquisition, BOKE, BOKE+, KR-UCB and R-PERP (uCVS,
 # SBO-KDE and UHE-BO run in their modules' tests); CI's extended step runs every other registered algorithm, each against
-# its golden trace; cvs:etc50 runs with --runslow (its groups are unit-tested in test_cvs, its policy is
+# its golden trace; ucvs:etc50 runs with --runslow (its groups are unit-tested in test_ucvs, its policy is
 # argmax within a group).
 IN_DEFAULT_RUN = {"random_search", "gp_ucb", "gp_ei", "boke", "boke_plus", "kr_ucb", "r_perp"}
 
 
 def _marks(name: str):
-    if name == "cvs:etc50":
+    if name == "ucvs:etc50":
         return pytest.mark.slow
     return () if name in IN_DEFAULT_RUN else pytest.mark.extended
 

@@ -2,7 +2,7 @@
 
 Each test runs one claim on a budget of about a minute on a 2-core CPU and asserts it with a margin
 (the measured numbers are in the comments; they are deterministic for the fixed keys). Settings follow
-the experiment scripts (experiments/boke/, experiments/sbo/) with fewer seeds or steps, as stated.
+the experiment scripts (experiments/boke/, experiments/sbo_kde/) with fewer seeds or steps, as stated.
 """
 
 import dataclasses
@@ -101,7 +101,7 @@ def test_density_exploration_fills_space_faster_than_uniform_at_d4():
 def test_sbo_kde_beats_gp_ucb_on_newsvendor():
     """SBO-KDE paper (Fig 1, Newsvendor): SBO-KDE has lower cumulative regret than context-blind GP-UCB.
 
-    Reduced from experiments/sbo/fig1.py (docs/papers/sbo-kde.md: the T = 60, M = 128 run: SBO-KDE 11.5 +- 0.6 vs GP-UCB
+    Reduced from experiments/sbo_kde/fig1.py (docs/papers/sbo-kde.md: the T = 60, M = 128 run: SBO-KDE 11.5 +- 0.6 vs GP-UCB
     16.3 +- 1.7): T = 30 evaluations (n0 = 10 shared Sobol points + 20 BO steps), M = 64 KDE samples
     and inner points, 64 raw screening points, 10 starts x 20 Adam steps, sqrt(beta) = 1.5 (default),
     6 seeds from key 100 (the script's). Regret is against the closed-form F* = 0.463943 and counts the
@@ -109,17 +109,17 @@ def test_sbo_kde_beats_gp_ucb_on_newsvendor():
     paired gaps 5.01, 1.54, 1.23, 1.14, 1.24, 1.26 (SBO-KDE better on every seed; over 12 seeds it is
     better on all 12, mean gap 2.28, smallest 0.15).
     """
-    prob = jbo.problems.get("sbo:newsvendor")
+    prob = jbo.problems.get("sbo_kde:newsvendor")
     key, T, seeds = jax.random.key(100), 30, 6
     opts = dict(
         num_initial=10,
         num_samples=64,
         num_inner=64,
-        maximiser=dataclasses.replace(jbo.algorithms.sbo.PAPER_MAXIMISER, num_raw=64, num_starts=10, steps=20),
+        maximiser=dataclasses.replace(jbo.algorithms.sbo_kde.PAPER_MAXIMISER, num_raw=64, num_starts=10, steps=20),
     )
 
     def cumulative_regret(method):
-        tr = jbo.run_seeds(jbo.algorithms.get(f"sbo:{method}", **opts), prob, key=key, num_steps=T, num_seeds=seeds)
+        tr = jbo.run_seeds(jbo.algorithms.get(f"sbo_kde:{method}", **opts), prob, key=key, num_steps=T, num_seeds=seeds)
         return np.asarray(tr.metrics["cumulative_regret"][:, -1])
 
     gp, kde = cumulative_regret("gp_ucb"), cumulative_regret("sbo_kde")

@@ -12,9 +12,9 @@ box map (the environment here evaluates its objective in original coordinates); 
 absorbed by the standardisation of y. Both are invariances, checked: the decisions on the scaled
 problems equal those on the base problem.
 
-Covered elsewhere, not here (their GPs are the same jbo.gp): the SBO-KDE methods (contextual, test_sbo),
-UHE-BO (MCMC hyper-parameters, test_uhe), uCVS (control sets, test_cvs), R-PERP (finite arms,
-test_nonstationary); tests/test_registry.py checks that every registered algorithm's actions lie in
+Covered elsewhere, not here (their GPs are the same jbo.gp): the SBO-KDE methods (contextual, test_sbo_kde),
+UHE-BO (MCMC hyper-parameters, test_uhe_bo), uCVS (control sets, test_ucvs), R-PERP (finite arms,
+test_r_perp); tests/test_registry.py checks that every registered algorithm's actions lie in
 its action space.
 """
 

@@ -40,8 +40,8 @@ jax.config.update("jax_enable_x64", True)
 import jbo  # noqa: E402
 from jbo import acquisitions as acq  # noqa: E402
 from jbo import kernels  # noqa: E402
-from jbo.algorithms import sbo  # noqa: E402
-from jbo.problems import contextual as C  # noqa: E402
+from jbo.algorithms import sbo_kde  # noqa: E402
+from jbo.problems import sbo_kde as C  # noqa: E402
 from jbo.studies import code_version  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository root
@@ -83,14 +83,14 @@ def log_ei_errors():
 
 
 def mmd_instance(rng, n_obs=80):
-    grid = sbo.context_grid(100, 1)
+    grid = sbo_kde.context_grid(100, 1)
     ls = math.exp(rng.uniform(math.log(0.03), math.log(2.0)))
     kp = kernels.KernelParams(jnp.asarray([ls]), float(np.exp(rng.uniform(-3, 3))))
     M = np.asarray(kernels.gram("matern52", kp, grid, grid))
     ctx = np.clip(rng.normal(rng.uniform(0.2, 0.8), rng.uniform(0.03, 0.3), (n_obs, 1)), 0, 1)
     if rng.uniform() < 0.3:
         ctx = rng.uniform(size=(n_obs, 1))
-    w_hat = np.asarray(sbo.snapped_weights(grid, jnp.asarray(ctx), jnp.ones(n_obs, bool)))
+    w_hat = np.asarray(sbo_kde.snapped_weights(grid, jnp.asarray(ctx), jnp.ones(n_obs, bool)))
     x = np.asarray(grid)
     if rng.uniform() < 0.3:
         g = rng.normal(size=len(x))
@@ -99,7 +99,7 @@ def mmd_instance(rng, n_obs=80):
         K = np.exp(-0.5 * np.sum((x[:, None] - x[None]) ** 2, -1) / ell**2) + 1e-9 * np.eye(len(x))
         g = np.linalg.cholesky(K) @ rng.normal(size=len(x)) + 0.05 * rng.normal(size=len(x))
     g = rng.uniform(-5, 5) + math.exp(rng.uniform(-3, 3)) * g
-    return g, w_hat, M, float(sbo.mmd_radius(float(n_obs), 0.1))
+    return g, w_hat, M, float(sbo_kde.mmd_radius(float(n_obs), 0.1))
 
 
 def mmd_errors(instances: int):
@@ -108,7 +108,7 @@ def mmd_errors(instances: int):
     rng = np.random.default_rng(15)
     cases = [mmd_instance(rng) for _ in range(instances)]
     g, w_hat, M, delta = (np.stack([c[i] for c in cases]) for i in range(4))
-    ours = np.asarray(jax.jit(jax.vmap(sbo.mmd_worst_case))(*map(jnp.asarray, (g, w_hat, M, delta))))
+    ours = np.asarray(jax.jit(jax.vmap(sbo_kde.mmd_worst_case))(*map(jnp.asarray, (g, w_hat, M, delta))))
     ref = []
     for gi, wi, Mi, di in cases:
         lam, V = np.linalg.eigh(Mi)

@@ -6,12 +6,12 @@
 #
 # Stages, in order, each under its own time limit and all within DEADLINE seconds (default 550), so
 # that the files of the stages that finish come back when a later one runs out of time:
-#   1. the SBO-KDE step at the paper's settings, 5 seeds per program (experiments/sbo/budget_cost.py);
+#   1. the SBO-KDE step at the paper's settings, 5 seeds per program (experiments/sbo_kde/budget_cost.py);
 #   2. the T axis of default GP-UCB on hartmann6 at 1024 seeds, T = 50 to 400, and BoTorch at T = 50
 #      on the machine's CPU (experiments/engine/bench_engine.py);
 #   3. T = 1000 at 1024 seeds;
 #   4. SBO-KDE paper Fig 1 on Hartmann at the paper's settings (T = 350, M = 1024, 5 seeds), GP-UCB
-#      and SBO-KDE (experiments/sbo/fig1.py).
+#      and SBO-KDE (experiments/sbo_kde/fig1.py).
 # The scripts write into the scratch mirror of experiments/results that experiments/outdir.py names
 # (JBO_UPDATE_RESULTS=1: into experiments/results itself); every new or changed file there goes into
 # $OUT/results.tgz after each stage, named experiments/results/<path> (unpack it in the repository root),
@@ -53,9 +53,9 @@ stage() {
     nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
     $PY -c "import jax; print('jax', jax.__version__, jax.devices())"
 } 2>&1 | tee -a "$log"
-stage 130 $PY experiments/sbo/budget_cost.py --seeds 5 --out "budget_cost_$TAG.json"
+stage 130 $PY experiments/sbo_kde/budget_cost.py --seeds 5 --out "budget_cost_$TAG.json"
 stage 170 $PY experiments/engine/bench_engine.py --steps 50 100 200 400 --seeds 1024 --botorch-steps 50 \
     --botorch-seeds 1 --tag "t_axis_$TAG"
 stage 200 $PY experiments/engine/bench_engine.py --steps 1000 --seeds 1024 --botorch-steps --tag "t1000_$TAG"
-stage 300 $PY experiments/sbo/fig1.py --problems hartmann --methods gp_ucb sbo_kde --tag "paper_$TAG"
+stage 300 $PY experiments/sbo_kde/fig1.py --problems hartmann --methods gp_ucb sbo_kde --tag "paper_$TAG"
 echo "== done after $((SECONDS - start)) s" | tee -a "$log"

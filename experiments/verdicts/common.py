@@ -6,7 +6,7 @@ decide it (per-seed values of the two methods, lower is better). What a comparis
 one place: the phrase the paper uses, read through :data:`jbo.verdict.PHRASES` ("beats": better;
 "competitive with": better or comparable; "comparable to", "on par with": comparable; "clearly
 beats", "a large advantage": better beyond the comparable margin). The claims read the committed
-results (RESULTS: experiments/results, whatever the mode). :func:`write` grades them and writes
+results (RESULTS: experiments/results, whatever the mode, or $JBO_GRADE_ROOT when set). :func:`write` grades them and writes
 
     <paper>.csv          one row per comparison (seeds, wins, p, interval, outcome, phrase, holds)
     <paper>.md           the claims table that docs/papers/<paper>.md includes
@@ -18,6 +18,7 @@ into OUT: experiments/results/verdicts/ with --update, else its scratch mirror (
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +31,9 @@ from jbo import verdict
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
 from outdir import add_update_flag, committed_dir, output_dir  # noqa: E402, F401 (for the paper modules)
 
-RESULTS = committed_dir()  # the results graded: the committed files
+# the results graded: the committed files, or the tree JBO_GRADE_ROOT names (jbo reproduce: the committed
+# files with a re-run's files in their place)
+RESULTS = Path(os.environ["JBO_GRADE_ROOT"]) if os.environ.get("JBO_GRADE_ROOT") else committed_dir()
 OUT = output_dir("verdicts")  # the tables written: experiments/results/verdicts with --update, else scratch
 
 

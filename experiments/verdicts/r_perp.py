@@ -11,7 +11,7 @@ shared by every method, so the methods pair by seed.
 
 The paper does not give λ, so each claim about Fig 2 is graded at every λ with paired evidence (0.01, 0.1, 1),
 each on 12 seeds: at λ = 0.01 Fig 2's 12-seed run (fig2_s12.csv.gz), at λ = 0.1 and 1 the runs of the C × λ sweep
-of experiments/nonstationary/sensitivity.py (sensitivity.csv) at the same C. The sweep also says at which (C, λ)
+of experiments/r_perp/sensitivity.py (sensitivity.csv) at the same C. The sweep also says at which (C, λ)
 each claim about R-PERP's regret holds, and gives claim 2 a restart-aware reading: per seed, the regret over the
 second half of that seed's last interval against the first half.
 """
@@ -64,7 +64,7 @@ SETTINGS = (
 )
 
 
-SENSITIVITY = "experiments/results/nonstationary/sensitivity.csv"  # experiments/nonstationary/sensitivity.py
+SENSITIVITY = "experiments/results/nonstationary/sensitivity.csv"  # experiments/r_perp/sensitivity.py
 MORE_SEEDS = "fig2_s12.csv.gz"  # Fig 2 at λ = 0.01 with 12 seeds (fig2.py --lams 0.01 --seeds 12 --no-ablations)
 MORE_SEEDS_PATH = f"experiments/results/nonstationary/{MORE_SEEDS}"
 
@@ -409,7 +409,7 @@ def claims() -> list[Claim]:
 # ---------------------------------------------------------------- the C x λ sweep (sensitivity.py)
 @functools.cache
 def _sensitivity() -> pd.DataFrame | None:
-    """The C × λ sweep of experiments/nonstationary/sensitivity.py (one row per kernel, method, C, λ and
+    """The C × λ sweep of experiments/r_perp/sensitivity.py (one row per kernel, method, C, λ and
     seed), or None where it has not been run."""
     path = NS / "sensitivity.csv"
     return pd.read_csv(path) if path.exists() else None
@@ -503,7 +503,7 @@ def _sensitivity_note(question: str) -> str:
     return f"{_sweep_header()}: '{question}' holds at {'. '.join(parts)}"
 
 
-NO_SWEEP = "No sensitivity run (experiments/nonstationary/sensitivity.py) in the results"
+NO_SWEEP = "No sensitivity run (experiments/r_perp/sensitivity.py) in the results"
 
 
 def _each_cell(pair_at, detail) -> tuple[list[str], int]:

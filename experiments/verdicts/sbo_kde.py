@@ -371,7 +371,7 @@ MORE_SEEDS = ("s10", "s10_kde", "smo", "s10_smo")
 
 
 def _stem(problem: str) -> str:
-    """The result files' stem: fig2 for Fig 2's ackley_4c, fig1 for the rest (as experiments/sbo/fig1.py)."""
+    """The result files' stem: fig2 for Fig 2's ackley_4c, fig1 for the rest (as experiments/sbo_kde/fig1.py)."""
     return "fig2" if problem == "ackley_4c" else "fig1"
 
 
@@ -467,7 +467,7 @@ PAPER_BUDGET_NOTE = (
     "samples and inner Sobol points, raw screening 1024 (32 for DRBO-KDE), 10 starts (5 for DRBO-KDE) × 50 "
     "projected-Adam steps, run on one H100 (jax 0.11.2): Hartmann at the paper's 5 seeds (below six seeds no "
     "comparison can come out better or worse) by experiments/engine/gpu_checks.sh, the other problems at 10 seeds by "
-    "experiments/sbo/paper_budget.py; on Hartmann DRBO-MMD did not finish within the device time (over 140 s "
+    "experiments/sbo_kde/paper_budget.py; on Hartmann DRBO-MMD did not finish within the device time (over 140 s "
     "with its compile on the H100), so it has no pair; MinimaxApprox on the paper's grid of 1024 points; "
     "{STABLEOPT}; {GP_UCB}"
 )
@@ -612,7 +612,7 @@ def _table1_claim(timing: pd.DataFrame, repeats: pd.DataFrame) -> Claim:
         "steps) makes SBO-KDE heavier than BoTorch's. "
         "SBO-KDE against MinimaxApprox (4% apart in the one-run table) is cheaper only when that gap exceeds "
         "the spread of a run's work (CPU seconds) here, measured by alternating repeats "
-        "(experiments/sbo/table1_repeats.py: "
+        "(experiments/sbo_kde/table1_repeats.py: "
         f"{n} repeats of each, A, B, A, B, …, in one process on one core, {evals} evaluations: three repeats "
         "at 100 would take about 26 min of CPU, over the 20 min this check may use; both methods time the "
         "same evaluations; the gap between them depends on the evaluations, so the repeats give the spread, "
@@ -692,7 +692,7 @@ def _complexity_claim(steps: pd.DataFrame, budget: dict) -> Claim:
         source=f"{STEP_COST}, {BUDGET}",
         note="one SBO-KDE step (fit + acquisition + inner optimiser) at the paper's M = 1024, raw 1024, 10 × 50 "
         "Adam steps, 2 × 60 MAP refit, on Hartmann (d = 6), one seed, compiled once per row count and timed in "
-        "rounds that visit every row count once (experiments/sbo/step_cost.py, one core of a 2-core CPU shared "
+        "rounds that visit every row count once (experiments/sbo_kde/step_cost.py, one core of a 2-core CPU shared "
         "with other jobs); budget_cost.json times the same step once per row count on the quiet machine. t² "
         "outweighs td at these t (t ≥ 10d); k is fitted by least squares on each round's four row counts (a "
         "plain log-log slope of the time is flattened by a); the tolerance is the spread of the repeats: the "

@@ -27,8 +27,8 @@ from jbo import verdict
 
 
 def _uhe_common():
-    """experiments/uhe/common.py, loaded under its own name (this folder has a common.py too)."""
-    path = Path(__file__).resolve().parents[1] / "uhe" / "common.py"
+    """experiments/uhe_bo/common.py, loaded under its own name (this folder has a common.py too)."""
+    path = Path(__file__).resolve().parents[1] / "uhe_bo" / "common.py"
     spec = importlib.util.spec_from_file_location("uhe_common", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -102,7 +102,7 @@ REAL = (
     "neither). Values: the best test accuracy found, in percentage points, negated and compared raw "
     f"(log10 = False), 'comparable' within {ACC_MARGIN:g} point"
 )
-# the sensitivity runs (experiments/uhe/sensitivity.py): one row per variant, problem, method and seed
+# the sensitivity runs (experiments/uhe_bo/sensitivity.py): one row per variant, problem, method and seed
 SENS = "sensitivity.csv"
 VARIANTS = {
     "default": "default",
@@ -111,7 +111,7 @@ VARIANTS = {
     "fit_5x300": "fit 5 × 300",
     "noise_refit": "σ_n² refitted on the real data",
 }
-PSEUDO = ("uhe_bo", "ra_bo")  # the methods that fit θ on the pseudo data (estimate=jbo.algorithms.uhe.PseudoData())
+PSEUDO = ("uhe_bo", "ra_bo")  # the methods that fit θ on the pseudo data (estimate=jbo.algorithms.uhe_bo.PseudoData())
 PSEUDO_ONLY = ("noise_refit",)  # variants that change only the pseudo-data methods (sensitivity.py)
 SENS_SETTINGS = (
     "default = the settings above (κ = √1.96, standardised y, log-space prior, fit 3 × 40); "

@@ -13,10 +13,10 @@ from collections.abc import Callable
 from jbo import parts, plugins
 from jbo.algorithms import (
     boke,
-    cvs,
-    nonstationary,
-    sbo,
-    uhe,  # noqa: E402,F401  (UHE-BO paper)
+    r_perp,
+    sbo_kde,
+    ucvs,
+    uhe_bo,  # noqa: E402,F401  (UHE-BO paper)
 )
 from jbo.algorithms.gp_bo import (
     GPBO,
@@ -35,22 +35,24 @@ def _gp(acquisition):
 
 
 def _uhe(**configured):
-    """A UHE-BO paper method: uhe.UHE with these parts; an option of a part's name replaces that part
-    (e.g. estimate=uhe.PseudoData(noise_refit=True))."""
-    return lambda **o: uhe.UHE(**{**configured, **o})
+    """A UHE-BO paper method: uhe_bo.UHE with these parts; an option of a part's name replaces that part
+    (e.g. estimate=uhe_bo.PseudoData(noise_refit=True))."""
+    return lambda **o: uhe_bo.UHE(**{**configured, **o})
 
 
 REGISTRY: dict[str, Callable] = {
-    # UHE-BO paper (jbo.algorithms.uhe): "uhe_bo" and its baselines / ablations "uhe:<method>", as parts
-    "uhe_bo": _uhe(schedule=uhe.PairedEXP3(), estimate=uhe.PseudoData()),
-    "uhe:ra_bo": _uhe(schedule=uhe.RandomThenBO(), estimate=uhe.PseudoData()),
-    "uhe:random_exp3": _uhe(schedule=uhe.PairedEXP3(), estimate=uhe.RealData()),
-    "uhe:map": _uhe(schedule=uhe.EveryStep(), estimate=uhe.RealData()),
-    "uhe:mcmc": _uhe(schedule=uhe.EveryStep(), estimate=uhe.HMC()),
-    "uhe:a_gp_ucb": _uhe(schedule=uhe.EveryStep(), estimate=uhe.RealData(), lengthscales=uhe.ShrinkingLengthscales()),
-    "uhe:wdf": _uhe(schedule=uhe.EveryStep(), estimate=uhe.RealData(), lengthscales=uhe.LengthscaleBound()),
-    "uhe:portfolio": _uhe(schedule=uhe.Hedge(), estimate=uhe.RealData()),
-    "uhe:random": uhe.random_search,
+    # UHE-BO paper (jbo.algorithms.uhe_bo): "uhe_bo" and its baselines / ablations "uhe_bo:<method>", as parts
+    "uhe_bo": _uhe(schedule=uhe_bo.PairedEXP3(), estimate=uhe_bo.PseudoData()),
+    "uhe_bo:ra_bo": _uhe(schedule=uhe_bo.RandomThenBO(), estimate=uhe_bo.PseudoData()),
+    "uhe_bo:random_exp3": _uhe(schedule=uhe_bo.PairedEXP3(), estimate=uhe_bo.RealData()),
+    "uhe_bo:map": _uhe(schedule=uhe_bo.EveryStep(), estimate=uhe_bo.RealData()),
+    "uhe_bo:mcmc": _uhe(schedule=uhe_bo.EveryStep(), estimate=uhe_bo.HMC()),
+    "uhe_bo:a_gp_ucb": _uhe(
+        schedule=uhe_bo.EveryStep(), estimate=uhe_bo.RealData(), lengthscales=uhe_bo.ShrinkingLengthscales()
+    ),
+    "uhe_bo:wdf": _uhe(schedule=uhe_bo.EveryStep(), estimate=uhe_bo.RealData(), lengthscales=uhe_bo.LengthscaleBound()),
+    "uhe_bo:portfolio": _uhe(schedule=uhe_bo.Hedge(), estimate=uhe_bo.RealData()),
+    "uhe_bo:random": uhe_bo.random_search,
     "random_search": RandomSearch,
     "gp_ucb": _gp("ucb"),
     "gp_ei": _gp("ei"),
@@ -66,19 +68,19 @@ REGISTRY: dict[str, Callable] = {
     "density_exploration": boke.DensityExploration,
     "boke_gp_ucb": boke.PaperGP,
     "boke_gp_std": lambda **o: boke.PaperGP(acquisition="std", **o),
-    # SBO-KDE paper (jbo.algorithms.sbo): GP-BOs with contextual acquisitions (contextual environments)
-    **{f"sbo:{m}": (lambda m: lambda **o: sbo.SBO(method=m, **o))(m) for m in sbo.METHODS},
-    # uCVS paper (jbo.algorithms.cvs): control sets with unknown costs (jbo.problems.cvs); the paper's four
+    # SBO-KDE paper (jbo.algorithms.sbo_kde): GP-BOs with contextual acquisitions (contextual environments)
+    **{f"sbo_kde:{m}": (lambda m: lambda **o: sbo_kde.SBO(method=m, **o))(m) for m in sbo_kde.METHODS},
+    # uCVS paper (jbo.algorithms.ucvs): control sets with unknown costs (jbo.problems.ucvs); the paper's four
     # methods as configured parts (options: the parts' fields flat, preset="official", groups="tiers", ...;
-    # the other baselines: cvs.make(name, ...) or cvs.CVS(selection=..., value=...))
-    "cvs:ucvs": lambda **o: cvs.make("ucvs", **o),
-    "cvs:ucb_psq": lambda **o: cvs.make("ucb_psq", **o),
-    "cvs:ts_psq": lambda **o: cvs.make("ts_psq", **o),
-    "cvs:etc50": lambda **o: cvs.make("etc", **o),
-    # R-PERP paper (jbo.algorithms.nonstationary): finite arm sets, non-stationary (dynamic regret)
-    "r_perp": nonstationary.RPERP,
-    "r_gp_ucb": nonstationary.RGPUCB,
-    "sw_gp_ucb": nonstationary.SWGPUCB,
+    # the other baselines: ucvs.make(name, ...) or ucvs.CVS(selection=..., value=...))
+    "ucvs:ucvs": lambda **o: ucvs.make("ucvs", **o),
+    "ucvs:ucb_psq": lambda **o: ucvs.make("ucb_psq", **o),
+    "ucvs:ts_psq": lambda **o: ucvs.make("ts_psq", **o),
+    "ucvs:etc50": lambda **o: ucvs.make("etc", **o),
+    # R-PERP paper (jbo.algorithms.r_perp): finite arm sets, non-stationary (dynamic regret)
+    "r_perp": r_perp.RPERP,
+    "r_gp_ucb": r_perp.RGPUCB,
+    "sw_gp_ucb": r_perp.SWGPUCB,
 }
 
 
@@ -99,30 +101,30 @@ DESCRIPTIONS = {  # one line per built-in entry for `jbo algorithms`; they tell 
     "density_exploration": "density exploration (a BOKE paper baseline): the point of least kernel density, ignoring y",
     "boke_gp_ucb": "GP-UCB as in the BOKE paper: SE kernel, fixed lengthscale, beta = 4",
     "boke_gp_std": "the BOKE paper's fixed-lengthscale GP maximising the posterior std (pure exploration)",
-    "sbo:sbo_kde": "SBO-KDE (SBO-KDE paper, Alg. 1): UCB averaged over KDE samples of the observed contexts",
-    "sbo:drbo_kde": "DRBO-KDE (SBO-KDE paper, Alg. 2): worst-case UCB over a TV ball around the context KDE",
-    "sbo:gp_ucb": "GP-UCB on x alone, the context acting as noise (an SBO-KDE paper baseline)",
-    "sbo:stableopt": "StableOpt: UCB minimised over the context box mean +- std (an SBO-KDE paper baseline)",
-    "sbo:drbo_mmd": "DRBO-MMD (Kirschner et al. 2020): worst-case UCB over an MMD ball around the observed contexts",
-    "sbo:minimax_approx": "MinimaxApprox (Tay et al. 2022): a closed-form mid-point approximation of the minimax",
-    "sbo:sbo_oracle": "SBO with samples of the true context law (needs oracle=problem.sample_contexts)",
-    "sbo:sbo_empirical": "SBO averaged over the observed contexts themselves (a KDE with bandwidth 0)",
-    "cvs:ucvs": "uCVS (uCVS paper, Alg. 1): explore-then-commit over control sets with unknown costs",
-    "cvs:ucb_psq": "UCB-PSQ (Hayashi et al.): the control set and values of the largest expected UCB",
-    "cvs:ts_psq": "TS-PSQ: UCB-PSQ with a posterior sample path in place of the UCB",
-    "cvs:etc50": "ETC-50: each group of control sets played 50 times, then UCB-PSQ",
+    "sbo_kde:sbo_kde": "SBO-KDE (SBO-KDE paper, Alg. 1): UCB averaged over KDE samples of the observed contexts",
+    "sbo_kde:drbo_kde": "DRBO-KDE (SBO-KDE paper, Alg. 2): worst-case UCB over a TV ball around the context KDE",
+    "sbo_kde:gp_ucb": "GP-UCB on x alone, the context acting as noise (an SBO-KDE paper baseline)",
+    "sbo_kde:stableopt": "StableOpt: UCB minimised over the context box mean +- std (an SBO-KDE paper baseline)",
+    "sbo_kde:drbo_mmd": "DRBO-MMD (Kirschner et al. 2020): worst-case UCB over an MMD ball around the observed contexts",
+    "sbo_kde:minimax_approx": "MinimaxApprox (Tay et al. 2022): a closed-form mid-point approximation of the minimax",
+    "sbo_kde:sbo_oracle": "SBO with samples of the true context law (needs oracle=problem.sample_contexts)",
+    "sbo_kde:sbo_empirical": "SBO averaged over the observed contexts themselves (a KDE with bandwidth 0)",
+    "ucvs:ucvs": "uCVS (uCVS paper, Alg. 1): explore-then-commit over control sets with unknown costs",
+    "ucvs:ucb_psq": "UCB-PSQ (Hayashi et al.): the control set and values of the largest expected UCB",
+    "ucvs:ts_psq": "TS-PSQ: UCB-PSQ with a posterior sample path in place of the UCB",
+    "ucvs:etc50": "ETC-50: each group of control sets played 50 times, then UCB-PSQ",
     "r_perp": "R-PERP (Iwazaki & Takeno): restarting phased elimination with random permutation, finite arms",
     "r_gp_ucb": "R-GP-UCB (Zhou & Shroff 2021): GP-UCB restarted every H steps, finite arms",
     "sw_gp_ucb": "SW-GP-UCB (Zhou & Shroff 2021): GP-UCB on the last W observations, finite arms",
     "uhe_bo": "UHE-BO (UHE-BO paper, Alg. 1): GP-UCB with pseudo-data hyper-parameters, EXP3 over random / BO",
-    "uhe:ra_bo": "UHE-BO ablation: random then BO at every pair, pseudo-data hyper-parameters",
-    "uhe:random_exp3": "UHE-BO ablation: the EXP3 schedule with the standard MAP fit on the real data",
-    "uhe:map": "GP-UCB with a MAP hyper-parameter refit every step (a UHE-BO paper baseline)",
-    "uhe:mcmc": "GP-UCB averaged over HMC samples of the hyper-parameters (a UHE-BO paper baseline)",
-    "uhe:a_gp_ucb": "A-GP-UCB (Berkenkamp et al. 2019): shrinking lengthscales (a UHE-BO paper baseline)",
-    "uhe:wdf": "Wang & de Freitas (2014), Berkenkamp's variant: a lengthscale bound (a UHE-BO paper baseline)",
-    "uhe:portfolio": "GP-Hedge with EXP3 over random and GP-UCB (MAP) (a UHE-BO paper baseline)",
-    "uhe:random": "uniform random search with the UHE methods' initial design (a UHE-BO paper baseline)",
+    "uhe_bo:ra_bo": "UHE-BO ablation: random then BO at every pair, pseudo-data hyper-parameters",
+    "uhe_bo:random_exp3": "UHE-BO ablation: the EXP3 schedule with the standard MAP fit on the real data",
+    "uhe_bo:map": "GP-UCB with a MAP hyper-parameter refit every step (a UHE-BO paper baseline)",
+    "uhe_bo:mcmc": "GP-UCB averaged over HMC samples of the hyper-parameters (a UHE-BO paper baseline)",
+    "uhe_bo:a_gp_ucb": "A-GP-UCB (Berkenkamp et al. 2019): shrinking lengthscales (a UHE-BO paper baseline)",
+    "uhe_bo:wdf": "Wang & de Freitas (2014), Berkenkamp's variant: a lengthscale bound (a UHE-BO paper baseline)",
+    "uhe_bo:portfolio": "GP-Hedge with EXP3 over random and GP-UCB (MAP) (a UHE-BO paper baseline)",
+    "uhe_bo:random": "uniform random search with the UHE methods' initial design (a UHE-BO paper baseline)",
 }
 
 
@@ -170,9 +172,9 @@ def get(name: str, **options):
 
 __all__ = [
     "boke",
-    "cvs",
-    "nonstationary",
-    "sbo",
+    "r_perp",
+    "sbo_kde",
+    "ucvs",
     "GPBO",
     "GPBOInfo",
     "GPBOParams",

@@ -16,7 +16,7 @@ It runs on a box, a finite arm set, control sets (the GP sees the realised full 
 contextual problems (a contextual acquisition puts the GP on (x, c); any other ignores c). One class
 serves every paper's GP baseline: the BOKE paper's GP-UCB is a GPBO with the SE kernel, zero mean
 and its fixed-hyper-parameter rule (jbo.algorithms.boke), the SBO-KDE paper's methods are GPBOs with
-contextual acquisitions (jbo.algorithms.sbo).
+contextual acquisitions (jbo.algorithms.sbo_kde).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Benchmark problems and the one registry ``jbo.problems.get(name, **options)``.
 
-Names are unique across papers: the plain names are box problems; ``sbo:<name>`` are the SBO-KDE
+Names are unique across papers: the plain names are box problems; ``sbo_kde:<name>`` are the SBO-KDE
 paper's contextual problems (x chosen, c ~ p drawn by the environment); ``hpo:<model>_<dataset>``
 are the BOKE paper's host-evaluated tuning objectives (need the `hpo` extra); ``drifting_arms`` is
 a piecewise-constant finite-arm problem (dynamic regret).
@@ -19,20 +19,20 @@ from typing import NamedTuple
 from jbo import plugins
 from jbo.problems import (
     boke,
-    contextual,
     control,
-    cvs,
     finite,
     hpo,
-    nonstationary,
+    r_perp,
+    sbo_kde,
     sprinkler,
     synthetic,
-    uhe,  # noqa: E402,F401  (UHE-BO paper's real-world replacements)
+    ucvs,
+    uhe_bo,  # noqa: E402,F401  (UHE-BO paper's real-world replacements)
 )
 from jbo.problems.base import Problem, ProblemState, from_callback, from_function
 
 REGISTRY: dict[str, Callable[..., Problem]] = {
-    **uhe.PROBLEMS,  # uhe:lr_vehicle_like, uhe:gb_kc1_like, uhe:lunar
+    **uhe_bo.PROBLEMS,  # uhe_bo:lr_vehicle_like, uhe_bo:gb_kc1_like, uhe_bo:lunar
     "forrester": synthetic.forrester,
     "branin": synthetic.branin,
     "goldstein_price": synthetic.goldstein_price,
@@ -49,13 +49,13 @@ REGISTRY: dict[str, Callable[..., Problem]] = {
     "boke_toy": boke.toy,
     "sprinkler": sprinkler.sprinkler,
     **{
-        f"sbo:{name}": (lambda name: lambda noise_std=0.0: contextual.problem(name, noise_std))(name)
-        for name in contextual.PROBLEMS
+        f"sbo_kde:{name}": (lambda name: lambda noise_std=0.0: sbo_kde.problem(name, noise_std))(name)
+        for name in sbo_kde.PROBLEMS
     },
     **{f"hpo:{m}_{d}": (lambda m, d: lambda: hpo.problem(m, d))(m, d) for m in hpo.SPACES for d in hpo.SUBSTITUTES},
     "drifting_arms": finite.FiniteArmProblem,
-    **{f"cvs:{name}": (lambda name: lambda **o: cvs.problem(name, **o))(name) for name in cvs.OBJECTIVES},
-    "kernel_drift": nonstationary.kernel_drift,
+    **{f"ucvs:{name}": (lambda name: lambda **o: ucvs.problem(name, **o))(name) for name in ucvs.OBJECTIVES},
+    "kernel_drift": r_perp.kernel_drift,
 }
 BUILTIN = dict(REGISTRY)  # the built-in factories, so that describe() and about() know a replaced one
 
@@ -77,10 +77,10 @@ DESCRIPTIONS = {  # one line per entry for `jbo problems` (factories with a docs
     "kernel_drift": "R-PERP's Fig 2 environment: a function drifting in an RKHS, exact B and V_T as side information",
 }
 FAMILIES = {
-    "sbo:": "a contextual problem of the SBO-KDE paper (contexts drawn from an unknown law)",
+    "sbo_kde:": "a contextual problem of the SBO-KDE paper (contexts drawn from an unknown law)",
     "hpo:": "a tuning objective of the BOKE paper (host-evaluated cross-validation; the hpo extra)",
-    "cvs:": "a control-set problem of the uCVS paper (cost_set=, variance=)",
-    "uhe:": "a real-world replacement problem of the UHE-BO paper (the uhe extra)",
+    "ucvs:": "a control-set problem of the uCVS paper (cost_set=, variance=)",
+    "uhe_bo:": "a real-world replacement problem of the UHE-BO paper (the uhe_bo extra)",
 }
 
 
@@ -95,7 +95,7 @@ def _box(d: int, context: int = 0) -> str:
     return f"box, d = {d}" + (f", context d = {context}" if context else "")
 
 
-_SBO_DIMS = {  # (d, context d) of the SBO-KDE problems (contextual.problem)
+_SBO_DIMS = {  # (d, context d) of the SBO-KDE problems (sbo_kde.problem)
     "ackley": (2, 1),
     "ackley_4c": (2, 4),
     "modified_branin": (2, 2),
@@ -105,7 +105,7 @@ _SBO_DIMS = {  # (d, context d) of the SBO-KDE problems (contextual.problem)
     "portfolio_uniform": (3, 2),
     "portfolio_normal": (3, 2),
 }
-_SBO_OPTIMA = {**contextual.OPTIMA, "newsvendor": contextual.NEWSVENDOR_OPTIMUM[1]}
+_SBO_OPTIMA = {**sbo_kde.OPTIMA, "newsvendor": sbo_kde.NEWSVENDOR_OPTIMUM[1]}
 
 # Every built-in at its default options, for `jbo problems` to list without building any: some load data,
 # run a simulator or search for their optimum when built (tests/test_cli.py checks this against them built).
@@ -125,17 +125,17 @@ ABOUT = {
     "gp_sample": About(_box(1), "found when built (dense search of the sample path)"),
     "boke_toy": About(_box(1), boke.TOY_OPTIMUM[1]),
     "sprinkler": About(_box(8), sprinkler.OPTIMAL["range"]),
-    **{f"sbo:{n}": About(_box(*_SBO_DIMS[n]), _SBO_OPTIMA.get(n)) for n in contextual.PROBLEMS},
+    **{f"sbo_kde:{n}": About(_box(*_SBO_DIMS[n]), _SBO_OPTIMA.get(n)) for n in sbo_kde.PROBLEMS},
     **{f"hpo:{m}_{d}": About(_box(len(space))) for m, space in hpo.SPACES.items() for d in hpo.SUBSTITUTES},
     "drifting_arms": About("finite arms given by the options arms and values", "moves at the change points"),
     **{
-        f"cvs:{n}": About(f"{len(o.sets)} control sets, d = {o.dim}", "one F* per control set (cvs.reference)")
-        for n, o in cvs.OBJECTIVES.items()
+        f"ucvs:{n}": About(f"{len(o.sets)} control sets, d = {o.dim}", "one F* per control set (ucvs.reference)")
+        for n, o in ucvs.OBJECTIVES.items()
     },
     "kernel_drift": About("900 arms in d = 2", "moves with the drift (dynamic regret)"),
-    "uhe:lr_vehicle_like": About(_box(2)),
-    "uhe:gb_kc1_like": About(_box(4)),
-    "uhe:lunar": About(_box(12)),
+    "uhe_bo:lr_vehicle_like": About(_box(2)),
+    "uhe_bo:gb_kc1_like": About(_box(4)),
+    "uhe_bo:lunar": About(_box(12)),
 }
 
 
@@ -189,8 +189,8 @@ def options(name: str) -> dict[str, bool]:
         _load_plugins()
     factory = REGISTRY[name]
     skip = 0
-    if name.startswith("cvs:") and _builtin(name):  # lambda **o: cvs.problem(objective, **o)
-        factory, skip = cvs.problem, 1
+    if name.startswith("ucvs:") and _builtin(name):  # lambda **o: ucvs.problem(objective, **o)
+        factory, skip = ucvs.problem, 1
     try:
         params = list(inspect.signature(factory).parameters.values())[skip:]
     except (TypeError, ValueError):
@@ -223,9 +223,9 @@ def get(name: str, noise_std: float = 0.0, **options) -> Problem:
         _load_plugins()
     if name not in REGISTRY:
         raise ValueError(f"unknown problem {name!r}; registered problems: {', '.join(names())}")
-    if name.startswith("cvs:"):  # uCVS problems take the noise themselves (default here: noise-free)
+    if name.startswith("ucvs:"):  # uCVS problems take the noise themselves (default here: noise-free)
         options, noise_std = {**options, "noise_std": noise_std}, 0.0
-    if name.startswith("sbo:") or name in ("drifting_arms", "kernel_drift"):
+    if name.startswith("sbo_kde:") or name in ("drifting_arms", "kernel_drift"):
         options = {**options, "noise_std": noise_std} if noise_std else options
         noise_std = 0.0
     try:
@@ -251,12 +251,12 @@ __all__ = [
     "register",
     "space_text",
     "boke",
-    "contextual",
     "control",
-    "cvs",
     "finite",
     "hpo",
-    "nonstationary",
+    "r_perp",
+    "sbo_kde",
     "sprinkler",
     "synthetic",
+    "ucvs",
 ]

@@ -22,20 +22,20 @@ from outdir import add_update_flag, output_dir  # noqa: E402
 OUT = output_dir("engine", "scale") / "lapack_loop_check.json"
 CHILD = r"""
 import sys, numpy as np, jax, jax.numpy as jnp, jbo
-from jbo.algorithms import uhe
+from jbo.algorithms import uhe_bo
 from jbo import data
 name, path = sys.argv[1], sys.argv[2]
 if name == "hmc_target":
     x = jax.random.uniform(jax.random.key(3), (40, 3))
     buf = data.Buffer(x, jnp.sin(5 * x).sum(1), jnp.arange(40) < 37, jnp.int32(37))
-    lp = uhe.log_posterior(uhe.paper_model(), buf)
+    lp = uhe_bo.log_posterior(uhe_bo.paper_model(), buf)
     zs = jnp.array([[-1.5, -1.2, -1.0, 0.1, -5.0], [-0.5, -1.0, -2.0, 0.3, -3.0]])
     out = np.concatenate([np.ravel(jax.jit(jax.vmap(jax.grad(lp)))(zs)), np.ravel(jax.jit(jax.hessian(lp))(zs[0]))])
-elif name == "uhe:map":
-    tr = jbo.run_seeds(uhe.make("map", num_initial=9), jbo.problems.get("hartmann3"), key=jax.random.key(1), num_steps=35, num_seeds=3)
+elif name == "uhe_bo:map":
+    tr = jbo.run_seeds(uhe_bo.make("map", num_initial=9), jbo.problems.get("hartmann3"), key=jax.random.key(1), num_steps=35, num_seeds=3)
     out = np.asarray(tr.actions)
 elif name == "uhe_bo_asktell":
-    alg = uhe.make("uhe_bo", num_initial=6)
+    alg = uhe_bo.make("uhe_bo", num_initial=6)
     prob = jbo.problems.get("deceptive", n=2)
     opt = jbo.AskTell(alg, prob.space, num_steps=46, key=jax.random.key(0), num_seeds=2)
     f = jax.jit(jax.vmap(prob.objective))
@@ -71,7 +71,7 @@ def main():
     from jbo.studies import code_version, machine_info
 
     rows = []
-    for name in ("gp_ucb", "gp_ei", "gp_ts", "hmc_target", "uhe:map", "uhe_bo_asktell"):
+    for name in ("gp_ucb", "gp_ei", "gp_ts", "hmc_target", "uhe_bo:map", "uhe_bo_asktell"):
         res = {m: child(name, m, 90 if name == "uhe_bo_asktell" else 300) for m in (0, 1)}
         row = {
             "program": name,

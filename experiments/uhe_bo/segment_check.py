@@ -1,0 +1,82 @@
+"""UHE-BO and its baselines on the engine's growing segments against the whole buffer.
+
+Every method of jbo.algorithms.uhe_bo (fit / optimiser budgets cut to keep this short: 10 Adam fit steps,
+10 optimiser steps, 128 raw points, 20 HMC warm-up steps) runs branin for 40 steps, 2 seeds, once
+with the default segments (buffers of 16, 32, then 40 rows) and once with bucket=False (the whole
+40-row buffer at every step). Written to segment_check.json (experiments/results/uhe/ with --update): the largest
+difference of the regret curves and of the chosen points, and the time of each run (compile included).
+
+    python experiments/uhe_bo/segment_check.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import jax
+import numpy as np
+
+import jbo
+from jbo.algorithms import uhe_bo
+from jbo.studies import machine_info
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from flat_settings import uhe_options  # noqa: E402
+from outdir import add_update_flag, output_dir  # noqa: E402
+
+OUT = output_dir("uhe") / "segment_check.json"
+SHORT = dict(num_initial=6, fit_steps=10, opt_steps=10, num_raw=128, num_warmup=20)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_update_flag(ap).parse_args()
+    prob, key, steps = jbo.problems.get("branin"), jax.random.key(7), 40
+    rows = []
+    for name in uhe_bo.NAMES:
+        kw = {"num_initial": 6} if name == "random" else SHORT
+        runs = {}
+        for label, extra in (("segments", {}), ("whole", {"growth": jbo.data.WHOLE})):
+            alg = (
+                uhe_bo.make(name, **kw, **extra)
+                if name == "random"
+                else uhe_bo.make(name, **uhe_options(name, **kw, **extra))
+            )
+            t0 = time.perf_counter()
+            tr = jax.block_until_ready(jbo.run_seeds(alg, prob, key=key, num_steps=steps, num_seeds=2))
+            runs[label] = (tr, time.perf_counter() - t0, list(alg.capacities(steps)))
+        (seg, seg_s, caps), (whole, whole_s, _) = runs["segments"], runs["whole"]
+        row = {
+            "method": name,
+            "segments": caps,
+            "max_regret_diff": float(
+                np.max(np.abs(np.asarray(seg.metrics["simple_regret"]) - np.asarray(whole.metrics["simple_regret"])))
+            ),
+            "max_point_diff": float(np.max(np.abs(np.asarray(seg.actions) - np.asarray(whole.actions)))),
+            "segments_s": seg_s,
+            "whole_s": whole_s,
+        }
+        print(json.dumps(row))
+        rows.append(row)
+    OUT.write_text(
+        json.dumps(
+            {
+                "command": "python experiments/uhe_bo/segment_check.py",
+                "machine": machine_info(),
+                "problem": "branin",
+                "steps": steps,
+                "seeds": 2,
+                "rows": rows,
+            },
+            indent=1,
+        )
+        + "\n"
+    )
+
+
+if __name__ == "__main__":
+    main()
