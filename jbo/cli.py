@@ -264,6 +264,14 @@ def listing(kind: str, out=None) -> int:
 def reproduce(args) -> int:
     from jbo import reproduce as rep
 
+    papers = list(rep.PAPERS) if args.all else [args.paper] if args.paper else []
+    action = args.list or args.index or args.check_index or args.regrade
+    if not papers and not action:
+        print("jbo reproduce: name a paper (or --all, --list, --index, --check-index, --regrade)", file=sys.stderr)
+        return 2
+    if args.all and args.paper:
+        print("jbo reproduce: --all takes no paper or figure names", file=sys.stderr)
+        return 2
     root = rep.find_root(args.root)
     if args.list:
         rep.listing(root, [args.paper] if args.paper else None)
@@ -281,13 +289,6 @@ def reproduce(args) -> int:
         return 0
     if args.regrade:
         return rep.regrade(root)
-    papers = list(rep.PAPERS) if args.all else [args.paper] if args.paper else []
-    if not papers:
-        print("jbo reproduce: name a paper (or --all, --list, --index, --check-index, --regrade)", file=sys.stderr)
-        return 2
-    if args.all and args.figures:
-        print("jbo reproduce: --all takes no figure names", file=sys.stderr)
-        return 2
     rc = 0
     for paper in papers:
         rc |= rep.reproduce(

@@ -369,7 +369,7 @@ def index_text(root: Path, paper: Paper) -> str:
         "",
     ]
     for f in paper.figures:
-        lines += [f"#### {f.name}: {f.title}", ""]
+        lines += [f"### {f.name}: {f.title}", ""]
         if f.not_run:
             lines += [f"Not run: {f.not_run}", ""]
             continue
