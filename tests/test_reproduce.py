@@ -109,7 +109,7 @@ def test_a_step_writes_into_out_and_a_finished_step_is_skipped(toy, tmp_path, ca
     assert _runs(out) == ["fig1/x.txt"]
     printed = capsys.readouterr().out
     # graded over the committed tree with the re-run's x.txt (2 seeds) in its place
-    assert "fig1 claim 1: not testable  (committed: holds)" in printed
+    assert "fig1 claim 1: not testable  (committed: holds) toy" in printed
     assert rep.reproduce("boke", ["fig1"], budget="smoke", out=out, root=toy) == 0  # the same command again
     assert _runs(out) == ["fig1/x.txt"] and "done before, skipped" in capsys.readouterr().out
     assert rep.reproduce("boke", ["fig1"], budget="smoke", out=out, root=toy, force=True) == 0
@@ -137,7 +137,7 @@ def test_seeds_replace_the_budget_s_seed_count(toy, tmp_path, capsys):
     out = tmp_path / "out"
     assert rep.reproduce("boke", ["fig1"], out=out, root=toy, seeds=7) == 0
     assert (out / "boke" / "fig1" / "x.txt").read_text() == "7"
-    assert "fig1 claim 1: holds  (same as committed)" in capsys.readouterr().out
+    assert "fig1 claim 1: holds  (same as committed) toy" in capsys.readouterr().out
     step = rep.Step("experiments/boke/write.py", ("a", "--seeds", "3"), seeds="--seeds")
     assert step.argv(9) == ["a", "--seeds", "9"] and step.argv() == ["a", "--seeds", "3"]
     assert rep.Step("s.py", ("a",), seeds="--n").argv(4) == ["a", "--n", "4"]
@@ -273,3 +273,14 @@ def test_cli_names_a_missing_paper_and_bad_combinations(capsys):
     assert cli.main(["reproduce", "--all", "fig1"]) == 2
     with pytest.raises(SystemExit):
         cli.main(["reproduce", "boke", "--budget", "huge"])
+
+
+def test_statistics_tables_agree_to_rounding_but_not_beyond(tmp_path):
+    a, b, c, d = (tmp_path / f"{n}.csv" for n in "abcd")
+    a.write_text("claim,comparison,p_value,holds\n1,x vs y,0.0123,True\n2,x vs z,0.5,False\n")
+    b.write_text("claim,comparison,p_value,holds\n1,x vs y,0.012300000000000002,True\n2,x vs z,0.5,False\n")
+    c.write_text("claim,comparison,p_value,holds\n1,x vs y,0.0124,True\n2,x vs z,0.5,False\n")
+    d.write_text("claim,comparison,p_value,holds\n1,x vs y,0.0123,True\n2,x vs z,0.5,True\n")
+    assert rep._same_to_rounding(a, b)  # one ulp
+    assert not rep._same_to_rounding(a, c)  # a different p-value
+    assert not rep._same_to_rounding(a, d)  # a different outcome
