@@ -2,10 +2,11 @@
 lambda ablation, the ablations of R-PERP (ours), the R_t table against the spec's reference numbers
 (r_perp.md 5.4) and R-PERP's concavity on [2000, 5000].
 
+    jbo reproduce r_perp fig2                    # the two runs below, into experiments/results/r_perp/fig2/
     python experiments/r_perp/fig2.py              # T = 5000, 5 seeds, SE and Matern-5/2, 3 lambdas
     python experiments/r_perp/fig2.py --lams 0.01  # Fig 2 alone (the reproduction preset's lambda)
-    python experiments/r_perp/fig2.py --quick      # smoke run (T = 300, 2 seeds, 12 x 12 grid)
     python experiments/r_perp/fig2.py --lams 0.01 --seeds 12 --no-ablations --tag s12   # Fig 2, 12 seeds
+    python experiments/r_perp/fig2.py --quick      # smoke run (T = 300, 2 seeds unless --seeds, 12 x 12 grid)
 
 From the paper: the environment (30 x 30 grid, three base functions sum_u alpha_u k(x, xbar_u),
 U = 10, changes at T/5 and 2T/5, T = 5000, SE or Matern-5/2 with l = 0.5), delta = 0.1, 5 seeds,
@@ -16,9 +17,10 @@ realised V_T per instance (so H, H_ucb, W are per seed: seeds run in groups of e
 B + rho/sqrt(lambda) sqrt(2 (gamma_hat + ln(1/delta))) with the greedy gamma_hat, instances drawn by
 numpy default_rng(seed) (seeds 0-2 are the spec's reference instances), JAX keys for noise and
 permutations, and the two ablations (no restarts: H = T; no permutation). Writes into the output folder
-(experiments/results/nonstationary/ with --update, else its scratch mirror): fig2[_quick].csv.gz (cumulative
+(experiments/results/r_perp/fig2/ with --update, else its scratch mirror): fig2[_quick].csv.gz (cumulative
 regret every 10 steps), fig2_summary[_quick].csv (R_t at 1000/2000/3000/5000, mean and s.e. over all seeds and
-over the three reference instances, next to the spec's reference), fig2_lam<lambda>[_quick].png, fig2[_quick].log.
+over the three reference instances, next to the spec's reference), fig2_lam<lambda>[_quick].png, fig2[_quick].log,
+fig2_timing[_quick].json (compile and run seconds per program); --tag s12 adds _s12 to each name.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ from jbo.studies import machine_info  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
 from outdir import add_update_flag, output_dir  # noqa: E402
 
-OUT = output_dir("nonstationary")  # experiments/results/nonstationary with --update, else its scratch mirror
+OUT = output_dir("r_perp", "fig2")  # experiments/results/r_perp/fig2 with --update, else its scratch mirror
 CHECK = (1000, 2000, 3000, 5000)  # the spec reference table's steps
 RECORD = (1000, 2000, 3000, 4000, 5000)
 # spec 5.4: the spec author's NumPy runs, 3 seeds (the instances of our seeds 0-2), mean R_t at CHECK
@@ -121,7 +123,7 @@ def methods(T, kernel, known, lam, ablations):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--seeds", type=int, default=None, help="seeds (default 5; 2 with --quick)")
     ap.add_argument("--horizon", type=int, default=5000)
     ap.add_argument("--kernels", nargs="+", default=["se", "matern52"])
     ap.add_argument("--lams", nargs="+", type=float, default=[0.01, 1.0, 0.1])
@@ -129,7 +131,7 @@ def main():
     ap.add_argument("--tag", default="", help="suffix of the output files (a run next to the main one)")
     add_update_flag(ap)
     args = ap.parse_args()
-    T, S, grid = (300, 2, 12) if args.quick else (args.horizon, args.seeds, 30)
+    T, S, grid = (300, args.seeds or 2, 12) if args.quick else (args.horizon, args.seeds or 5, 30)
     sfx = ("_quick" if args.quick else "") + (f"_{args.tag}" if args.tag else "")
     OUT.mkdir(parents=True, exist_ok=True)
     fh = open(OUT / f"fig2{sfx}.log", "w")

@@ -1,7 +1,9 @@
 """What the random order buys (ours, not in the paper): the width a batch's confidence bound needs to
 cover the batch's *average* function when the function changes inside the batch.
 
-    python experiments/r_perp/permutation.py [--quick]
+    jbo reproduce r_perp permutation              # the run below, into experiments/results/r_perp/permutation/
+    python experiments/r_perp/permutation.py      # seeds 0-4, N = 49 and 337, 400 draws
+    python experiments/r_perp/permutation.py --quick   # smoke run (seeds 0-1 unless --seeds, N = 49, 50 draws)
 
 For each Fig 2 instance (seeds 0-4, SE and Matern-5/2, l = 0.5, lambda = 0.01, rho = 0.01), a batch of
 N max-variance picks over the whole grid (the first batch of an interval) is queried while f changes
@@ -12,8 +14,9 @@ not depend on data). Thm 4's event is lcb <= fbar <= ucb at every arm,
 fbar the mean of the N functions of the batch; the width it needs is w* = max_x |mu(x) - fbar(x)| / sigma(x).
 We draw 400 (order, noise) pairs with the random order and 400 noise draws with the selection
 (deterministic) order, and report quantiles of w* next to Eq. 8's beta^{1/2} for C in {0, 0.1, 1}
-(C = 0 keeps only the RKHS-bias and noise terms). Writes permutation[_quick].csv (experiments/results/nonstationary/
-with --update, else its scratch mirror).
+(C = 0 keeps only the RKHS-bias and noise terms). Writes permutation[_quick].csv and permutation[_quick].log
+(the load and the means over seeds per setting) into experiments/results/r_perp/permutation/ with --update, else
+its scratch mirror.
 """
 
 from __future__ import annotations
@@ -34,17 +37,21 @@ from jbo.problems import r_perp as pn
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
 from outdir import add_update_flag, output_dir  # noqa: E402
 
-OUT = output_dir("nonstationary")  # experiments/results/nonstationary with --update, else its scratch mirror
+OUT = output_dir("r_perp", "permutation")  # experiments/results/r_perp/permutation with --update, else scratch
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--seeds", type=int, default=None, help="instances 0..S-1 (default 5; 2 with --quick)")
+    ap.add_argument("--kernels", nargs="+", default=["se", "matern52"])
     add_update_flag(ap)
     args = ap.parse_args()
-    seeds, draws, sizes = (range(2), 50, (49,)) if args.quick else (range(5), 400, (49, 337))
+    seeds, draws, sizes = (
+        (range(args.seeds or 2), 50, (49,)) if args.quick else (range(args.seeds or 5), 400, (49, 337))
+    )
     T, lam, rows = 5000, 0.01, []
-    for kernel in ("se", "matern52"):
+    for kernel in args.kernels:
         for seed in seeds:
             env = pn.kernel_drift(seed, kernel, horizon=T)
             k = pn.known(env)
@@ -91,12 +98,15 @@ def main():
                         rows.append(rec)
                         print({kk: (round(v, 3) if isinstance(v, float) else v) for kk, v in rec.items()}, flush=True)
     table = pd.DataFrame(rows)
+    sfx = "_quick" if args.quick else ""
     OUT.mkdir(parents=True, exist_ok=True)
-    table.to_csv(OUT / f"permutation{'_quick' if args.quick else ''}.csv", index=False, float_format="%.5g")
+    table.to_csv(OUT / f"permutation{sfx}.csv", index=False, float_format="%.5g")
     agg = table.groupby(["kernel", "N", "change", "switch_fraction", "order"])[
         ["w_median", "w_q90", "coverage_C0", "coverage_C0.1", "coverage_C1"]
     ].mean()
-    print(f"\nload {os.getloadavg()}\n{agg.to_string(float_format=lambda v: f'{v:.3g}')}")
+    summary = f"load {os.getloadavg()}\n{agg.to_string(float_format=lambda v: f'{v:.3g}')}\n"
+    (OUT / f"permutation{sfx}.log").write_text(summary)
+    print("\n" + summary, end="")
 
 
 if __name__ == "__main__":

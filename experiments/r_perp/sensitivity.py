@@ -2,8 +2,9 @@
 elimination constant C of Eq. 8 and the GP regulariser lambda. The same environment as fig2.py
 (T = 5000, 30 x 30 grid, three base functions, changes at 1000 and 2000), both kernels, 12 seeds.
 
+    jbo reproduce r_perp sensitivity                      # the run below, into experiments/results/r_perp/sensitivity/
     python experiments/r_perp/sensitivity.py              # C x lambda grid, both kernels, 12 seeds
-    python experiments/r_perp/sensitivity.py --quick      # smoke run (T = 300, 2 seeds, 12 x 12 grid)
+    python experiments/r_perp/sensitivity.py --quick      # smoke run (T = 300, 2 seeds unless --seeds, 12 x 12 grid)
 
 Grid: C in {0.01, 0.03, 0.1, 0.3, 1} x lambda in {0.01, 0.1, 1}. C = 1 is the theory-literal constant and
 C = 0.1, lambda = 0.01 the reproduction preset (spec 8; the paper gives neither); lambda = 0.01 and 1 are the
@@ -22,7 +23,7 @@ where R-PERP runs one fresh learner on f^3 alone, and their ratio (below 1: R_t 
 i.e. sublinear growth after that seed's last restart); the slope of log R_t against log t over the last
 half of the run (t in [T/2, T]); for R-PERP the first step at which an arm is eliminated (empty if none),
 the smallest active set over the run and over the last interval, and beta^{1/2}. Writes into the output
-folder (experiments/results/nonstationary/ with --update, else its scratch mirror): sensitivity[_quick].csv,
+folder (experiments/results/r_perp/sensitivity/ with --update, else its scratch mirror): sensitivity[_quick].csv,
 sensitivity[_quick].md (per setting: mean R_T, R-PERP against Random and the UCB methods, sublinearity after the
 last restart, graded by jbo.verdict), sensitivity_curves[_quick].csv.gz (R_t every 50 steps),
 sensitivity[_quick].log (command, machine, wall seconds).
@@ -52,7 +53,7 @@ from jbo.studies import machine_info
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
 from outdir import add_update_flag, output_dir  # noqa: E402
 
-OUT = output_dir("nonstationary")  # experiments/results/nonstationary with --update, else its scratch mirror
+OUT = output_dir("r_perp", "sensitivity")  # experiments/results/r_perp/sensitivity with --update, else scratch
 CS = (0.01, 0.03, 0.1, 0.3, 1.0)
 LAMS = (0.01, 0.1, 1.0)
 RECORD = (1000, 2000, 3500, 5000)
@@ -251,11 +252,11 @@ def markdown(summ: pd.DataFrame, table: pd.DataFrame, T: int) -> str:
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--seeds", type=int, default=12)
+    ap.add_argument("--seeds", type=int, default=None, help="seeds (default 12; 2 with --quick)")
     ap.add_argument("--kernels", nargs="+", default=["se", "matern52"])
     add_update_flag(ap)
     args = ap.parse_args()
-    T, S, grid = (300, 2, 12) if args.quick else (5000, args.seeds, 30)
+    T, S, grid = (300, args.seeds or 2, 12) if args.quick else (5000, args.seeds or 12, 30)
     sfx = "_quick" if args.quick else ""
     OUT.mkdir(parents=True, exist_ok=True)
     fh = open(OUT / f"sensitivity{sfx}.log", "w")

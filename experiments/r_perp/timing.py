@@ -1,7 +1,8 @@
 """Time per step of R-PERP against R-GP-UCB (and SW-GP-UCB, Random), measured side by side in one run.
 
+    jbo reproduce r_perp timing                   # the run below, into experiments/results/r_perp/timing/
     python experiments/r_perp/timing.py           # T = 5000, the Fig 2 SE and Matern instances of seed 0
-    python experiments/r_perp/timing.py --quick
+    python experiments/r_perp/timing.py --quick --kernels se   # smoke run (T = 400, 12 x 12 grid, 2 rounds)
 
 Each method runs the whole T-step scan as one compiled program (compile timed apart, ahead of time);
 then the programs are executed in turns (round robin, `--repeats` rounds) so that a change of machine
@@ -9,7 +10,7 @@ load hits every method alike, and the median run time is divided by T. Both the 
 the 5-seed program (shared V_T = 4, so every seed has the same H and the seeds are one vmapped
 program) are timed. os.getloadavg() is recorded next to every measurement (other jobs share the CPU).
 jbo's persistent compilation cache is off here (JBO_CACHE=0 unless set), so compile_s is a real
-compile. Writes timing[_quick].json (with the code version) into experiments/results/nonstationary/ with
+compile. Writes timing[_quick].json (with the code version) into experiments/results/r_perp/timing/ with
 --update, else its scratch mirror.
 """
 
@@ -34,13 +35,14 @@ from jbo.studies import code_version, machine_info  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
 from outdir import add_update_flag, output_dir  # noqa: E402
 
-OUT = output_dir("nonstationary")  # experiments/results/nonstationary with --update, else its scratch mirror
+OUT = output_dir("r_perp", "timing")  # experiments/results/r_perp/timing with --update, else its scratch mirror
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--kernels", nargs="+", default=["se", "matern52"])
     add_update_flag(ap)
     args = ap.parse_args()
     T, grid, reps = (400, 12, 2) if args.quick else (5000, 30, args.repeats)
@@ -55,7 +57,7 @@ def main():
         "settings": "lambda = 0.01, R-PERP C = 0.1, rho = 0.01, delta = 0.1",
         "runs": [],
     }
-    for kernel in ("se", "matern52"):
+    for kernel in args.kernels:
         for seeds, shared in ((1, None), (5, 4.0)):
             envs = [pn.kernel_drift(s, kernel, horizon=T, grid_size=grid) for s in range(seeds)]
             V = [shared or pn.known(e)["variation"] for e in envs]

@@ -1,7 +1,8 @@
 """R-PERP (Iwazaki & Takeno, non-stationary kernelized bandits): the paper's claims (§6 Fig 2, Table 1,
 Thm 4, Thm 5) and the spec's expectation R-GP-UCB ≈ SW-GP-UCB (spec 5.3, labelled ours) graded by the one
-verdict rule (jbo.verdict) from the committed result files. Writes r_perp.{csv,md} (experiments/results/verdicts/
-with --update).
+verdict rule (jbo.verdict) from the committed result files, each in its figure's folder
+experiments/results/r_perp/<figure>/ (fig2, sensitivity, recheck, timing, permutation; experiments/r_perp/figures.py).
+Writes r_perp.{csv,md} (experiments/results/verdicts/ with --update).
 
     python experiments/verdicts/r_perp.py [--update]
 
@@ -31,10 +32,15 @@ from common import RESULTS, Claim, Pair, add_update_flag, final_per_seed, paired
 from jbo.verdict import holds, min_seeds, sign_test
 
 PAPER = "r_perp"
-NS = RESULTS / "nonstationary"
-FIG2 = "experiments/results/nonstationary/fig2.csv.gz"
-TIMING = "experiments/results/nonstationary/timing.json"
-PERMUTATION = "experiments/results/nonstationary/permutation.csv"
+# the figures' folders (experiments/results/r_perp/<figure>/, declared in experiments/r_perp/figures.py)
+FIG2_DIR = RESULTS / PAPER / "fig2"  # fig2.py: Fig 2 with the λ ablation, and its 12-seed run at λ = 0.01
+RECHECK_DIR = RESULTS / PAPER / "recheck"  # recheck_fig2.py
+TIMING_DIR = RESULTS / PAPER / "timing"  # timing.py
+PERMUTATION_DIR = RESULTS / PAPER / "permutation"  # permutation.py
+SENSITIVITY_DIR = RESULTS / PAPER / "sensitivity"  # sensitivity.py
+FIG2 = "experiments/results/r_perp/fig2/fig2.csv.gz"
+TIMING = "experiments/results/r_perp/timing/timing.json"
+PERMUTATION = "experiments/results/r_perp/permutation/permutation.csv"
 KERNELS = {"se": "SE", "matern52": "Matérn-5/2"}
 LAMS = (0.01, 0.1, 1.0)
 RPERP = "R-PERP (C=0.1)"  # the reproduction preset: C calibrated by us
@@ -64,15 +70,15 @@ SETTINGS = (
 )
 
 
-SENSITIVITY = "experiments/results/nonstationary/sensitivity.csv"  # experiments/r_perp/sensitivity.py
+SENSITIVITY = "experiments/results/r_perp/sensitivity/sensitivity.csv"  # experiments/r_perp/sensitivity.py
 MORE_SEEDS = "fig2_s12.csv.gz"  # Fig 2 at λ = 0.01 with 12 seeds (fig2.py --lams 0.01 --seeds 12 --no-ablations)
-MORE_SEEDS_PATH = f"experiments/results/nonstationary/{MORE_SEEDS}"
+MORE_SEEDS_PATH = f"experiments/results/r_perp/fig2/{MORE_SEEDS}"
 
 
 def _source(lam: float) -> str:
     """Where the evidence at λ comes from: Fig 2's 12-seed run at λ = 0.01, the sweep at the other λ (Fig 2's
     5-seed run where either is absent)."""
-    if np.isclose(lam, 0.01) and (NS / MORE_SEEDS).exists():
+    if np.isclose(lam, 0.01) and (FIG2_DIR / MORE_SEEDS).exists():
         return "fig2"
     return "sweep" if _sensitivity() is not None else "fig2"
 
@@ -80,7 +86,7 @@ def _source(lam: float) -> str:
 def _sources() -> str:
     """The files the Fig 2 claims read, as their cells name them."""
     used = {_source(lam) for lam in LAMS}
-    names = [MORE_SEEDS_PATH if (NS / MORE_SEEDS).exists() else FIG2] if "fig2" in used else []
+    names = [MORE_SEEDS_PATH if (FIG2_DIR / MORE_SEEDS).exists() else FIG2] if "fig2" in used else []
     return ", ".join(names + ([SENSITIVITY] if "sweep" in used else []))
 
 
@@ -119,10 +125,10 @@ def _seeds() -> str:
 def _fig2() -> pd.DataFrame:
     """Fig 2's curves; where the 12-seed run at λ = 0.01 exists, its rows replace the 5-seed run's for the
     (kernel, method) pairs it holds."""
-    fig2 = pd.read_csv(NS / "fig2.csv.gz")
-    if not (NS / MORE_SEEDS).exists():
+    fig2 = pd.read_csv(FIG2_DIR / "fig2.csv.gz")
+    if not (FIG2_DIR / MORE_SEEDS).exists():
         return fig2
-    more = pd.read_csv(NS / MORE_SEEDS)
+    more = pd.read_csv(FIG2_DIR / MORE_SEEDS)
     more = more[np.isclose(more.lam, 0.01)]
     pairs = set(zip(more.kernel, more.method))
     replaced = np.isclose(fig2.lam, 0.01) & pd.Series(
@@ -233,9 +239,9 @@ def _five_seeds(fig2: pd.DataFrame, values, what: str) -> str:
 
 def claims() -> list[Claim]:
     fig2 = _fig2()
-    summary = pd.read_csv(NS / "fig2_summary.csv")
-    perm = pd.read_csv(NS / "permutation.csv")
-    instances = _instances((NS / "fig2.log").read_text())
+    summary = pd.read_csv(FIG2_DIR / "fig2_summary.csv")
+    perm = pd.read_csv(PERMUTATION_DIR / "permutation.csv")
+    instances = _instances((FIG2_DIR / "fig2.log").read_text())
 
     def pair(kernel, lam, a, b, phrase):
         fa, fb = _final(fig2, kernel, lam, a), _final(fig2, kernel, lam, b)
@@ -265,7 +271,7 @@ def claims() -> list[Claim]:
             f"{method}'s later increment lower than its earlier",
         )
 
-    recheck = json.loads((NS / "fig2_recheck.json").read_text())["max_rel_diff"]
+    recheck = json.loads((RECHECK_DIR / "fig2_recheck.json").read_text())["max_rel_diff"]
     c_note = (
         "R-PERP with C = 0.1, calibrated by us (the paper's C is an absolute constant with no value); the "
         f"smallest active set over Fig 2's run, mean over seeds, is {_min_active(summary, RPERP)}"
@@ -352,7 +358,7 @@ def claims() -> list[Claim]:
             "4",
             "R-PERP's time per step is within 2× of R-GP-UCB's (Table 1 gives both O(\\|𝒳\\|t²))",
             source=TIMING,
-            checks=_cost_checks(json.loads((NS / "timing.json").read_text())),
+            checks=_cost_checks(json.loads((TIMING_DIR / "timing.json").read_text())),
             note="median time per step of whole T = 5000 runs, R-PERP (C = 0.1, λ = 0.01) against R-GP-UCB "
             'side by side on one CPU, "about the same" read as within 2×; the 5-seed runs share V_T = 4 (one '
             "program), the 1-seed runs use seed 0's realised V_T; at load 3–5 single runs varied up to 2.2×, so "
@@ -411,7 +417,7 @@ def claims() -> list[Claim]:
 def _sensitivity() -> pd.DataFrame | None:
     """The C × λ sweep of experiments/r_perp/sensitivity.py (one row per kernel, method, C, λ and
     seed), or None where it has not been run."""
-    path = NS / "sensitivity.csv"
+    path = SENSITIVITY_DIR / "sensitivity.csv"
     return pd.read_csv(path) if path.exists() else None
 
 
