@@ -3,16 +3,19 @@ M = 1024 KDE samples and 1024 inner points, the paper's raw screening (1024) wit
 steps and the 2 x 60 MAP refit, 8 problems x 5 seeds.
 
 One SBO-KDE step (fit + acquisition + inner optimiser) is timed at each segment capacity the engine's
-growing state uses for T = 350 (64, 128, 256, 350: jbo.engine.bucket_schedule) on sbo_kde:hartmann, one seed
-after a warm-up, and the run's cost is the sum over its steps of the step cost at that step's capacity;
-the whole-buffer cost charges every step at capacity 350. The step's floating-point work is dominated
+growing state uses for T = 350 (64, 128, 256, 350: the algorithm's capacities, jbo.data.Growth) on
+sbo_kde:hartmann, one seed after a warm-up, and the run's cost is the sum over its steps of the step
+cost at that step's capacity; the whole-buffer cost charges every step at capacity 350. The step's floating-point work is dominated
 by the acquisition: every evaluation queries the posterior at M contexts (about 2 M N^2 flops), for
 about raw + 3 x starts x steps evaluations per step.
 
     python experiments/sbo_kde/budget_cost.py            # ~5 min here
     python experiments/sbo_kde/budget_cost.py --seeds 5 --out budget_cost_h100.json   # on a GPU: 5 seeds per program
+    jbo reproduce sbo_kde budget_cost [--budget smoke|default|paper]      # the declared runs (figures.py)
 
-Writes budget_cost.json (or --out) into experiments/results/sbo with --update, else its scratch mirror.
+Writes budget_cost.json (or --out) into experiments/results/sbo_kde/budget_cost/ with --update, else its scratch
+mirror. --quick (a smoke run): T = 100 (capacities 64 and 100), M = 32, 64 raw points, 2 starts x 5 Adam steps;
+writes budget_cost_quick.json unless --out is given.
 With --seeds S the step is vmapped over S seeds (one program, the way a study runs the paper's 5 seeds of a
 problem) and the run's cost is charged per program of S seeds.
 """
@@ -30,21 +33,23 @@ import jax
 import jax.numpy as jnp
 
 import jbo
-from jbo import data
+from jbo import data, parts
 from jbo.algorithms import sbo_kde
-from jbo.engine import Step, bucket_schedule
+from jbo.engine import Step
 from jbo.studies import machine_info
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
 from outdir import add_update_flag, output_dir  # noqa: E402
 
-RESULTS = output_dir("sbo")
 T, N0, M, PROBLEMS, SEEDS = 350, 10, 1024, 8, 5
+QUICK = dict(
+    T=100, M=32, maximiser=parts.Maximiser(num_raw=64, num_starts=2, steps=5, method="adam", screen_data=False)
+)
 
 
-def step_seconds(alg, problem, capacity: int, seeds: int) -> float:
+def step_seconds(alg, problem, capacity: int, seeds: int, num_steps: int = T) -> float:
     key = jax.random.key(0)
-    spec = problem.spec(T)
+    spec = problem.spec(num_steps)
     state = alg.init(key, alg.default_params(), spec)
     width = state.buffer.x.shape[1]
     x = jax.random.uniform(key, (capacity - 1, width))
@@ -60,31 +65,34 @@ def step_seconds(alg, problem, capacity: int, seeds: int) -> float:
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", type=int, default=1, help="seeds per program (the step vmapped over them)")
-    ap.add_argument("--out", default="budget_cost.json", help="file name in the output folder")
+    ap.add_argument("--out", default=None, help="file name in the output folder (default budget_cost.json)")
+    ap.add_argument("--quick", action="store_true", help="a smoke run: T = 100, M = 32, a small inner optimiser")
     add_update_flag(ap)
     args = ap.parse_args()
-    out = RESULTS / args.out
+    out = output_dir("sbo_kde", "budget_cost") / (args.out or f"budget_cost{'_quick' if args.quick else ''}.json")
     problem = jbo.problems.get("sbo_kde:hartmann")
-    alg = sbo_kde.SBO(method="sbo_kde", num_samples=M, num_inner=M)
-    caps = bucket_schedule(T)
-    per_step = {c: step_seconds(alg, problem, c, args.seeds) for c in caps}
+    num_steps, m = (QUICK["T"], QUICK["M"]) if args.quick else (T, M)
+    options = {"maximiser": QUICK["maximiser"]} if args.quick else {}
+    alg = sbo_kde.SBO(method="sbo_kde", num_samples=m, num_inner=m, **options)
+    caps = tuple(alg.capacities(num_steps))
+    per_step = {c: step_seconds(alg, problem, c, args.seeds, num_steps) for c in caps}
     for c, s in per_step.items():
         print(f"capacity {c:4d}: {s:7.2f} s per SBO-KDE step ({args.seeds} seed(s), one program)", flush=True)
     starts = (0,) + caps[:-1]
     bo_steps = {c: max(0, c - max(a, N0)) for a, c in zip(starts, caps)}  # BO steps run at each capacity
     grown = sum(bo_steps[c] * per_step[c] for c in caps)
-    whole = (T - N0) * per_step[T]
+    whole = (num_steps - N0) * per_step[num_steps]
     programs = PROBLEMS * -(-SEEDS // args.seeds)  # each program runs args.seeds seeds of one problem
-    flops_per_eval = 2 * M * T**2
+    flops_per_eval = 2 * m * num_steps**2
     evals = alg.maximiser.num_raw + 3 * alg.maximiser.num_starts * alg.maximiser.steps
     record = {
         "command": " ".join(["python", "experiments/sbo_kde/budget_cost.py"] + sys.argv[1:]),
         "machine": machine_info(),
         "load_average": os.getloadavg(),
         "settings": {
-            "T": T,
+            "T": num_steps,
             "n0": N0,
-            "M": M,
+            "M": m,
             "num_raw": alg.maximiser.num_raw,
             "num_starts": alg.maximiser.num_starts,
             "opt_steps": alg.maximiser.steps,

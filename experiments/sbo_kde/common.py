@@ -1,4 +1,7 @@
-"""Shared set-up of the SBO-KDE experiments (methods, settings, output folder: experiments/outdir.py)."""
+"""Shared set-up of the SBO-KDE experiments (methods, settings, output folders: experiments/outdir.py).
+
+Each script writes into its figure's folder, experiments/results/sbo_kde/<figure>/ with --update, else its
+scratch mirror (:func:`out_dir`); the figures are declared in experiments/sbo_kde/figures.py."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: ou
 from flat_settings import gp_options  # noqa: E402
 from outdir import add_update_flag, output_dir, require  # noqa: E402, F401 (for the scripts)
 
-OUT = output_dir("sbo")  # experiments/results/sbo with --update, else its scratch mirror
+PAPER = "sbo_kde"
 PAPER_METHODS = ("gp_ucb", "stableopt", "drbo_mmd", "minimax_approx", "sbo_kde", "drbo_kde")
 LABELS = {
     "gp_ucb": "GP-UCB",
@@ -85,8 +88,19 @@ def method_from_args(name: str, problem, args):
     return method(name, problem, args.samples, args.raw, args.opt_steps, max_grid=args.max_grid, code_compat=compat)
 
 
-def out_path(name: str, quick: bool, ext: str) -> Path:
-    return OUT / f"{name}{'_quick' if quick else ''}.{ext}"
+def out_dir(figure: str) -> Path:
+    """The folder of one figure: experiments/results/sbo_kde/<figure> with --update, else its scratch mirror."""
+    return output_dir(PAPER, figure)
+
+
+def problem_figure(problem: str) -> str:
+    """The figure a problem's runs belong to: fig2 for App. D's ackley_4c, fig1 for the rest."""
+    return "fig2" if problem == "ackley_4c" else "fig1"
+
+
+def out_path(figure: str, name: str, quick: bool, ext: str) -> Path:
+    """<figure's folder>/<name>[_quick].<ext>."""
+    return out_dir(figure) / f"{name}{'_quick' if quick else ''}.{ext}"
 
 
 def header(what: str) -> None:

@@ -1,5 +1,8 @@
 """SBO-KDE paper Fig. 1 (and App. D Fig. 2 with --problems ackley_4c): cumulative regret of every method.
 
+    jbo reproduce sbo_kde fig1 [--budget smoke|default|paper]     # the declared runs (experiments/sbo_kde/figures.py)
+    jbo reproduce sbo_kde fig2
+
     python experiments/sbo_kde/fig1.py     # the paper's 5 seeds and M = 1024, the released code's n0 = 10 and T = 350
     python experiments/sbo_kde/fig1.py --budget 60 --samples 128 --problems ackley newsvendor   # reduced
     python experiments/sbo_kde/fig1.py --quick               # smoke run
@@ -12,8 +15,9 @@ Ours: T = 350 (the released code's default), JAX PRNG seeds (torch streams canno
 inner optimiser (raw screening + 10 projected-Adam starts x opt_steps, not BoTorch's L-BFGS-B),
 exact expected values by deterministic quadrature inside the step (jbo/problems/sbo_kde.py),
 and the two additions SBO-Oracle / SBO-Empirical with --extras.
-Writes fig1_<problem>.csv and .png (fig2_... for ackley_4c; --methods and --tag re-run some methods into
-fig1_<problem>_<tag>.csv next to the full files) into experiments/results/sbo/ with --update, else its scratch mirror.
+Writes fig1_<problem>.csv and .png into experiments/results/sbo_kde/fig1/ (ackley_4c: fig2_ackley_4c.* into
+experiments/results/sbo_kde/fig2/) with --update, else their scratch mirror; --methods and --tag re-run some
+methods into fig1_<problem>_<tag>.csv next to the full files.
 --code-compat runs the baselines as the authors' released code does where the spec (and the paper's
 text) chose otherwise (jbo.algorithms.sbo_kde, code_compat): GP-UCB with sqrt(1.5), StableOpt's and
 DRBO-KDE's reflected inf-ucb boxes, DRBO-KDE's detached u_low, DRBO-MMD's diagonal grid for dc > 1.
@@ -33,7 +37,16 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-from common import LABELS, PAPER_METHODS, add_method_args, add_update_flag, header, method_from_args, out_path  # noqa: E402
+from common import (  # noqa: E402
+    LABELS,
+    PAPER_METHODS,
+    add_method_args,
+    add_update_flag,
+    header,
+    method_from_args,
+    out_path,
+    problem_figure,
+)
 
 from jbo import designs, optimize, studies  # noqa: E402
 from jbo.problems import sbo_kde  # noqa: E402
@@ -96,8 +109,8 @@ def main():
         table["cumulative_regret"] = grp.regret_vs_numerical.cumsum()
         table["cumulative_reward"] = grp.reward.cumsum()
         table["cumulative_expected"] = grp.value.cumsum()
-        stem = "fig2" if pname == "ackley_4c" else "fig1"
-        table.to_csv(out_path(f"{stem}_{pname}{suffix}", args.quick, "csv"), index=False)
+        stem = problem_figure(pname)  # the figure and the files' stem: fig1, or fig2 for ackley_4c
+        table.to_csv(out_path(stem, f"{stem}_{pname}{suffix}", args.quick, "csv"), index=False)
         metric = {
             "complicated_hartmann": "cumulative_reward",
             "portfolio_uniform": "cumulative_expected",
@@ -114,7 +127,7 @@ def main():
         ax.set(title=f"{pname}: {metric.replace('_', ' ')}, {seeds} seeds", xlabel="evaluations")
         ax.legend(fontsize=7)
         fig.tight_layout()
-        fig.savefig(out_path(f"{stem}_{pname}{suffix}", args.quick, "png"), dpi=110)
+        fig.savefig(out_path(stem, f"{stem}_{pname}{suffix}", args.quick, "png"), dpi=110)
 
 
 if __name__ == "__main__":

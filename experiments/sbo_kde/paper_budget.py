@@ -4,9 +4,12 @@ method, a few at a time, under one deadline.
     OUT=/tmp/out python experiments/sbo_kde/paper_budget.py --seeds 10 --tag paper_h100_s10 \
         --jobs ackley:sbo_kde ackley:gp_ucb newsvendor:sbo_kde newsvendor:gp_ucb ...
 
+`jbo reproduce sbo_kde fig1 fig2 --budget paper` runs it, one method per step (experiments/sbo_kde/figures.py).
+
 Each job is `fig1.py --problems <problem> --methods <method> --seeds <seeds> --tag <tag>_<method>` at fig1.py's
 defaults (the released code's T = 350, the paper's M = 1024), writing fig1_<problem>_<tag>_<method>.csv where
-fig1.py writes (experiments/results/sbo with --update, which the jobs are given, else its scratch mirror). Heavy methods evaluate
+fig1.py writes (experiments/results/sbo_kde/fig1/, fig2/ for ackley_4c, with --update, which the jobs are given,
+else their scratch mirror). Heavy methods evaluate
 the M x M KDE acquisition (SBO-KDE, StableOpt, MinimaxApprox): on one H100 at 10 seeds such a program holds one 43.9
 GiB buffer while it runs, and XLA's autotuner asks for 20 GiB of scratch while it compiles, so heavy jobs run one at
 a time (--heavy-memory 0.8 of the GPU) and the others (GP-UCB, DRBO-KDE: a few hundred MiB to 2 GiB at 10 seeds)
@@ -14,10 +17,11 @@ beside them (--light-memory 0.03 each). A job starts when its share fits beside 
 the queue, so the order given is the priority. The shares are caps (each process grows its pool up to its share;
 nothing is preallocated), and caps that add up to the whole GPU fail: pools that grow together run out of the
 physical memory. Because jobs share the GPU, the compile and run seconds that fig1.py writes into each file are not
-a measure of one job alone. A job still running at --deadline seconds is stopped (its file is then not written).
+a measure of one job alone. A job still running at --deadline seconds is stopped (its file is then not written);
+the runner exits with a non-zero status when a job failed, was stopped or did not start.
 After every finished job, the files written so far and the jobs' logs (logs/job_<problem>_<method>.log) are packed
-into $OUT/results.tgz when OUT is set (the files as experiments/results/sbo/<name>, to unpack in the repository
-root); nothing else is written there, so the tarball is the one file to fetch.
+into $OUT/results.tgz when OUT is set (the files as experiments/results/sbo_kde/<figure>/<name>, to unpack in the
+repository root); nothing else is written there, so the tarball is the one file to fetch.
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "experiments"))  # outdir
 from outdir import add_update_flag, output_dir, updating  # noqa: E402
+
+PAPER = "sbo_kde"
 
 HEAVY = {"sbo_kde", "stableopt", "minimax_approx", "sbo_oracle", "sbo_empirical"}
 
@@ -56,10 +62,14 @@ def main():
         raise ValueError(f"--jobs: {bad} are not problem:method pairs")
     jobs = [tuple(j.split(":")) for j in args.jobs]
     out = Path(os.environ["OUT"]) if os.environ.get("OUT") else None
-    csvs = output_dir("sbo")  # where fig1.py writes
+
+    def folder(problem):  # where fig1.py writes a problem's files: its figure's folder
+        return "fig2" if problem == "ackley_4c" else "fig1"
+
+    csvs = {f: output_dir(PAPER, f) for f in {folder(p) for p, _ in jobs}}
     logs = Path(tempfile.mkdtemp(prefix="paper_budget_"))
     start = time.monotonic()
-    queue, running, written = list(jobs), {}, []
+    queue, running, written, failed = list(jobs), {}, [], []
 
     def log(msg):
         print(f"[{time.monotonic() - start:6.1f} s] {msg}", flush=True)
@@ -72,18 +82,23 @@ def main():
             if proc.poll() is not None:
                 del running[job]
                 log(f"{job[0]}:{job[1]} rc {proc.returncode} after {time.monotonic() - t0:.1f} s (log {path.name})")
-                written += [p for p in csvs.glob(f"fig*_{job[0]}_{args.tag}_{job[1]}.*")]
+                if proc.returncode != 0:
+                    failed.append(f"{job[0]}:{job[1]}")
+                fig = folder(job[0])
+                written += [(fig, p) for p in csvs[fig].glob(f"fig*_{job[0]}_{args.tag}_{job[1]}.*")]
                 if out is not None:
                     with tarfile.open(out / "results.tgz", "w:gz") as tar:
-                        for p in written:
-                            tar.add(p, arcname=f"experiments/results/sbo/{p.name}")
+                        for fig_name, p in written:
+                            tar.add(p, arcname=f"experiments/results/{PAPER}/{fig_name}/{p.name}")
                         for p in sorted(logs.glob("job_*.log")):
                             tar.add(p, arcname=f"logs/{p.name}")
         if time.monotonic() - start > args.deadline:
             for job, (proc, _, _) in running.items():
                 log(f"{job[0]}:{job[1]} stopped at the deadline")
+                failed.append(f"{job[0]}:{job[1]}")
                 proc.kill()
             log(f"not started: {[f'{p}:{m}' for p, m in queue]}")
+            failed += [f"{p}:{m}" for p, m in queue]
             break
         free = 1.0 - sum(share(m) for _, m in running)
         fits = [j for j in queue if share(j[1]) <= free - 0.05]  # 5% for the CUDA contexts
@@ -115,6 +130,8 @@ def main():
             continue
         time.sleep(1.0)
     log("done")
+    if failed:  # a non-zero exit, so that jbo reproduce runs the step again
+        raise SystemExit(f"paper_budget: {len(failed)} job(s) failed, stopped or not started: {' '.join(failed)}")
 
 
 if __name__ == "__main__":

@@ -1,13 +1,16 @@
 """Summarise the Fig 1 / Fig 2 CSVs: the final value of each problem's metric per method (mean and
 standard error over seeds) and the methods' order, as a Markdown table for docs/papers/sbo-kde.md.
 
-    python experiments/sbo_kde/summary.py --update
-    python experiments/sbo_kde/summary.py --update --tags s10 s10_kde smo s10_smo --out fig1_summary_s10.csv
+    python experiments/sbo_kde/summary.py
+    python experiments/sbo_kde/summary.py --tags s10 s10_kde smo s10_smo --out fig1_summary_s10.csv
+
+(the last steps of `jbo reproduce sbo_kde fig1`).
 
 Metric as in the paper (spec 7.1): cumulative regret (lower is better); Complicated Hartmann:
 cumulative observed reward, Portfolio: cumulative expected reward (higher is better).
-Reads the runs from the folder it writes to (experiments/results/sbo with --update, else its scratch
-mirror) and writes fig1_summary.csv there. With --tags, the methods of each re-run
+Reads the runs from the folders fig1.py writes to (experiments/results/sbo_kde/fig1/ and, for ackley_4c,
+experiments/results/sbo_kde/fig2/ with --update, else their scratch mirror; a problem whose runs are not
+there is left out) and writes fig1_summary.csv into the fig1 folder. With --tags, the methods of each re-run
 <stem>_<problem>_<tag>.csv that exists replace the earlier rows of those methods, in the order given (as the
 verdict script reads the 10-seed re-runs), and a cell whose method has fewer seeds than the row's most
 says how many in square brackets.
@@ -18,7 +21,7 @@ from __future__ import annotations
 import argparse
 
 import pandas as pd
-from common import OUT, add_update_flag, require
+from common import add_update_flag, out_dir, problem_figure, require
 
 from jbo import studies
 
@@ -41,11 +44,12 @@ ORDER = [
 
 def runs(problem: str, tags: list[str]) -> pd.DataFrame | None:
     """A problem's runs, each re-run in `tags` replacing the rows of the methods it ran."""
-    stem = "fig2" if problem == "ackley_4c" else "fig1"
-    path = OUT / f"{stem}_{problem}.csv"
+    stem = problem_figure(problem)
+    folder = out_dir(stem)
+    path = folder / f"{stem}_{problem}.csv"
     if not path.exists():
         return None
-    reruns = [OUT / f"{stem}_{problem}_{tag}.csv" for tag in tags]
+    reruns = [folder / f"{stem}_{problem}_{tag}.csv" for tag in tags]
     return studies.replace_methods(pd.read_csv(path), *(pd.read_csv(p) for p in reruns if p.exists()))
 
 
@@ -70,9 +74,9 @@ def main():
         agg["final_step"] = int(t.step.max())
         rows.append(agg)
     if not rows:
-        require(*(OUT / f"{'fig2' if p == 'ackley_4c' else 'fig1'}_{p}.csv" for p in ORDER))
+        require(*(out_dir(problem_figure(p)) / f"{problem_figure(p)}_{p}.csv" for p in ORDER))
     table = pd.concat(rows)
-    table.to_csv(OUT / args.out, index=False)
+    table.to_csv(out_dir("fig1") / args.out, index=False)
     methods = ["SBO-KDE", "DRBO-KDE", "GP-UCB", "StableOpt", "DRBO-MMD", "DRBO-MMD-MinimaxApprox"]
     print("| problem (metric, better) | " + " | ".join(methods) + " |")
     print("|---|" + "---:|" * len(methods))

@@ -1,6 +1,7 @@
 """SBO-KDE Table 1, the DRBO-MMD row (and GP-UCB, its reference), for one version of the MMD solver.
 
     PYTHONPATH=<checkout> python experiments/sbo_kde/table1_mmd_solver.py --label smo [--runs 1] [--quick]
+    jbo reproduce sbo_kde table1_mmd      # the current solver's rows (figures.py)
 
 The DRBO-MMD worst-case solver replaced an earlier one (16 bisection x 100 FISTA steps, up to 4.5e-2 of the
 range of g off the SOCP optimum) by warm-started SMO pair steps (12 x 150, within 1e-5). The target:
@@ -9,7 +10,7 @@ timed back to back, alternately, each by this script run with the checkout that 
 PYTHONPATH (the jbo it imports is recorded). Settings as experiments/sbo_kde/table1.py (Ackley, one seed,
 100 evaluations, n0 = 10, the paper's M = 1024, 32 raw points for DRBO-MMD, grid 100); compile
 seconds separately; the 1-minute load average before and after each run. Appends one row per method
-to table1_mmd_solver.csv (experiments/results/sbo/ with --update, else its scratch mirror).
+to table1_mmd_solver.csv (experiments/results/sbo_kde/table1_mmd/ with --update, else its scratch mirror).
 """
 
 from __future__ import annotations
@@ -84,7 +85,7 @@ def main():
             "time",
         ],
     )
-    path = out_path("table1_mmd_solver", args.quick, "csv")
+    path = out_path("table1_mmd", "table1_mmd_solver", args.quick, "csv")
     table.to_csv(path, mode="a", header=not path.exists(), index=False)
 
 

@@ -1,6 +1,7 @@
 """SBO-KDE paper Table 1, SBO-KDE against DRBO-MMD-MinimaxApprox: run seconds from alternating repeats.
 
     taskset -c 1 python experiments/sbo_kde/table1_repeats.py [--evals 100] [--repeats 3] [--update]
+    jbo reproduce sbo_kde table1_repeats [--budget smoke|default|paper]      # the declared runs (figures.py)
 
 Both methods are compiled first (ahead-of-time; compile seconds recorded apart), then run in the order
 A, B, A, B, ... (--repeats times each, each repeat on its own seed key 100 + r, the same key for both
@@ -8,7 +9,8 @@ methods), so that a change of the machine's load falls on both alike. Settings a
 paper's M = 1024 KDE samples and inner Sobol points, raw screening 1024, 10 starts x 50 projected-Adam
 steps; MinimaxApprox on the paper's grid of 1024 points); --evals sets the evaluations timed (n0 = 10
 included; the paper: 100). Writes table1_repeats.csv (one row per timed run, with the load average
-read before it and the process's CPU seconds) into experiments/results/sbo/ with --update.
+read before it and the process's CPU seconds) into experiments/results/sbo_kde/table1_repeats/ with --update,
+else its scratch mirror.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ def main():
             )
     columns = ["repeat", "method", "evaluations", "compile_s", "run_s", "cpu_s", "load1"]
     table = pd.DataFrame(rows, columns=columns)
-    table.to_csv(out_path("table1_repeats", args.quick, "csv"), index=False)
+    table.to_csv(out_path("table1_repeats", "table1_repeats", args.quick, "csv"), index=False)
     print(table.groupby("method").run_s.agg(["mean", "std", "min", "max"]).to_string())
 
 

@@ -1,6 +1,7 @@
 """SBO-KDE paper Table 2 (App. E): L1 error of the context KDE against the number of samples.
 
     python experiments/sbo_kde/table2.py [--runs 20] [--seed 0]
+    jbo reproduce sbo_kde table2 [--budget smoke|default]      # the declared runs (figures.py)
 
 For both Hartmann context distributions (Normal N(0.5, 0.1^2) and the complicated mixture of six
 normals and two Cauchys, weights 1/8) and n = 10, 100, 200, 300 samples: draw n contexts, build the
@@ -22,7 +23,8 @@ carries); independent draws for every sample size; JAX PRNG streams. Two convent
 "clipped" (the paper's text, the spec and jbo's environment: contexts clipped to [0, 1] before the KDE
 sees them) and "unclipped" (the released code, whose environment returns the context before clipping,
 so a far Cauchy draw inflates sd and hence h). For the normal the two coincide.
-Writes table2_kde_l1.csv (experiments/results/sbo/ with --update) and prints a Markdown table.
+Writes table2_kde_l1.csv (experiments/results/sbo_kde/table2/ with --update, else its scratch mirror) and prints
+a Markdown table.
 """
 
 from __future__ import annotations
@@ -105,7 +107,7 @@ def main():
             "diff_in_se",
         ],
     )
-    table.to_csv(out_path("table2_kde_l1", False, "csv"), index=False)
+    table.to_csv(out_path("table2", "table2_kde_l1", False, "csv"), index=False)
     cell = lambda r: f"{r.l1_mean:.4f} ± {r.l1_se:.4f}"  # noqa: E731
     print("\n| distribution | #samples | ours, clipped contexts | ours, unclipped contexts | paper |")
     print("|---|---|---|---|---|")

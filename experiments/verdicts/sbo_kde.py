@@ -1,5 +1,6 @@
 """SBO-KDE / DRBO-KDE (Huang et al., AAAI 2024): every claim of spec sections 7.4, 8 and 9 graded by the one
-verdict rule (jbo.verdict) from the committed result files, each comparison read through the paper's own
+verdict rule (jbo.verdict) from the committed result files (experiments/results/sbo_kde/<figure>/, the figures of
+experiments/sbo_kde/figures.py), each comparison read through the paper's own
 phrase (jbo.verdict.PHRASES). Writes sbo_kde.{csv,md} and sbo_kde_reading.csv (experiments/results/verdicts/
 with --update).
 
@@ -51,13 +52,13 @@ from common import (
 from jbo import studies
 
 PAPER = "sbo_kde"
-FIG1 = "experiments/results/sbo/fig1_<problem>.csv"
-FIG2 = "experiments/results/sbo/fig2_ackley_4c.csv"
-TABLE1 = "experiments/results/sbo/table1_timing.csv"
-REPEATS = "experiments/results/sbo/table1_repeats.csv"
-STEP_COST = "experiments/results/sbo/step_cost.csv"
-BUDGET = "experiments/results/sbo/budget_cost.json"
-TABLE2 = "experiments/results/sbo/table2_kde_l1.csv"
+FIG1 = "experiments/results/sbo_kde/fig1/fig1_<problem>.csv"
+FIG2 = "experiments/results/sbo_kde/fig2/fig2_ackley_4c.csv"
+TABLE1 = "experiments/results/sbo_kde/table1/table1_timing.csv"
+REPEATS = "experiments/results/sbo_kde/table1_repeats/table1_repeats.csv"
+STEP_COST = "experiments/results/sbo_kde/step_cost/step_cost.csv"
+BUDGET = "experiments/results/sbo_kde/budget_cost/budget_cost.json"
+TABLE2 = "experiments/results/sbo_kde/table2/table2_kde_l1.csv"
 SYNTHETIC = {
     "ackley": "Ackley",
     "modified_branin": "Modified Branin",
@@ -164,10 +165,10 @@ def claims() -> list[Claim]:
             fig1.append(_compat_claim(default, released))
     fig1 += _drbo_kde_compat_claims()
     fig1 += [claim for _, claim in budget]
-    timing = pd.read_csv(RESULTS / "sbo" / "table1_timing.csv")
-    repeats = pd.read_csv(RESULTS / "sbo" / "table1_repeats.csv")
-    steps = pd.read_csv(RESULTS / "sbo" / "step_cost.csv")
-    table2 = pd.read_csv(RESULTS / "sbo" / "table2_kde_l1.csv")
+    timing = pd.read_csv(RESULTS / PAPER / "table1" / "table1_timing.csv")
+    repeats = pd.read_csv(RESULTS / PAPER / "table1_repeats" / "table1_repeats.csv")
+    steps = pd.read_csv(RESULTS / PAPER / "step_cost" / "step_cost.csv")
+    table2 = pd.read_csv(RESULTS / PAPER / "table2" / "table2_kde_l1.csv")
     return fig1 + [
         Claim(
             "7.4",
@@ -181,7 +182,7 @@ def claims() -> list[Claim]:
             scope=REDUCED_SCOPE,
         ),
         _table1_claim(timing, repeats),
-        _complexity_claim(steps, json.loads((RESULTS / "sbo" / "budget_cost.json").read_text())),
+        _complexity_claim(steps, json.loads((RESULTS / PAPER / "budget_cost" / "budget_cost.json").read_text())),
         Claim(
             "8.3",
             "each cell of Table 2 (L1 distance of the KDE of n contexts to the true density, Hartmann's normal and "
@@ -371,7 +372,8 @@ MORE_SEEDS = ("s10", "s10_kde", "smo", "s10_smo")
 
 
 def _stem(problem: str) -> str:
-    """The result files' stem: fig2 for Fig 2's ackley_4c, fig1 for the rest (as experiments/sbo_kde/fig1.py)."""
+    """The result files' stem and their figure's folder: fig2 for Fig 2's ackley_4c, fig1 for the rest (as
+    experiments/sbo_kde/fig1.py)."""
     return "fig2" if problem == "ackley_4c" else "fig1"
 
 
@@ -380,8 +382,8 @@ def _fig1(problem: str) -> pd.DataFrame:
     tags MORE_SEEDS), its methods' rows replace the earlier runs'. Seeds share their keys across the runs
     (jax.random.split is prefix-stable), so a pair with a 5-seed method would use seeds 0-4 of both."""
     stem = _stem(problem)
-    reruns = [RESULTS / "sbo" / f"{stem}_{problem}_{tag}.csv" for tag in MORE_SEEDS]
-    first = pd.read_csv(RESULTS / "sbo" / f"{stem}_{problem}.csv")
+    reruns = [RESULTS / PAPER / stem / f"{stem}_{problem}_{tag}.csv" for tag in MORE_SEEDS]
+    first = pd.read_csv(RESULTS / PAPER / stem / f"{stem}_{problem}.csv")
     return studies.replace_methods(first, *(pd.read_csv(path) for path in reruns if path.exists()))
 
 
@@ -400,7 +402,7 @@ def _fig1_compat(problem: str, runs: pd.DataFrame):
     code_compat runs (fig1_<problem>_s10_compat*.csv), and those of them the runs lack (DRBO-MMD where D_c = 2
     ran only in jbo's mode; on D_c = 1 problems the MMD methods are the same in both modes).
     (None, None) without the compat file."""
-    paths = sorted((RESULTS / "sbo").glob(f"fig1_{problem}_{COMPAT}*.csv"))  # also _mmd: a later re-run
+    paths = sorted((RESULTS / PAPER / "fig1").glob(f"fig1_{problem}_{COMPAT}*.csv"))  # also _mmd: a later re-run
     if not paths:
         return None, None
     released = pd.concat([pd.read_csv(path) for path in paths], ignore_index=True)
@@ -428,7 +430,7 @@ def _compat_claim(default: Claim, released: Claim) -> Claim:
         released.number,
         f"{released.text}, with the released code's baselines{where}",
         released.pairs,
-        "experiments/results/sbo/fig1_<problem>_s10_compat.csv",
+        "experiments/results/sbo_kde/fig1/fig1_<problem>_s10_compat.csv",
         f"on the same pairs, verdict with jbo's (the spec's) baselines: {v_same}; with the released code's: "
         f"{v_code} (jbo's baselines on all the claim's pairs: {v_all}); {COMPAT_NOTE}"
         + (f"; not graded in this mode (an MMD method not re-run where D_c = 2): {', '.join(left)}" if left else ""),
@@ -441,7 +443,7 @@ def _compat_claim(default: Claim, released: Claim) -> Claim:
 def _drbo_kde_compat_claims() -> list[Claim]:
     """Ackley: SBO-KDE against DRBO-KDE as the released code runs it (inf-ucb points in [−1, 0], u_low
     detached), where that run exists."""
-    path = RESULTS / "sbo" / f"fig1_ackley_{COMPAT}_drbo.csv"
+    path = RESULTS / PAPER / "fig1" / f"fig1_ackley_{COMPAT}_drbo.csv"
     if not path.exists():
         return []
     runs = _fig1("ackley")
@@ -452,7 +454,7 @@ def _drbo_kde_compat_claims() -> list[Claim]:
             "8.1",
             "Ackley: SBO-KDE against DRBO-KDE as the released code runs it (Fig 1)",
             [Pair("Ackley: SBO-KDE vs DRBO-KDE [code_compat]", *paired(fa, fb), "better than")],
-            "experiments/results/sbo/fig1_ackley_s10_compat_drbo.csv",
+            "experiments/results/sbo_kde/fig1/fig1_ackley_s10_compat_drbo.csv",
             f"{REDUCED}; DRBO-KDE with code_compat: its inf-ucb Sobol points in [−1, 0] and u_low detached",
             quote=Q_ACKLEY,
             where="§4.2, Fig 1(a)",
@@ -478,7 +480,8 @@ def _paper_budget_claims() -> list[tuple[str, Claim]]:
     (fig1_<problem>_paper_h100*.csv, fig2_ackley_4c_paper_h100*.csv), on the problems and methods they hold."""
     runs = {}
     for problem in [*SYNTHETIC, *REAL, "ackley_4c"]:
-        paths = sorted((RESULTS / "sbo").glob(f"{_stem(problem)}_{problem}_{PAPER_BUDGET}*.csv"))
+        stem = _stem(problem)
+        paths = sorted((RESULTS / PAPER / stem).glob(f"{stem}_{problem}_{PAPER_BUDGET}*.csv"))
         if paths:
             runs[problem] = pd.concat([pd.read_csv(path) for path in paths], ignore_index=True)
 
@@ -502,7 +505,7 @@ def _paper_budget_claims() -> list[tuple[str, Claim]]:
         if claim.pairs:
             where = ", ".join(dict.fromkeys(q.label.split(":")[0] for q in claim.pairs))
             claim.text = f"{text}, at the released code's T = 350 ({where} only)"
-            claim.source = f"experiments/results/sbo/fig1_<problem>_{PAPER_BUDGET}*.csv"
+            claim.source = f"experiments/results/sbo_kde/fig1/fig1_<problem>_{PAPER_BUDGET}*.csv"
             claim.note, claim.scope = note, scope(claim)
             out.append((text, claim))
     fig2 = [q for q in (pair("ackley_4c", m, b) for m in KDE for b in BASELINES) if q is not None]
@@ -511,7 +514,7 @@ def _paper_budget_claims() -> list[tuple[str, Claim]]:
             "7.4",
             f"{FIG2_CLAIM}, at the released code's T = 350",
             fig2,
-            f"experiments/results/sbo/fig2_ackley_4c_{PAPER_BUDGET}*.csv",
+            f"experiments/results/sbo_kde/fig2/fig2_ackley_4c_{PAPER_BUDGET}*.csv",
             note,
             quote=Q_FIG2,
             where="App. D, Fig 2",
