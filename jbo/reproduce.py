@@ -444,9 +444,9 @@ def listing(root: Path, names: Sequence[str] | None = None, echo=print) -> None:
             for b in BUDGETS:
                 if b in f.budgets:
                     bud = f.budgets[b]
-                    cpu = _minutes(bud.cpu_minutes) if bud.cpu_minutes is not None else "GPU only"
+                    cpu = f"CPU {_minutes(bud.cpu_minutes)}" if bud.cpu_minutes is not None else "GPU only"
                     gpu = f", GPU {_minutes(bud.gpu_minutes)}" if bud.gpu_minutes is not None else ""
-                    times.append(f"{b}: CPU {cpu}{gpu}")
+                    times.append(f"{b}: {cpu}{gpu}")
             echo(f"  {f.name:<22} {f.title[:60]:<60}  {'; '.join(times)}")
 
 

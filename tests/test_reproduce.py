@@ -165,7 +165,7 @@ def test_update_writes_the_committed_files_and_their_verdicts(toy, tmp_path):
 def test_listing_index_and_errors_name_what_is_wrong(toy, tmp_path, capsys):
     assert cli.main(["reproduce", "--list", "--root", str(toy)]) == 0
     printed = capsys.readouterr().out
-    assert "fig1" in printed and "smoke: CPU 6 s" in printed and "paper: CPU GPU only, GPU 2 min" in printed
+    assert "fig1" in printed and "smoke: CPU 6 s" in printed and "paper: GPU only, GPU 2 min" in printed
     assert "cartoon" in printed and "not run: nothing to compute" in printed
     assert rep.stale_indexes(toy) == ["boke"]
     rep.write_index(toy)
