@@ -35,6 +35,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -73,7 +74,7 @@ class Step:
         return args
 
     def command(self, seeds: int | None = None) -> str:
-        return " ".join(["python", self.script, *self.argv(seeds)])
+        return shlex.join(["python", self.script, *self.argv(seeds)])
 
 
 @dataclasses.dataclass(frozen=True)
