@@ -2,7 +2,8 @@
 in one process, alternating (new, old, new, old, ...) so both see the same machine state.
 
   python experiments/ucvs/ab_speed.py --base 310a81d --objective hartmann12 --method ts_psq --seeds 5
-      -> ab_speed_<method>_<objective>.json (experiments/results/cvs/ with --update)
+      -> ab_speed_<method>_<objective>.json (experiments/results/ucvs/speed/ with --update, else its
+         scratch mirror)
 
 One cheap-cost, v = 0.02 environment, the grid's acquisition sizes (16 MC rows, 16 candidates, 1 x 5
 Adam steps), T_max = 750, the seeds one after another in one program (fig1.run_program). Records compile
@@ -73,7 +74,7 @@ def main():
         variance=0.02,
         runs=runs,
     )
-    path = F.OUT / f"ab_speed_{a.method}_{a.objective}.json"
+    path = F.out_dir("speed") / f"ab_speed_{a.method}_{a.objective}.json"
     path.write_text(json.dumps(out, indent=1))
     print("wrote", path)
 

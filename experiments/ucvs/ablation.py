@@ -2,9 +2,11 @@
 schedules (halved every d exploitation steps / halved once / constant), with the per-step refit of the
 spec (10 Adam steps from the initial hyper-parameters) in exploitation, as in the released code.
 
-Same protocol and outputs as fig1.py (tag "ablation": ablation_curves.csv, ablation_runs.csv,
-ablation_timing.csv, ablation_regret.png, and the evaluations plot). Default cells: Hartmann-12D and
-plant, cheap and moderate costs, v = 0.02 (a CPU budget; --objectives/--costs/--variances widen it).
+Same protocol and outputs as fig1.py (--tag, default "ablation": <tag>_curves.csv, <tag>_runs.csv,
+<tag>_timing.csv, <tag>_regret.png, <tag>_evaluations.png) in experiments/results/ucvs/ablation/ with
+--update, else its scratch mirror. Default cells: Hartmann-12D and plant, cheap and moderate costs,
+v = 0.02 (a CPU budget; --objectives/--costs/--variances widen it). `jbo reproduce ucvs ablation` runs the
+committed ablations (ablation_grid, ablation2 with fixed hyper-parameters, ablation_refit with the refit).
 """
 
 from __future__ import annotations
@@ -33,8 +35,9 @@ def main():
     ap.set_defaults(objectives=["hartmann12", "plant"], variances=[0.02], tag="ablation", refit="spec")
     F.add_update_flag(ap)
     args = ap.parse_args()
+    out = F.out_dir("ablation")
     seeds = 1 if args.quick else args.seeds
-    tmax = 60 if args.quick else args.tmax
+    tmax = args.tmax or (60 if args.quick else 750)
     suffix = "_quick" if args.quick else ""
     curves, runs, timing = [], [], []
     for objective in args.objectives:
@@ -61,12 +64,12 @@ def main():
                 }
             )
             print(f"{objective} {name}: compile {tc:.1f}s run {tr:.1f}s load {load[0]:.1f}", flush=True)
-            pd.concat(curves).to_csv(F.OUT / f"{args.tag}_curves{suffix}.csv", index=False)
-            pd.DataFrame(runs).to_csv(F.OUT / f"{args.tag}_runs{suffix}.csv", index=False)
-            pd.DataFrame(timing).to_csv(F.OUT / f"{args.tag}_timing{suffix}.csv", index=False)
+            pd.concat(curves).to_csv(out / f"{args.tag}_curves{suffix}.csv", index=False)
+            pd.DataFrame(runs).to_csv(out / f"{args.tag}_runs{suffix}.csv", index=False)
+            pd.DataFrame(timing).to_csv(out / f"{args.tag}_timing{suffix}.csv", index=False)
     table = pd.concat(curves)
-    F.plot(table, "simple_regret", F.OUT / f"{args.tag}_regret{suffix}.png", "simple regret")
-    F.plot(table, "evaluations", F.OUT / f"{args.tag}_evaluations{suffix}.png", "evaluations", log=False)
+    F.plot(table, "simple_regret", out / f"{args.tag}_regret{suffix}.png", "simple regret")
+    F.plot(table, "evaluations", out / f"{args.tag}_evaluations{suffix}.png", "evaluations", log=False)
 
 
 if __name__ == "__main__":

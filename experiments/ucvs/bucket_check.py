@@ -9,7 +9,10 @@ same and the largest difference of the chosen values.
   640, 750; the default) against powers of two (``bucket_step=None``: ..., 256, 512, 750; the grids
   fig1_grid2 / fig1_grid3 ran this way) on Levy-12D and airfoil -> bucket_step_check.json.
 
-  python experiments/ucvs/bucket_check.py [--compare step] [--objectives levy12] [--methods uCVS UCB-PSQ]
+  python experiments/ucvs/bucket_check.py [--compare step] [--objectives levy12] [--methods uCVS UCB-PSQ] [--tmax 750]
+
+The files go to experiments/results/ucvs/speed/ with --update, else its scratch mirror (`jbo reproduce ucvs
+speed` runs both comparisons).
 """
 
 from __future__ import annotations
@@ -39,7 +42,11 @@ def main():
     ap.add_argument("--objectives", nargs="*", default=None)
     ap.add_argument("--methods", nargs="*", default=None)
     ap.add_argument("--tmax", type=int, default=750)
-    ap.add_argument("--out", default=None, help="output path (default: the comparison's file in the output folder)")
+    ap.add_argument(
+        "--out",
+        default=None,
+        help="output path (default: the comparison's file in the output folder; a bare file name goes there too)",
+    )
     fig1.add_update_flag(ap)
     args = ap.parse_args()
     option, old, new, objectives, methods, name = COMPARISONS[args.compare]
@@ -77,7 +84,8 @@ def main():
             last["same_sets"] = bool(same and np.array_equal(s1, s0))
             last["max_abs_x_difference"] = float(np.abs(x1 - x0).max()) if same else None
             last["run_ratio_new_over_old"] = last["run_s"] / out["runs"][-2]["run_s"]
-    (fig1.OUT / name if args.out is None else Path(args.out)).write_text(json.dumps(out, indent=1))
+    path = Path(args.out or name)
+    (fig1.out_dir("speed") / path if path.parent == Path(".") else path).write_text(json.dumps(out, indent=1))
 
 
 if __name__ == "__main__":

@@ -1,9 +1,13 @@
 """Equal-work speed comparison of jbo's uCVS and its baselines against the authors' released code.
 
-  OMP_NUM_THREADS=1 JBO_CACHE=0 taskset -c 1 python experiments/ucvs/equal_work.py --authors /path/to/BO-uCVS \
-      --max-load 99 [--update]
-      -> equal_work.json and its table equal_work.md (experiments/results/cvs/ with --update), the authors'
-         logs equal_work_authors_*.log
+  python experiments/ucvs/equal_work.py --authors /path/to/BO-uCVS --pin 1 --max-load 99 [--update]
+      -> equal_work.json and its table equal_work.md (experiments/results/ucvs/equal_work/ with --update,
+         else its scratch mirror), the authors' logs equal_work_authors_*.log
+
+--pin 1 runs as the committed comparison ran (`OMP_NUM_THREADS=1 JBO_CACHE=0 taskset -c 1`): one thread on
+CPU 1, for this process and the authors' child, and jbo's compile cold. --authors defaults to
+$BO_UCVS_PATH, so that `jbo reproduce ucvs equal_work` (which passes no path) runs the authors' side where
+that is set; with neither (or with --authors none) only jbo's runs are made and equal_work.md has no rows.
 
 Problem: Hartmann-6 with six dummy variables (12-D), the cheap cost set (0.01, 0.01, 0.01, 0.1, 0.1,
 0.1, 1) with unknown costs (cost noise std 0.01 on every set, clipped to [0.001, 2]), free-variable
@@ -226,7 +230,6 @@ def compile_jbo(method: str, sizes: dict, tmax: int, budget: float):
     import fig1 as F
     import jax
 
-    from jbo import engine
     from jbo.problems import ucvs as P
 
     env = P.CVSProblem("hartmann12", "cheap", 0.02, preset="official")
@@ -237,16 +240,14 @@ def compile_jbo(method: str, sizes: dict, tmax: int, budget: float):
         kw["preset"] = "official"  # the released code's rules (exploration from set 2, Exploit_CVS)
     alg = F.cvs(**kw)
     params = alg.default_params()._replace(budget=budget)
-    stacked, axes = engine.stack_environments([env])
-    prog = jax.jit(engine.environments_program(alg, tmax, axes, 1, budget, True, True))
     keys = jax.random.split(jax.random.key(2025), 1)  # fig1.run_program's keys
     t0, c0 = time.perf_counter(), time.process_time()
-    compiled = prog.lower(stacked, keys, params).compile()
+    compiled = F.program(alg, [env], keys, tmax, params, budget)
     tc, tc_cpu = time.perf_counter() - t0, time.process_time() - c0
 
     def run():
         t0, c0 = time.perf_counter(), time.process_time()
-        trace = jax.block_until_ready(compiled(stacked, keys, params))
+        trace = jax.block_until_ready(compiled(keys, params))
         return time.perf_counter() - t0, time.process_time() - c0, trace
 
     return run, (tc, tc_cpu), env
@@ -381,7 +382,20 @@ def parse_overrides(items, cast):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--authors", type=Path, default=None, help="a local copy of Fsoft-AIC/BO-uCVS (not part of jbo)")
+    ap.add_argument(
+        "--authors",
+        type=Path,
+        default=os.environ.get("BO_UCVS_PATH") or None,
+        help="a local copy of Fsoft-AIC/BO-uCVS (not part of jbo); default: $BO_UCVS_PATH; 'none': jbo's runs only",
+    )
+    ap.add_argument(
+        "--pin",
+        type=int,
+        default=None,
+        metavar="CPU",
+        help="run on this one CPU with one thread and a cold compile (OMP_NUM_THREADS=1, JBO_CACHE=0), the "
+        "authors' child too",
+    )
     ap.add_argument("--methods", nargs="*", default=list(METHODS))
     ap.add_argument("--repeats", type=int, default=3, help="alternations per baseline (authors', jbo, ...)")
     ap.add_argument("--ucvs-repeats", type=int, default=1)
@@ -392,11 +406,24 @@ def main():
     ap.add_argument("--tmax", type=int, default=40, help="jbo's scan length for an uncapped run (incl. 5 initial)")
     ap.add_argument("--max-load", type=float, default=0.8)
     ap.add_argument("--wait-until", default="00:55", help="UTC HH:MM: start then whatever the load")
-    ap.add_argument("--out", type=Path, default=None, help="default: equal_work.json in the output folder")
+    ap.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="the JSON (default: equal_work.json); a bare file name goes into the output folder",
+    )
     ap.add_argument("--table-only", action="store_true", help="only write equal_work.md from the JSON")
     add_update_flag(ap)
     a = ap.parse_args()
-    a.out = (a.out or output_dir("cvs") / "equal_work.json").resolve()  # the authors' child runs in their folder
+    if a.authors is not None and str(a.authors) == "none":
+        a.authors = None
+    if a.pin is not None:  # before jax, torch and jbo are imported (here and in the authors' child)
+        os.sched_setaffinity(0, {a.pin})
+        os.environ.update(OMP_NUM_THREADS="1", JBO_CACHE="0")
+    out_dir = output_dir("ucvs", "equal_work")
+    if a.out is None or a.out.parent == Path("."):
+        a.out = out_dir / (a.out or Path("equal_work.json")).name
+    a.out = a.out.resolve()  # the authors' child runs in their folder
     if a.table_only:
         a.out.with_suffix(".md").write_text(markdown(json.loads(a.out.read_text())))
         return

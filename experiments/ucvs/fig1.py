@@ -3,16 +3,22 @@ variances x seeds, budget C = 100, 5 free initial points (bocvs.md 4.1).
 
 One compiled program per (objective, method): the cost sets and variances of an objective are
 environments that differ only in array values, run with the seeds one after the other
-(``jbo.engine.environments_program(..., sequential=True)``) so that a step computes only its own
+(``jbo.program(..., batch="environments", sequential=True)``) so that a step computes only its own
 branch (exploration: one set; exploitation: every set; after the budget: nothing). Compile time is
 measured ahead of time and reported apart from run time, with the machine load.
 
-Outputs (experiments/results/cvs/ with --update, else its scratch mirror; suffix _quick for --quick):
-  fig1_curves.csv   per run, on the cost grid 0..100: simple regret (F on an independent 8192-row
+Outputs in the folder of --figure (default fig1_2: experiments/results/ucvs/fig1_2/ with --update, else its
+scratch mirror; acq_sizes: the runs at the spec's suggested acquisition sizes; speed: re-runs that time the
+grid's programs); <tag> is --tag, suffix _quick for --quick:
+  <tag>_curves.csv  per run, on the cost grid 0..100: simple regret (F on an independent 8192-row
                     free-variable sample, and on the environment's own 1500-row sample), evaluations
-  fig1_runs.csv     per run: steps, spent, truncated, R^f, R^c (alpha = 0.1, shifted), fraction of plays on i_*
-  fig1_timing.csv   per program: compile s, run s, lanes, load average
-  fig1_regret.png, fig2_evaluations.png
+  <tag>_runs.csv    per run: steps, spent, truncated, R^f, R^c (alpha = 0.1, shifted), fraction of plays on i_*
+  <tag>_timing.csv  per program: compile s, run s, lanes, load average
+  <tag>.log         one line per program
+  <tag>_regret.png, and the evaluations plot (<tag> with fig1 -> fig2)_evaluations.png
+
+`jbo reproduce ucvs fig1_2` runs the grid, its re-runs, seeds 5-9 and the naive additions, then
+summarize.py (experiments/ucvs/figures.py declares every step).
 
 Settings from the paper: budget 100, exploration <= 60, beta = 2^2 (weight 2), alpha 0.1 halved every
 d exploitation steps, cost sets cheap / moderate, variances 0.02 / 0.04, 5 seeds, 5 free initial points,
@@ -43,7 +49,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "experiments"))  # outdir
 from outdir import add_update_flag, output_dir, require  # noqa: E402, F401 (also for the other scripts here)
 
-OUT = output_dir("cvs")  # experiments/results/cvs with --update, else its scratch mirror
+PAPER = "ucvs"
+#: the figures (folders under experiments/results/ucvs/) whose runs this script writes (--figure)
+FIGURES = ("fig1_2", "acq_sizes", "speed")
 BUDGET = 100.0
 GRID = np.linspace(0.0, BUDGET, 101)
 METHODS = {
@@ -65,8 +73,14 @@ EXTRAS = {
 }
 
 
+def out_dir(figure: str = "fig1_2") -> Path:
+    """The folder a figure's files go to: experiments/results/ucvs/<figure> with --update, else its scratch
+    mirror (experiments/outdir.py)."""
+    return output_dir(PAPER, figure)
+
+
 def add_args(ap):
-    ap.add_argument("--quick", action="store_true", help="smoke run: 1 seed, tiny optimiser, T = 60")
+    ap.add_argument("--quick", action="store_true", help="smoke run: 1 seed, tiny optimiser, T = 60 (--tmax sets it)")
     ap.add_argument("--objectives", nargs="*", default=list(P.OBJECTIVES))
     ap.add_argument("--costs", nargs="*", default=["cheap", "moderate"])
     ap.add_argument("--variances", nargs="*", type=float, default=[0.02, 0.04])
@@ -91,12 +105,17 @@ def add_args(ap):
         default="never",
         help="uCVS hyper-parameters in exploitation: spec = 10 Adam steps every step; never = fixed",
     )
-    ap.add_argument("--tmax", type=int, default=750, help="scan length (steps incl. the initial design)")
+    ap.add_argument(
+        "--tmax",
+        type=int,
+        default=None,
+        help="scan length (steps incl. the initial design; default 750, 60 with --quick)",
+    )
     ap.add_argument(
         "--bucket-step",
         default="128",
         help="growth cap of the data-prefix buckets (CVS.growth.step); 'none' = powers of two, "
-        "as fig1_grid2 / fig1_grid3 ran",
+        "as fig1_grid2 / fig1_grid3 / fig1_grid3_check and ablation2 / ablation_grid ran",
     )
     ap.add_argument("--eval-rows", type=int, default=8192)
     ap.add_argument("--tag", default="fig1")
@@ -144,16 +163,32 @@ def cvs(
 def run_program(alg, envs, seeds, tmax, params=None, seed_start=0):
     """(trace with axes (E, S, T), compile s, run s) of seeds seed_start .. seed_start + seeds - 1: seed s
     has the key split(key(2025), n)[s] for any n > s (a prefix of a longer split is the shorter split)."""
-    stacked, axes = engine.stack_environments(envs)
     params = alg.default_params() if params is None else params
-    prog = jax.jit(engine.environments_program(alg, tmax, axes, len(envs), BUDGET, True, True))
     keys = jax.random.split(jax.random.key(2025), seed_start + seeds)[seed_start:]
     t0 = time.perf_counter()
-    compiled = prog.lower(stacked, keys, params).compile()
+    compiled = program(alg, envs, keys, tmax, params, BUDGET)
     t_compile = time.perf_counter() - t0
     t0 = time.perf_counter()
-    trace = jax.block_until_ready(compiled(stacked, keys, params))
+    trace = jax.block_until_ready(compiled(keys, params))
     return trace, t_compile, time.perf_counter() - t0
+
+
+def program(alg, envs, keys, tmax, params, budget):
+    """The compiled program (compiled now, never from a cache) of the environments and keys, free
+    initial points, environments and seeds one after the other (jbo.program(batch="environments",
+    sequential=True)): program(keys, params) -> trace with axes (E, S, T)."""
+    return engine.program(
+        alg,
+        list(envs),
+        keys=keys,
+        num_steps=tmax,
+        params=params,
+        batch="environments",
+        budget=budget,
+        free_initial=True,
+        sequential=True,
+        cache=False,
+    )
 
 
 def post_process(trace, envs, method, objective, eval_rows, seed_start=0):
@@ -249,16 +284,18 @@ def plot(curves: pd.DataFrame, column: str, path, ylabel, log=True):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_args(ap)
+    ap.add_argument("--figure", choices=FIGURES, default="fig1_2", help="the folder the files go to")
     add_update_flag(ap)
     args = ap.parse_args()
+    out = out_dir(args.figure)
     seeds = 1 if args.quick else args.seeds
-    tmax = 60 if args.quick else args.tmax
+    tmax = args.tmax or (60 if args.quick else 750)
     suffix = "_quick" if args.quick else ""
     methods = {k: {**METHODS, **EXTRAS}[k] for k in args.methods}
     if args.extras:
         methods.update(EXTRAS)
     curves, runs, timing = [], [], []
-    log = open(OUT / f"{args.tag}{suffix}.log", "a")
+    log = open(out / f"{args.tag}{suffix}.log", "a")
     for objective in args.objectives:
         envs = [P.CVSProblem(objective, c, v) for c in args.costs for v in args.variances]
         for name, opts in methods.items():
@@ -291,19 +328,19 @@ def main():
             print(line, flush=True)
             log.write(line + "\n")
             log.flush()
-            pd.concat(curves).to_csv(OUT / f"{args.tag}_curves{suffix}.csv", index=False)
-            pd.DataFrame(runs).to_csv(OUT / f"{args.tag}_runs{suffix}.csv", index=False)
-            pd.DataFrame(timing).to_csv(OUT / f"{args.tag}_timing{suffix}.csv", index=False)
+            pd.concat(curves).to_csv(out / f"{args.tag}_curves{suffix}.csv", index=False)
+            pd.DataFrame(runs).to_csv(out / f"{args.tag}_runs{suffix}.csv", index=False)
+            pd.DataFrame(timing).to_csv(out / f"{args.tag}_timing{suffix}.csv", index=False)
     table = pd.concat(curves)
-    plot(table, "simple_regret", OUT / f"{args.tag}_regret{suffix}.png", "simple regret")
+    plot(table, "simple_regret", out / f"{args.tag}_regret{suffix}.png", "simple regret")
     plot(
         table,
         "evaluations",
-        OUT / f"{args.tag.replace('fig1', 'fig2')}_evaluations{suffix}.png",
+        out / f"{args.tag.replace('fig1', 'fig2')}_evaluations{suffix}.png",
         "evaluations",
         log=False,
     )
-    print("wrote", OUT)
+    print("wrote", out)
 
 
 if __name__ == "__main__":

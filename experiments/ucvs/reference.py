@@ -8,10 +8,12 @@ L-BFGS-B on the full 8192-row Monte-Carlo mean (jax gradient), at most 200 itera
 whose f is a 1503-point GP: 2048 rows and 3 starts).
 Minimum of f: 200000 uniform points, the 20 best start L-BFGS-B.
 
-Writes reference_constants.csv into the output folder and, with --update (the folder is then
-experiments/results/cvs/), jbo/problems/data/ucvs_reference.npz (read by jbo.problems.ucvs); --validate
-re-evaluates the committed maximisers (experiments/results/cvs/reference_constants.csv).
-`--quick`: 1024 rows, fewer starts (a smoke run).
+Writes reference_constants.csv into the output folder (experiments/results/ucvs/reference/ with --update,
+else its scratch mirror) and, with --update, jbo/problems/data/ucvs_reference.npz (read by
+jbo.problems.ucvs); --validate re-evaluates the committed maximisers
+(experiments/results/ucvs/reference/reference_constants.csv) -> reference_constants_validation.csv.
+`--quick`: 1024 rows, fewer starts (a smoke run; reference_constants_quick.csv; with --validate 1024 rows,
+reference_constants_validation_quick.csv).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "experiments"))  # outdir
 from outdir import add_update_flag, committed_dir, output_dir, updating  # noqa: E402
 
+FIGURE = "reference"  # experiments/results/ucvs/reference/
 KNOWN_ARGMAX = {
     "hartmann12": [0.20168952, 0.15001069, 0.47687398, 0.27533243, 0.31165162, 0.65730054] + [0.5] * 6,
     "ackley12": [0.5] * 12,
@@ -108,7 +111,7 @@ def main():
     add_update_flag(ap)
     args = ap.parse_args()
     if args.validate:
-        return validate(args.objectives, args.variances)
+        return validate(args.objectives, args.variances, args.quick)
     rows_n = 1024 if args.quick else 8192
     n_screen, n_starts = (256, 2) if args.quick else (2048, 6)
     rows, f_star = [], {}
@@ -144,10 +147,11 @@ def main():
         save(rows, f_star, args.quick, args.check)  # after every objective: a long run keeps what it has
 
 
-def validate(objectives, variances, n=8192):
+def validate(objectives, variances, quick=False):
     """F_i at each committed maximiser on an independent sample: the Monte-Carlo error of F*_i (the
     committed value maximises a noisy mean, so it sits about one standard error above this one)."""
-    table = pd.read_csv(committed_dir("cvs") / "reference_constants.csv")
+    table = pd.read_csv(committed_dir("ucvs", FIGURE) / "reference_constants.csv")
+    n = 1024 if quick else 8192
     out = []
     for name in objectives:
         obj = ucvs.OBJECTIVES[name]
@@ -173,14 +177,15 @@ def validate(objectives, variances, n=8192):
                     }
                 )
                 print(out[-1], flush=True)
-    pd.DataFrame(out).to_csv(output_dir("cvs") / "reference_constants_validation.csv", index=False)
+    name = "reference_constants_validation_quick.csv" if quick else "reference_constants_validation.csv"
+    pd.DataFrame(out).to_csv(output_dir("ucvs", FIGURE) / name, index=False)
 
 
 def save(rows, f_star, quick, check=False):
     """Merge into the CSV and (full runs with --update) the package's npz: objectives computed now replace old
     rows. check: only reference_constants_check.csv (compare against the package's constants, change nothing)."""
     name = "reference_constants_quick.csv" if quick else "reference_constants.csv"
-    out = output_dir("cvs") / ("reference_constants_check.csv" if check else name)
+    out = output_dir("ucvs", FIGURE) / ("reference_constants_check.csv" if check else name)
     new = pd.DataFrame(rows)
     if out.exists():
         old = pd.read_csv(out)

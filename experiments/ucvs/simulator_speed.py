@@ -2,9 +2,12 @@
 (the environment's sample size), computed as a vmap of per-point formulas (written out below as the
 baseline) against one jbo.kernels cross-covariance matrix (``Objective.values``, the form the environment
 uses), and as a vmap of the objective's ``fn`` (XLA turns it into the same matrix). Compiled functions, compile time apart,
-median of repeated calls. Writes simulator_speed.json (experiments/results/cvs/ with --update).
+median of repeated calls. Writes simulator_speed.json (experiments/results/ucvs/speed/ with --update, else its
+scratch mirror).
 
-  python experiments/ucvs/simulator_speed.py [--rows 1500] [--repeats 50]
+  python experiments/ucvs/simulator_speed.py [--rows 1500] [--repeats 50] [--quick]
+
+--quick (a smoke run): 64 rows, 2 repeats -> simulator_speed_quick.json.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from jbo.problems import ucvs
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
 from outdir import add_update_flag, output_dir  # noqa: E402
 
-OUT = output_dir("cvs") / "simulator_speed.json"
+OUT = output_dir("ucvs", "speed")
 
 
 def plant_point(u):
@@ -62,8 +65,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rows", type=int, default=1500)
     ap.add_argument("--repeats", type=int, default=50)
+    ap.add_argument("--quick", action="store_true", help="a smoke run: 64 rows, 2 repeats")
     add_update_flag(ap)
     args = ap.parse_args()
+    if args.quick:
+        args.rows, args.repeats = 64, 2
     U = jnp.asarray(np.random.default_rng(0).uniform(size=(args.rows, 5)))
     out = {
         "rows": args.rows,
@@ -89,7 +95,9 @@ def main():
         out["results"][name] = res
         print(name, out["results"][name], flush=True)
     out["load1_after"] = os.getloadavg()[0]
-    OUT.write_text(json.dumps(out, indent=2))
+    (OUT / ("simulator_speed_quick.json" if args.quick else "simulator_speed.json")).write_text(
+        json.dumps(out, indent=2)
+    )
 
 
 if __name__ == "__main__":

@@ -1,8 +1,13 @@
 """Plots and tables from the CSVs that fig1.py / ablation.py wrote (also from a partial run).
 
-  python experiments/ucvs/summarize.py [--tags fig1 fig1b] [--add-seeds fig1_more] [--out fig1] [--update]
+  python experiments/ucvs/summarize.py [--tags fig1 fig1b] [--add-seeds fig1_more] [--out fig1] [--figure fig1_2]
+      [--quick] [--update]
 
-Reads the CSVs from the folder it writes to: experiments/results/cvs/ with --update, else its scratch mirror.
+Reads the CSVs from the folder it writes to, the figure's (default fig1_2): experiments/results/ucvs/fig1_2/
+with --update, else its scratch mirror. --quick reads and writes the files of fig1.py --quick (suffix _quick).
+`jbo reproduce ucvs fig1_2` runs it after the grid's fig1.py runs: --tags fig1_grid2_a fig1_grid2_b --out
+fig1_grid2, then with fig1_grid3_ts (--out fig1_grid3) and fig1_grid4_ucvs (--out fig1_grid4), and with
+--add-seeds fig1_seeds5to9 fig1_seeds5to9_pa fig1_naive --out fig1_seeds10.
 
 Writes <out>_regret.png (Fig 1: simple regret vs cost, mean +- s.e.), <out>_evaluations.png (Fig 2:
 evaluations vs cost), <out>_table.csv and <out>_table.md (per cell and method: final simple regret,
@@ -149,15 +154,22 @@ def main():
     ap.add_argument("--tags", nargs="*", default=["fig1"])
     ap.add_argument("--add-seeds", nargs="*", default=[], help="tags whose runs add seeds (not replace programs)")
     ap.add_argument("--out", default="fig1")
+    ap.add_argument("--figure", choices=F.FIGURES, default="fig1_2", help="the folder read and written")
+    ap.add_argument("--quick", action="store_true", help="the files of fig1.py --quick (suffix _quick)")
     F.add_update_flag(ap)
     args = ap.parse_args()
+    out = F.out_dir(args.figure)
+    q = "_quick" if args.quick else ""
 
-    F.require(*(F.OUT / f"{t}_{kind}.csv" for t in (*args.tags, *args.add_seeds) for kind in ("curves", "runs")))
+    def csv(tag, kind):
+        return out / f"{tag}_{kind}{q}.csv"
+
+    F.require(*(csv(t, kind) for t in (*args.tags, *args.add_seeds) for kind in ("curves", "runs")))
 
     def load(kind):
-        frame = latest([pd.read_csv(F.OUT / f"{t}_{kind}.csv") for t in args.tags], args.tags)
+        frame = latest([pd.read_csv(csv(t, kind)) for t in args.tags], args.tags)
         frame = pd.concat(
-            [frame, *(pd.read_csv(F.OUT / f"{t}_{kind}.csv").assign(tag=t) for t in args.add_seeds)],
+            [frame, *(pd.read_csv(csv(t, kind)).assign(tag=t) for t in args.add_seeds)],
             ignore_index=True,
         )
         keys = ["objective", "cost_set", "variance", "method", "seed"] + (["cost"] if kind == "curves" else [])
@@ -166,14 +178,14 @@ def main():
         return frame
 
     curves, runs = load("curves"), load("runs")
-    F.plot(curves, "simple_regret", F.OUT / f"{args.out}_regret.png", "simple regret")
+    F.plot(curves, "simple_regret", out / f"{args.out}_regret{q}.png", "simple regret")
     F.plot(
-        curves, "evaluations", F.OUT / f"{args.out.replace('fig1', 'fig2')}_evaluations.png", "evaluations", log=False
+        curves, "evaluations", out / f"{args.out.replace('fig1', 'fig2')}_evaluations{q}.png", "evaluations", log=False
     )
     t = table(curves, runs)
-    t.to_csv(F.OUT / f"{args.out}_table.csv", index=False)
-    (F.OUT / f"{args.out}_table.md").write_text(markdown(t))
-    (F.OUT / f"{args.out}_pivot.md").write_text(
+    t.to_csv(out / f"{args.out}_table{q}.csv", index=False)
+    (out / f"{args.out}_table{q}.md").write_text(markdown(t))
+    (out / f"{args.out}_pivot{q}.md").write_text(
         "Final simple regret (mean ± s.e. over seeds; bold: lowest in the row)\n\n"
         + pivot(t, "final_regret", "final_regret_se")
         + "\nCost regret R^c at the end of the budget (mean; bold: lowest)\n\n"
@@ -183,12 +195,12 @@ def main():
         + "\nBO steps for the budget (mean)\n\n"
         + pivot(t, "steps", fmt="{:.0f}").replace("**", "")
     )
-    tags = [tag for tag in args.tags if (F.OUT / f"{tag}_timing.csv").exists()]
+    tags = [tag for tag in args.tags if csv(tag, "timing").exists()]
     if tags:
-        tm = latest([pd.read_csv(F.OUT / f"{tag}_timing.csv") for tag in tags], tags)
-        added = [pd.read_csv(F.OUT / f"{t}_timing.csv").assign(tag=t) for t in args.add_seeds]
+        tm = latest([pd.read_csv(csv(tag, "timing")) for tag in tags], tags)
+        added = [pd.read_csv(csv(t, "timing")).assign(tag=t) for t in args.add_seeds]
         tm = pd.concat([tm, *added], ignore_index=True)
-        (F.OUT / f"{args.out}_timing.md").write_text(timing_markdown(tm) + provenance(tm))
+        (out / f"{args.out}_timing{q}.md").write_text(timing_markdown(tm) + provenance(tm))
     print(markdown(t))
 
 

@@ -8,7 +8,10 @@ sizes (256 Monte-Carlo rows, 512 candidates, top-4 L-BFGS starts × 30 steps; no
 rows, 100 / 2000 screening points and 2 L-BFGS-B starts) with the per-step refit (every cell of
 fig1_authors_*: the 12-D objectives with cheap costs and v = 0.02, Hartmann also with moderate costs at
 v = 0.02 and 0.04, Ackley and Hartmann with cheap costs also at v = 0.04).
-Writes ucvs.{csv,md} and ucvs_reading.csv (experiments/results/verdicts/ with --update).
+Reads experiments/results/ucvs/fig1_2/ (the grid, seeds 5-9, the naive additions) and
+experiments/results/ucvs/acq_sizes/ (the spec's suggested sizes), the folders of the figures fig1_2 and
+acq_sizes of experiments/ucvs/figures.py. Writes ucvs.{csv,md} and ucvs_reading.csv
+(experiments/results/verdicts/ with --update).
 
     python experiments/verdicts/run.py --update ucvs
 
@@ -27,7 +30,8 @@ from common import RESULTS, Claim, Pair, add_update_flag, describe, paired, writ
 from jbo import verdict
 
 PAPER = "ucvs"
-CVS = RESULTS / "cvs"
+FIG1_2 = RESULTS / "ucvs" / "fig1_2"  # Figs 1-2: the grid, seeds 5-9, the naive additions
+ACQ_SIZES = RESULTS / "ucvs" / "acq_sizes"  # uCVS and the Fig 1 baselines at the spec's suggested sizes
 # the grid: every method in fig1_grid2_{a,b}; TS-PSQ and uCVS replaced by their re-runs (same plays)
 GRID = ("fig1_grid2_a", "fig1_grid2_b")
 RERUNS = {"TS-PSQ": "fig1_grid3_ts", "uCVS": "fig1_grid4_ucvs"}
@@ -51,7 +55,7 @@ ADDED = (
     "fig1_naive_ackley_6",
     "fig1_naive_ackley_8",
 )
-RUNS = "experiments/results/cvs/" + ", ".join(f"{tag}_runs.csv" for tag in (*GRID, *RERUNS.values(), *ADDED))
+RUNS = "experiments/results/ucvs/fig1_2/" + ", ".join(f"{tag}_runs.csv" for tag in (*GRID, *RERUNS.values(), *ADDED))
 CURVES = RUNS.replace("_runs", "_curves")
 OBJECTIVES = {
     "hartmann12": "Hartmann-12D",
@@ -63,7 +67,8 @@ OBJECTIVES = {
 COSTS = ("cheap", "moderate")
 VARIANCES = (0.02, 0.04)
 BASELINES = ("UCB-PSQ", "TS-PSQ", "ETC-50")  # the paper's Fig 1 baselines (ETC-50 with the paper's size groups)
-# i_* (1-based) at alpha = 0.1 after the f_lo shift (experiments/results/cvs/reference_constants.csv, spec §4.7);
+# i_* (1-based) at alpha = 0.1 after the f_lo shift (experiments/results/ucvs/reference/reference_constants.csv,
+# spec §4.7);
 # plant's i_* is the full set 7, so no set is dearer than it
 I_STAR = {"hartmann12": {5}, "ackley12": {5}, "levy12": {1, 2, 3}, "airfoil": {3}}
 EXPLORATION = 60.0  # uCVS explores while spent <= 0.6 C, C = 100
@@ -87,9 +92,9 @@ NAIVE = ("UCB-naive", "TS-naive", "EI-naive")  # the additions (bocvs.md 3.4) wi
 def _load(kind: str) -> pd.DataFrame:
     """The grid's per-run (kind = "runs") or per-cost (kind = "curves") rows, re-runs in place of the
     programs they replace."""
-    grid = pd.concat([pd.read_csv(CVS / f"{tag}_{kind}.csv") for tag in GRID], ignore_index=True)
+    grid = pd.concat([pd.read_csv(FIG1_2 / f"{tag}_{kind}.csv") for tag in GRID], ignore_index=True)
     grid = grid[~grid.method.isin(list(RERUNS))]
-    reruns = [pd.read_csv(CVS / f"{tag}_{kind}.csv") for tag in (*RERUNS.values(), *ADDED)]
+    reruns = [pd.read_csv(FIG1_2 / f"{tag}_{kind}.csv") for tag in (*RERUNS.values(), *ADDED)]
     return pd.concat([grid, *reruns], ignore_index=True)
 
 
@@ -286,7 +291,7 @@ def _spec_sized(kind: str) -> pd.DataFrame:
     spec's per-step refit), UCB-PSQ, TS-PSQ and ETC-50 at the spec's suggested acquisition sizes (256
     Monte-Carlo rows, 512 candidates, top-4 L-BFGS starts x 30 steps; not the released code's sizes) on the
     12-D objectives; uCVS one or two seeds a program, a baseline up to ten; any cell of the grid."""
-    return pd.concat([pd.read_csv(f) for f in sorted(CVS.glob(f"fig1_authors_*_{kind}.csv"))], ignore_index=True)
+    return pd.concat([pd.read_csv(f) for f in sorted(ACQ_SIZES.glob(f"fig1_authors_*_{kind}.csv"))], ignore_index=True)
 
 
 def _spec_sizes_early(cost: float) -> str:

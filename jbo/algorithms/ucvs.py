@@ -89,11 +89,11 @@ is spent does no work at all. Each step works on the smallest prefix of the data
 observation (the ``growth`` part, GROWTH: the engine runs the scan in segments whose buffer and posterior grow
 with the data from 16 rows, see "Growing state" in jbo.engine): the O(N^2)
 per-point posterior costs grow with the data, not the scan length (Levy-12D cheap, 750 steps: UCB-CVS
-12.0 -> 1.8 s, uCVS 27.8 -> 18.6 s, same plays; experiments/results/cvs/bucket_check.json). The prefix
+12.0 -> 1.8 s, uCVS 27.8 -> 18.6 s, same plays; experiments/results/ucvs/speed/bucket_check.json). The prefix
 sizes double up to 256 rows and then grow by ``Growth.step`` = 128 (16, ..., 256, 384, 512, 640, 750):
 against powers of two (``step=None``) a 750-step uCVS run took 11% less time on Levy-12D and 7%
 on airfoil, with the same plays (chosen values within 2.3e-11) and 5-6 s more compile
-(experiments/results/cvs/bucket_step_check.json, measured with the earlier in-step buckets). Under
+(experiments/results/ucvs/speed/bucket_step_check.json, measured with the earlier in-step buckets). Under
 ``vmap`` the per-set branches become selects (everything is computed); run seeds with
 ``jbo.engine.run_environments(..., sequential=True)`` to keep them real branches.
 The inner optimiser is jbo's raw screening + top-k projected Adam (D19, the ``maximiser`` part, MAXIMISER;

@@ -34,7 +34,8 @@ cost sets and variances can be vmapped (``jbo.engine.run_environments``):
   on a cheapest alpha-acceptable set (i*).
 
 Reference constants (F*_i for every set and variance, F+, f_lo) were recomputed with multistart
-L-BFGS-B by ``experiments/ucvs/reference.py`` (results in ``experiments/results/cvs/reference_constants.csv``):
+L-BFGS-B by ``experiments/ucvs/reference.py`` (``jbo reproduce ucvs reference``; results in
+``experiments/results/ucvs/reference/reference_constants.csv``):
 8192 Monte-Carlo samples for Hartmann, Ackley, Levy and plant at every variance; 2048 samples and 3
 starts for **airfoil** (a 1503-point GP inside every Monte-Carlo row; v = 0.02 and 0.04, the spec's
 table covers no others). The airfoil values lie 0.007-0.033 above the spec's table at v = 0.02 (F+ =
