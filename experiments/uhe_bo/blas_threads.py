@@ -2,10 +2,12 @@
 marginal likelihood (Matern-5/2 ARD, 3-D, the UHE model) on n rows, with scipy-OpenBLAS's default
 thread pool and with OPENBLAS_NUM_THREADS=1, each in its own process (the pool is fixed at import).
 
-    python experiments/uhe_bo/blas_threads.py [--update]     -> blas_threads.json (experiments/results/uhe/ with --update)
+    python experiments/uhe_bo/blas_threads.py [--quick] [--update]
+        -> blas_threads.json (experiments/results/uhe_bo/blas_threads/ with --update, else its scratch mirror)
 
 jaxlib expands small Choleskys itself and calls LAPACK (from scipy's OpenBLAS) from n = 32 on, so
-only n >= 32 should differ. The load average is recorded next to every number.
+only n >= 32 should differ. The load average is recorded next to every number. --quick (smoke runs):
+n = 16 and 32 only, 2 calls each, written to blas_threads_quick.json.
 """
 
 from __future__ import annotations
@@ -31,26 +33,29 @@ model = uhe_bo.paper_model()
 p = gp.default_params(3, lengthscale=0.2, outputscale=1.0, noise=1e-3)
 g = jax.jit(jax.value_and_grad(lambda p, x, y, m: gp.log_marginal_likelihood(p, x, y, m, model)))
 out = []
-for n in (16, 31, 32, 64, 128):
+for n in SIZES:
     x = jax.random.uniform(jax.random.key(n), (n, 3)); y = jnp.sin(6 * x).sum(1); m = jnp.ones(n, bool)
     jax.block_until_ready(g(p, x, y, m))
     t0 = time.perf_counter()
-    for _ in range(10):
+    for _ in range(REPS):
         jax.block_until_ready(g(p, x, y, m))
-    out.append(dict(n=n, s_per_call=(time.perf_counter() - t0) / 10, loadavg=os.getloadavg()[0]))
+    out.append(dict(n=n, s_per_call=(time.perf_counter() - t0) / REPS, loadavg=os.getloadavg()[0]))
 print(json.dumps(out))
 """
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_update_flag(ap).parse_args()
-    path = output_dir("uhe") / "blas_threads.json"
+    ap.add_argument("--quick", action="store_true", help="n = 16 and 32, 2 calls each (smoke runs)")
+    a = add_update_flag(ap).parse_args()
+    path = output_dir("uhe_bo", "blas_threads") / f"blas_threads{'_quick' if a.quick else ''}.json"
+    sizes, reps = ((16, 32), 2) if a.quick else ((16, 31, 32, 64, 128), 10)
+    child = f"SIZES, REPS = {sizes}, {reps}\n" + CHILD
     res = {}
     for label, env in (("default_pool", {}), ("one_thread", {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"})):
         e = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
         e.update(env)
-        r = subprocess.run([sys.executable, "-c", CHILD], env=e, capture_output=True, text=True, check=True)
+        r = subprocess.run([sys.executable, "-c", child], env=e, capture_output=True, text=True, check=True)
         res[label] = json.loads(r.stdout.strip().splitlines()[-1])
         print(label, res[label], file=sys.stderr, flush=True)
     path.write_text(json.dumps(res, indent=1))

@@ -1,10 +1,12 @@
 """Shared set-up of the UHE-BO experiments (spec uhe_bo.md 5): methods, problems, one program per
 (method, problem) over all seeds, tidy CSV rows, mean +- s.e. plots.
 
-Run every script from the repository root: `python experiments/uhe_bo/<script>.py [--quick] [--update]`; results
-(PNG + CSV, *_quick for smoke runs) go to the scratch mirror of experiments/results/uhe/, with --update to
-experiments/results/uhe/ itself (experiments/outdir.py), and the scripts that summarise or append to earlier
-runs read them there.
+The scripts are the steps of the figures declared in experiments/uhe_bo/figures.py (`jbo reproduce uhe_bo
+<figure>` runs them). Each figure's results (PNG + CSV, *_quick for smoke runs) go to
+experiments/results/uhe_bo/<figure>/ with --update, else to its scratch mirror (experiments/outdir.py:
+$JBO_SCRATCH/uhe_bo/<figure>/), and the scripts that summarise or append to earlier runs read them there
+(:func:`out_dir`); a script that joins other figures' runs reads each file from that figure's output
+folder where it is there, else the committed one (:func:`find`).
 
 XLA's CPU thread pool is switched to one thread before jax is imported: on this 2-core machine,
 shared with other jobs, the multi-threaded pool made a 64-point likelihood evaluation 20-40x slower
@@ -38,9 +40,9 @@ from jbo.studies import machine_info  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
 from flat_settings import uhe_options  # noqa: E402
-from outdir import add_update_flag, missing, output_dir, require  # noqa: E402, F401 (for the scripts)
+from outdir import add_update_flag, committed_dir, missing, output_dir, require  # noqa: E402, F401 (for the scripts)
 
-OUT = output_dir("uhe")
+PAPER = "uhe_bo"
 LABELS = {
     "uhe_bo": "UHE-BO",
     "map": "MAP",
@@ -162,17 +164,36 @@ def trace_rows(name, prob_name, n0, dim, sr, best, info) -> list[dict]:
     return rows
 
 
-def read_figure(figure: str, problems, tags=("",), quick: bool = False) -> pd.DataFrame | None:
-    """Every row written so far for `figure` on `problems`, over the output tags (e.g. "" and the
-    MCMC runs' "_mcmc"), last write kept; Fig 4 takes its UHE-BO rows from Fig 2 (the same program and
-    keys). None when nothing was written."""
-    paths = [out_path(f"{figure}{t}_{p}", quick, "csv") for p in problems for t in tags]
+def out_dir(folder: str) -> Path:
+    """The folder of one figure's results: experiments/results/uhe_bo/<folder>/ with --update, else its
+    scratch mirror (experiments/outdir.py)."""
+    return output_dir(PAPER, folder)
+
+
+def find(folder: str, name: str) -> Path:
+    """The file `name` of the figure `folder` as this run sees it: the one in the output folder when it is
+    there (a re-run, or --update), else the committed one (which may not exist either)."""
+    path = out_dir(folder) / name
+    return path if path.exists() else committed_dir(PAPER, folder, name)
+
+
+def read_figure(
+    figure: str, problems, tags=("",), quick: bool = False, folder: str | None = None, joined: bool = False
+) -> pd.DataFrame | None:
+    """Every row written so far for `figure` (the file prefix) on `problems`, over the output tags (e.g. ""
+    and the MCMC runs' "_mcmc"), last write kept, from the figure's folder (`folder`, default: `figure`);
+    joined: each file from the output folder where it is there, else the committed one (find). Fig 4 takes
+    its UHE-BO rows from Fig 2 (the same program and keys; Fig 2's folder, else the committed runs). None
+    when nothing was written."""
+    folder = folder or figure
+    names = [f"{figure}{t}_{p}{'_quick' if quick else ''}.csv" for p in problems for t in tags]
+    paths = [find(folder, n) if joined else out_dir(folder) / n for n in names]
     frames = [pd.read_csv(path) for path in paths if path.exists()]
     if not frames:
         return None
     df = pd.concat(frames)
     if figure == "fig4" and "uhe_bo" not in set(df.method):
-        base = read_figure("fig2", problems, tags, quick)
+        base = read_figure("fig2", problems, tags, quick, joined=True)
         if base is not None:
             df = pd.concat([df, base[base.method == "uhe_bo"]])
     return df.drop_duplicates(["method", "problem", "seed", "step"], keep="last")
@@ -183,8 +204,9 @@ def with_mcmc(tag: str) -> list[str]:
     return [tag] if "_mcmc" in tag else [tag, tag + "_mcmc"]
 
 
-def out_path(name: str, quick: bool, ext: str) -> Path:
-    return OUT / f"{name}{'_quick' if quick else ''}.{ext}"
+def out_path(folder: str, name: str, quick: bool, ext: str) -> Path:
+    """<name>[_quick].<ext> in the output folder of the figure `folder` (out_dir)."""
+    return out_dir(folder) / f"{name}{'_quick' if quick else ''}.{ext}"
 
 
 def header(what: str) -> None:

@@ -3,12 +3,15 @@
 optimum) and, seed by seed (common random numbers: the same D0 under one seed), how often UHE-BO
 ends strictly better than the method, equal, or worse.
 
-    python experiments/uhe_bo/compare.py --update --tags "" _mcmc --out compare      (the full-protocol runs)
+    python experiments/uhe_bo/compare.py --tags "" _mcmc --out compare      (the full-protocol runs)
 
 A figure's rows for one problem are read from every `<figure><tag>_<problem>.csv` of the given tags
 (so the MCMC runs, written apart with tag _mcmc, join their figure); Fig 4 takes its UHE-BO rows
-from Fig 2 (the same program and keys). Reads them from the folder it writes to, experiments/results/uhe/ with
---update (else its scratch mirror), and writes <out>.csv and <out>.md there.
+from Fig 2 (the same program and keys). Each file is read from its figure's output folder
+(experiments/results/uhe_bo/<figure>/ with --update, else its scratch mirror) where a run wrote it there,
+else from the committed results, so the table joins what was re-run with what was not; --quick reads the
+smoke runs' *_quick files. Writes <out>.csv and <out>.md into experiments/results/uhe_bo/compare/ with
+--update (else its scratch mirror).
 """
 
 from __future__ import annotations
@@ -19,7 +22,6 @@ import common
 import numpy as np
 import pandas as pd
 
-R = common.OUT
 FIGURES = ("fig2", "fig2_d3", "fig2_realworld", "fig4", "fig5", "e0")
 REALWORLD = {"lr", "gb", "lunar"}
 
@@ -28,12 +30,14 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--tags", nargs="+", default=["", "_mcmc"])
     ap.add_argument("--out", default="compare")
+    ap.add_argument("--quick", action="store_true", help="the smoke runs' *_quick files")
     common.add_update_flag(ap)
     a = ap.parse_args(argv)
+    out_dir = common.out_dir("compare")
     rows = []
     for fig in FIGURES:
         for problem in common.PROBLEMS:
-            df = common.read_figure(fig, [problem], a.tags)
+            df = common.read_figure(fig, [problem], a.tags, a.quick, joined=True)
             if df is None:
                 continue
             real = problem in REALWORLD
@@ -66,9 +70,9 @@ def main(argv=None):
                     )
                 rows.append(row)
     if not rows:
-        raise common.missing(R, f"the figures' CSVs ({', '.join(FIGURES)}, tags {a.tags})")
+        raise common.missing(out_dir, f"the figures' CSVs ({', '.join(FIGURES)}, tags {a.tags})")
     out = pd.DataFrame(rows)
-    out.to_csv(R / f"{a.out}.csv", index=False)
+    out.to_csv(out_dir / f"{a.out}{'_quick' if a.quick else ''}.csv", index=False)
     md = [
         "| figure | problem | method | seeds | T | metric | mean ± s.e. | UHE-BO better / tie / worse |",
         "|---|---|---|---|---|---|---|---|",
@@ -83,7 +87,7 @@ def main(argv=None):
             f"| {r.figure} | {r.problem} | {common.LABELS.get(r.method, r.method)} | {r.seeds} | {r.evaluations} | "
             f"{r.metric} | {r.mean:.3f} ± {r.se:.3f} | {wins} |"
         )
-    (R / f"{a.out}.md").write_text("\n".join(md) + "\n")
+    (out_dir / f"{a.out}{'_quick' if a.quick else ''}.md").write_text("\n".join(md) + "\n")
     print("\n".join(md))
 
 

@@ -21,7 +21,7 @@ Recorded per (n, seed, data, fit): each fitted lengthscale (unit-square coordina
 mean, the signal variance and the noise variance (standardised-y units). Writes estimator_bias.csv, a
 summary (median and quartiles per n, data and fit: estimator_bias_summary.csv) and estimator_bias.png
 (geometric-mean lengthscale and noise variance against n, median with the quartile band) to
-experiments/results/uhe/ with --update, else its scratch mirror.
+experiments/results/uhe_bo/estimator_bias/ with --update, else its scratch mirror.
 
 From the paper and spec: the method, its pseudo data (Eq. 2, M = 2|D|), the GP model and priors, the
 problem (Branin, one of Fig 5's; the spec's D21 also uses it for Fig 3), noiseless objectives (D6),
@@ -189,7 +189,7 @@ def main(argv=None):
     prob = common.problem("branin")
     alg = common.method("uhe_bo", prob.dim, a.quick)
     algs = [alg, dataclasses.replace(alg, refit=dataclasses.replace(alg.refit, **SPEC_BUDGET))]
-    csv = common.out_path("estimator_bias", a.quick, "csv")
+    csv = common.out_path("estimator_bias", "estimator_bias", a.quick, "csv")
     if a.no_run:
         common.require(csv)
         df = pd.read_csv(csv)
@@ -198,8 +198,8 @@ def main(argv=None):
         df = pd.DataFrame(measure(prob, algs, sizes, seeds))
         df.to_csv(csv, index=False)
     s = summarise(df)
-    s.to_csv(common.out_path("estimator_bias_summary", a.quick, "csv"), index=False)
-    plot(s, common.out_path("estimator_bias", a.quick, "png"), alg.model)
+    s.to_csv(common.out_path("estimator_bias", "estimator_bias_summary", a.quick, "csv"), index=False)
+    plot(s, common.out_path("estimator_bias", "estimator_bias", a.quick, "png"), alg.model)
     pd.set_option("display.width", 200)
     for metric in ("lengthscale_gm", "noise", "outputscale"):
         table = s.pivot(index=["data", "fit"], columns="n", values=f"{metric}_median")

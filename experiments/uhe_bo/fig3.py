@@ -2,14 +2,15 @@
 sampled and the GP posterior mean on the real data under the hyper-parameters of the run's last BO
 step, against the true function.
 
-    python experiments/uhe_bo/fig3.py [--quick] [--seeds 5] [--budget 100]
+    python experiments/uhe_bo/fig3.py [--quick] [--seeds 5] [--budget 100] [--methods uhe_bo,map]
 
 From the paper: the figure's content (sampled points, GP mean under the fitted theta, truth; UHE-BO
 vs MAP). Ours (D21): the function (Branin; the paper does not name it), the moment (the end of a
 T = 100 run after n0 = 6), and a number for what the paper only shows: the RMSE of the posterior
 mean against the truth over a 60 x 60 grid, in units of the standard deviation of f on that grid,
 per seed, with the fitted lengthscales (unit-cube coordinates). The plot shows seed 0.
-Writes fig3.png and fig3.csv (one row per method and seed) to experiments/results/uhe/ with --update.
+Writes fig3.png and fig3.csv (one row per method and seed) to experiments/results/uhe_bo/fig3/ with --update
+(else its scratch mirror).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--seeds", type=int, default=None)
     ap.add_argument("--budget", type=int, default=None)
+    ap.add_argument("--methods", default="uhe_bo,map", help="a subset of uhe_bo,map (smoke runs: one)")
     common.add_update_flag(ap)
     a = ap.parse_args(argv)
     seeds = a.seeds or (2 if a.quick else 5)
@@ -42,7 +44,7 @@ def main(argv=None):
     grid = np.stack(np.meshgrid(g, g, indexing="xy"), -1).reshape(-1, 2)
     truth = np.asarray(jax.vmap(prob.objective_unit)(jnp.asarray(grid)))
     rows, runs = [], {}
-    for m in ("uhe_bo", "map"):
+    for m in a.methods.split(","):
         alg = common.method(m, prob.dim, a.quick)
         tr = jbo.run_seeds(
             alg, prob, key=jax.random.key(0), num_steps=alg.num_initial + budget, num_seeds=seeds, keep_final_state=True
@@ -67,9 +69,9 @@ def main(argv=None):
                 )
             )
     df = pd.DataFrame(rows)
-    df.to_csv(common.out_path("fig3", a.quick, "csv"), index=False)
+    df.to_csv(common.out_path("fig3", "fig3", a.quick, "csv"), index=False)
     print(df.groupby("method").agg(["mean", "std"]).T.to_string(), file=sys.stderr)
-    plot(grid, truth, runs, common.out_path("fig3", a.quick, "png"))
+    plot(grid, truth, runs, common.out_path("fig3", "fig3", a.quick, "png"))
 
 
 def plot(grid, truth, runs, path):
@@ -81,8 +83,8 @@ def plot(grid, truth, runs, path):
     n = int(np.sqrt(grid.shape[0]))
     xx, yy = grid[:, 0].reshape(n, n), grid[:, 1].reshape(n, n)
     levels = np.linspace(truth.min(), truth.max(), 25)
-    fig, axes = plt.subplots(2, 2, figsize=(8, 7))
-    for row, m in enumerate(("uhe_bo", "map")):
+    fig, axes = plt.subplots(len(runs), 2, figsize=(8, 3.5 * len(runs)), squeeze=False)
+    for row, m in enumerate(runs):
         x, mu = runs[m]
         axes[row, 0].contourf(xx, yy, truth.reshape(n, n), levels=levels)
         axes[row, 0].set_title("truth: Branin (maximise -f)")

@@ -4,6 +4,7 @@ the paper's data sets (no OpenML / HPOBench here; see jbo/problems/uhe_bo.py):
     python experiments/uhe_bo/realworld.py [--quick] [--problems lr,gb,lunar] [--methods uhe_bo,map]
                                         [--seeds 10] [--budget 100] [--tag _x] [--no-run]
                                         [--workers 2] [--seed-ids 0,1,2] [--bucket-step 32]
+                                        [--folder fig4_runtime]
 
 * lr    (replaces LR-Vehicle, d = 2): SGD logistic regression in pure JAX, so every seed of a method
         runs inside one compiled program, like the synthetic figures;
@@ -17,7 +18,9 @@ From the paper: the seven methods, 10 seeds, Matern-5/2 ARD, the priors, beta = 
 the replacements themselves, and the fit / optimiser budgets of jbo.algorithms.uhe_bo's docstring.
 The metric is the best observed value (test accuracy, mean reward), higher is better (D8).
 For the host problems the log records, per method, the seconds spent in the algorithm (ask + tell,
-compiled once) apart from the seconds spent evaluating the objective.
+compiled once) apart from the seconds spent evaluating the objective. The files (fig2_realworld<tag>_*)
+go to experiments/results/uhe_bo/fig2_realworld/ with --update (else its scratch mirror), or to the figure
+folder --folder names (fig4_runtime: the one-seed timing runs on the boosting replacement).
 """
 
 from __future__ import annotations
@@ -101,6 +104,7 @@ def run_host(
             )
     y = np.stack(ys, 1)  # (seeds, T)
     best = np.maximum.accumulate(y, axis=1)
+    infos = [i._asdict() if hasattr(i, "_asdict") else dict(i) for i in infos]  # UHE's info is a NamedTuple
     info = {k: np.stack([i[k] for i in infos], 1) for k in infos[0]} if infos[0] else {}
     timing = dict(
         method=name,
@@ -149,6 +153,7 @@ def main(argv=None):
         default=0,
         help="processes evaluating the host objectives (gb, lunar) in parallel; 0: in this process",
     )
+    ap.add_argument("--folder", default="fig2_realworld", help="the figure folder written to")
     common.add_update_flag(ap)
     a = ap.parse_args(argv)
     probs, methods = a.problems.split(","), a.methods.split(",")
@@ -157,7 +162,7 @@ def main(argv=None):
         raise ValueError(f"unknown problem(s) {unknown}; choose from {sorted(BUDGET)}")
     seeds = a.seeds or (2 if a.quick else 10)
     common.header(f"UHE fig2 bottom: {probs} x {methods}, {seeds} seeds")
-    log = open(common.out_path("fig2_realworld" + a.tag, a.quick, "log"), "a")
+    log = open(common.out_path(a.folder, "fig2_realworld" + a.tag, a.quick, "log"), "a")
     ids = [None] if a.seed_ids is None else [int(i) for i in a.seed_ids.split(",")]
     if ids != [None] and not set(probs) <= HOST:
         raise ValueError(f"--seed-ids is for the host problems {sorted(HOST)}, not {sorted(set(probs) - HOST)}")
@@ -171,7 +176,7 @@ def main(argv=None):
         budget = a.budget or (6 if a.quick else BUDGET[p])
         if budget % 2:
             raise ValueError(f"--budget must be even (D7), got {budget}")
-        csv = common.out_path(f"fig2_realworld{a.tag}_{p}", a.quick, "csv")
+        csv = common.out_path(a.folder, f"fig2_realworld{a.tag}_{p}", a.quick, "csv")
         for m in methods:
             for i in ids:
                 if p in HOST:
@@ -185,18 +190,20 @@ def main(argv=None):
     if pool is not None:
         pool.shutdown()
     # the plot and summary cover every problem run so far under this tag, with the MCMC runs (tag _mcmc)
-    df = common.read_figure("fig2_realworld", list(BUDGET), common.with_mcmc(a.tag), a.quick)  # last write kept
+    df = common.read_figure(
+        "fig2_realworld", list(BUDGET), common.with_mcmc(a.tag), a.quick, a.folder
+    )  # last write kept
     if df is None:
-        raise common.missing(common.OUT, f"fig2_realworld{a.tag}_<problem>.csv")
+        raise common.missing(common.out_dir(a.folder), f"fig2_realworld{a.tag}_<problem>.csv")
     common.plot_curves(
         df,
-        common.out_path("fig2_realworld" + a.tag, a.quick, "png"),
+        common.out_path(a.folder, "fig2_realworld" + a.tag, a.quick, "png"),
         metric="best_value",
         log=False,
         title="UHE-BO Fig 2 bottom (replacements): best observed value, mean +- s.e.",
     )
     s = common.summary(df, metric="best_value")
-    s.to_csv(common.out_path("fig2_realworld" + a.tag + "_summary", a.quick, "csv"), index=False)
+    s.to_csv(common.out_path(a.folder, "fig2_realworld" + a.tag + "_summary", a.quick, "csv"), index=False)
     print(s.to_string(), file=sys.stderr)
 
 

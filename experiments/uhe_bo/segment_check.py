@@ -3,10 +3,12 @@
 Every method of jbo.algorithms.uhe_bo (fit / optimiser budgets cut to keep this short: 10 Adam fit steps,
 10 optimiser steps, 128 raw points, 20 HMC warm-up steps) runs branin for 40 steps, 2 seeds, once
 with the default segments (buffers of 16, 32, then 40 rows) and once with bucket=False (the whole
-40-row buffer at every step). Written to segment_check.json (experiments/results/uhe/ with --update): the largest
-difference of the regret curves and of the chosen points, and the time of each run (compile included).
+40-row buffer at every step). Written to segment_check.json (experiments/results/uhe_bo/segment_check/ with
+--update, else its scratch mirror): the largest difference of the regret curves and of the chosen points, and
+the time of each run (compile included). --quick (smoke runs): MAP only, 20 steps (buffers of 16, then 20
+rows), written to segment_check_quick.json.
 
-    python experiments/uhe_bo/segment_check.py
+    python experiments/uhe_bo/segment_check.py [--quick]
 """
 
 from __future__ import annotations
@@ -28,16 +30,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: ou
 from flat_settings import uhe_options  # noqa: E402
 from outdir import add_update_flag, output_dir  # noqa: E402
 
-OUT = output_dir("uhe") / "segment_check.json"
 SHORT = dict(num_initial=6, fit_steps=10, opt_steps=10, num_raw=128, num_warmup=20)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_update_flag(ap).parse_args()
-    prob, key, steps = jbo.problems.get("branin"), jax.random.key(7), 40
+    ap.add_argument("--quick", action="store_true", help="MAP only, 20 steps (smoke runs)")
+    a = add_update_flag(ap).parse_args()
+    out = output_dir("uhe_bo", "segment_check") / f"segment_check{'_quick' if a.quick else ''}.json"
+    prob, key, steps = jbo.problems.get("branin"), jax.random.key(7), 20 if a.quick else 40
     rows = []
-    for name in uhe_bo.NAMES:
+    for name in ("map",) if a.quick else uhe_bo.NAMES:
         kw = {"num_initial": 6} if name == "random" else SHORT
         runs = {}
         for label, extra in (("segments", {}), ("whole", {"growth": jbo.data.WHOLE})):
@@ -62,10 +65,10 @@ def main():
         }
         print(json.dumps(row))
         rows.append(row)
-    OUT.write_text(
+    out.write_text(
         json.dumps(
             {
-                "command": "python experiments/uhe_bo/segment_check.py",
+                "command": "python experiments/uhe_bo/segment_check.py" + (" --quick" if a.quick else ""),
                 "machine": machine_info(),
                 "problem": "branin",
                 "steps": steps,

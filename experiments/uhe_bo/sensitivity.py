@@ -5,22 +5,15 @@ variance of UHE-BO's posterior.
     python experiments/uhe_bo/sensitivity.py [--quick] [--seeds 10] [--budget 50] [--problems ...]
         [--methods ...] [--variants ...] [--tag _x] [--no-run]
 
-The committed runs (sensitivity.csv; the T = 50 ones, the T = 100 fit_5x300 on deceptive2, the
-ablations and E0 ran in parallel processes by problem with --tag, their CSVs and logs then concatenated
-into sensitivity.csv / sensitivity.log and the summary redone with --no-run; rows of a later run replace
-those of the same variant, budget, problem, method and seed):
-
-    python experiments/uhe_bo/sensitivity.py --seeds 8 --budget 50 --variants default,kappa_1.96,gpy_like
-    python experiments/uhe_bo/sensitivity.py --seeds 6 --budget 30 --variants default,fit_5x300
-    python experiments/uhe_bo/sensitivity.py --seeds 10 --budget 100 --variants default,kappa_1.96
-    python experiments/uhe_bo/sensitivity.py --seeds 10 --budget 100 --variants gpy_like
-    python experiments/uhe_bo/sensitivity.py --seeds 10 --budget 100 --variants fit_5x300
-    python experiments/uhe_bo/sensitivity.py --seeds 10 --budget 100 --problems P --methods ra_bo,random_exp3
-        --tag _ablation_P                          (P = deceptive2, hartmann3: Fig 4's ablations)
-    python experiments/uhe_bo/sensitivity.py --seeds 10 --budget 100 --problems P --methods uhe_bo,map,ra_bo
-        --variants default,kappa_1.96,gpy_like --tag _e0_P          (P = gp_d1, gp_d2: E0)
-    python experiments/uhe_bo/sensitivity.py --seeds 10 --budget 100 --problems P --methods uhe_bo,ra_bo
-        --variants noise_refit --tag _noise_P      (P = deceptive2, hartmann3, branin, gp_d1, gp_d2)
+The committed runs (sensitivity.csv) are the steps of the figure `sensitivity` in
+experiments/uhe_bo/figures.py (`jbo reproduce uhe_bo sensitivity`): T = 50 with 8 seeds (default,
+kappa_1.96, gpy_like), T = 30 with 6 seeds (default, fit_5x300), T = 100 with 10 seeds (every variant;
+Fig 4's ablations RA-BO and Random+EXP3 on deceptive2 and hartmann3; UHE-BO, RA-BO and MAP on E0's
+gp_d1 and gp_d2 under default, kappa_1.96 and gpy_like; noise_refit for UHE-BO on hartmann3, deceptive2
+and branin and RA-BO on hartmann3). Several of them ran as parallel processes with --tag, their CSVs and
+logs then concatenated into sensitivity.csv / sensitivity.log and the summary redone with --no-run
+(sensitivity.log records each process); rows of a later run replace those of the same variant, budget,
+problem, method and seed, so the steps run one after the other give the same rows.
 
 UHE-BO and the methods of the Fig 2 comparison (MAP, A-GP-UCB, W&dF, Portfolio, Random; MCMC is left
 out: one 10-seed HMC program costs 15-45 min here) on Deceptive (n = 2), Hartmann3 and Branin, the
@@ -55,7 +48,7 @@ per problem and its rows serve every variant.
 Settings from the paper: Matern-5/2 ARD, Gamma(1e-3, 10) priors, beta = 1.96, M = 2|D|. Ours: n0 = 3d
 uniform, noiseless objectives, the acquisition optimiser of jbo.algorithms.uhe_bo; the budget T (default
 50 BO evaluations, half of the T = 100 of the Fig 2 runs, for time on a 2-core CPU). Writes (into
-experiments/results/uhe/ with --update, else its scratch mirror) sensitivity.csv (one row per variant, problem,
+experiments/results/uhe_bo/sensitivity/ with --update, else its scratch mirror) sensitivity.csv (one row per variant, problem,
 method and seed: the final simple regret and the last fitted hyper-parameters), sensitivity.md (median log10
 regret and UHE-BO against each method by jbo.verdict.compare, per variant and problem) and appends the command,
 the machine and each program's compile and run seconds to sensitivity.log.
@@ -165,7 +158,8 @@ def final_rows(variant, problem, method, tr, n0) -> list[dict]:
 def _slice(tr, i):
     """Setting i of a run_sweep trace (metrics and info only)."""
     take = lambda d: {k: np.asarray(a)[i] for k, a in d.items()}  # noqa: E731
-    return SimpleNamespace(metrics=take(tr.metrics), info=take(tr.info))
+    info = tr.info._asdict() if hasattr(tr.info, "_asdict") else tr.info  # UHE's info is a NamedTuple
+    return SimpleNamespace(metrics=take(tr.metrics), info=take(info))
 
 
 def run(method, problem, variants, seeds, budget, quick, log) -> list[dict]:
@@ -283,9 +277,9 @@ def main(argv=None):
     if bad:
         raise ValueError(f"unknown variant(s) {sorted(bad)}; choose from {VARIANTS}")
     name = "sensitivity" + a.tag
-    csv = common.out_path(name, a.quick, "csv")
+    csv = common.out_path("sensitivity", name, a.quick, "csv")
     if not a.no_run:
-        with open(common.out_path(name, a.quick, "log"), "a") as log:
+        with open(common.out_path("sensitivity", name, a.quick, "log"), "a") as log:
             print(
                 f"# python experiments/uhe_bo/sensitivity.py {' '.join(sys.argv[1:] if argv is None else argv)}",
                 file=log,
@@ -307,7 +301,7 @@ def main(argv=None):
         "Final simple regret after the budget in `sensitivity.log`; UHE-BO against each method by the "
         "verdict rule (jbo.verdict.compare on log10 regret, paired by seed).\n\n" + summarise(df)
     )
-    common.out_path(name, a.quick, "md").write_text(text)
+    common.out_path("sensitivity", name, a.quick, "md").write_text(text)
     print(text, file=sys.stderr)
 
 

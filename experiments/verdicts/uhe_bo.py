@@ -36,21 +36,21 @@ def _uhe_common():
 
 
 PAPER = "uhe_bo"
-UHE = RESULTS / "uhe"
-SRC = "experiments/results/uhe/"
+UHE = RESULTS / "uhe_bo"  # one folder per figure (experiments/uhe_bo/figures.py)
+SRC = "experiments/results/uhe_bo/"
 # the per-seed, per-step result files of each problem (MCMC, and Fig 4's ablations, in files of their own)
 FILES = {
-    "deceptive2": ("fig2_deceptive2.csv", "fig2_mcmc_deceptive2.csv", "fig4_deceptive2.csv"),
-    "deceptive3": ("fig2_d3_deceptive3.csv", "fig2_d3_mcmc_deceptive3.csv"),
-    "h1": ("fig2_h1.csv", "fig2_mcmc_h1.csv"),
-    "hartmann3": ("fig2_hartmann3.csv", "fig2_mcmc_hartmann3.csv", "fig4_hartmann3.csv"),
-    "branin": ("fig5_branin.csv", "fig5_mcmc_branin.csv"),
-    "hartmann6": ("fig5_hartmann6.csv", "fig5_mcmc_hartmann6.csv"),
-    "lr": ("fig2_realworld_lr.csv", "fig2_realworld_mcmc_lr.csv"),
-    "gb": ("fig2_realworld_gb.csv", "fig2_realworld_mcmc_gb.csv"),
-    "lunar": ("fig2_realworld_lunar.csv", "fig2_realworld_mcmc_lunar.csv"),
-    "gp_d1": ("e0_gp_d1.csv",),
-    "gp_d2": ("e0_gp_d2.csv",),
+    "deceptive2": ("fig2/fig2_deceptive2.csv", "fig2/fig2_mcmc_deceptive2.csv", "fig4/fig4_deceptive2.csv"),
+    "deceptive3": ("fig2_d3/fig2_d3_deceptive3.csv", "fig2_d3/fig2_d3_mcmc_deceptive3.csv"),
+    "h1": ("fig2/fig2_h1.csv", "fig2/fig2_mcmc_h1.csv"),
+    "hartmann3": ("fig2/fig2_hartmann3.csv", "fig2/fig2_mcmc_hartmann3.csv", "fig4/fig4_hartmann3.csv"),
+    "branin": ("fig5/fig5_branin.csv", "fig5/fig5_mcmc_branin.csv"),
+    "hartmann6": ("fig5/fig5_hartmann6.csv", "fig5/fig5_mcmc_hartmann6.csv"),
+    "lr": ("fig2_realworld/fig2_realworld_lr.csv", "fig2_realworld/fig2_realworld_mcmc_lr.csv"),
+    "gb": ("fig2_realworld/fig2_realworld_gb.csv", "fig2_realworld/fig2_realworld_mcmc_gb.csv"),
+    "lunar": ("fig2_realworld/fig2_realworld_lunar.csv", "fig2_realworld/fig2_realworld_mcmc_lunar.csv"),
+    "gp_d1": ("e0/e0_gp_d1.csv",),
+    "gp_d2": ("e0/e0_gp_d2.csv",),
 }
 PROBLEMS = {
     "deceptive2": "Deceptive (n = 2)",
@@ -103,7 +103,7 @@ REAL = (
     f"(log10 = False), 'comparable' within {ACC_MARGIN:g} point"
 )
 # the sensitivity runs (experiments/uhe_bo/sensitivity.py): one row per variant, problem, method and seed
-SENS = "sensitivity.csv"
+SENS = "sensitivity/sensitivity.csv"
 VARIANTS = {
     "default": "default",
     "kappa_1.96": "κ = 1.96",
@@ -271,7 +271,7 @@ def write_sensitivity_table(sens: pd.DataFrame | None, probes: list[tuple[str, l
     (OUT / "uhe_bo_sensitivity.md").write_text(
         "\n".join(lines)
         + "\n\n— : the run does not bear on the claim (σ_n² refitted on the real data changes only UHE-BO and "
-        "RA-BO). Seeds: 10 at T = 100, 8 at T = 50, 6 at T = 30. From `experiments/results/uhe/sensitivity.csv`.\n"
+        "RA-BO). Seeds: 10 at T = 100, 8 at T = 50, 6 at T = 30. From `experiments/results/uhe_bo/sensitivity/sensitivity.csv`.\n"
     )
 
 
@@ -308,10 +308,13 @@ def claims() -> list[Claim]:
         label = f"{PROBLEMS[problem]} stuck (final regret ≥ {STUCK:g}): {METHODS[m]} vs UHE-BO"
         return Pair(label, *paired(fa, fb), "worse than", False, STUCK_MARGIN)
 
-    fig2 = f"{SRC}fig2_<problem>.csv, fig2_mcmc_<problem>.csv, fig2_d3_deceptive3.csv, fig2_d3_mcmc_deceptive3.csv"
-    fig5 = f"{SRC}fig5_<problem>.csv, fig5_mcmc_<problem>.csv"
-    real = f"{SRC}fig2_realworld_<problem>.csv, fig2_realworld_mcmc_<problem>.csv"
-    fig4 = f"{SRC}fig4_<problem>.csv, fig2_<problem>.csv (UHE-BO)"
+    fig2 = (
+        f"{SRC}fig2/fig2_<problem>.csv, fig2/fig2_mcmc_<problem>.csv, fig2_d3/fig2_d3_deceptive3.csv, "
+        "fig2_d3/fig2_d3_mcmc_deceptive3.csv"
+    )
+    fig5 = f"{SRC}fig5/fig5_<problem>.csv, fig5/fig5_mcmc_<problem>.csv"
+    real = f"{SRC}fig2_realworld/fig2_realworld_<problem>.csv, fig2_realworld/fig2_realworld_mcmc_<problem>.csv"
+    fig4 = f"{SRC}fig4/fig4_<problem>.csv, fig2/fig2_<problem>.csv (UHE-BO)"
     synth = f"{SETTINGS}; {DECEPTIVE}; {H1}"
     q_fig2 = (
         "our UHE-BO is significantly better than all baseline methods in the Deceptive and h1 functions whilst "
@@ -546,8 +549,8 @@ def claims() -> list[Claim]:
             scope=SCOPE,
         ),
     ]
-    runtime = pd.read_csv(UHE / "fig4_runtime.csv")
-    gpu = json.loads((UHE / "h100" / "timing_h100.json").read_text())["runs"]
+    runtime = pd.read_csv(UHE / "fig4_runtime" / "fig4_runtime.csv")
+    gpu = json.loads((UHE / "gpu_vs_cpu" / "timing_h100.json").read_text())["runs"]
     gpu = {r["method"]: r["s_per_bo_step"] for r in gpu}
     timing = (
         "one seed per method, T = 100, seconds per BO evaluation with compilation apart, on a 2-core x86_64 CPU "
@@ -556,17 +559,17 @@ def claims() -> list[Claim]:
         f"bounds (within {MAP_RATIO:g}× either way; at least {MCMC_RATIO:g}×) are our reading of 'comparable' and "
         f"'much faster'. On one H100 (Hartmann3, not graded: the paper's runs are on a CPU) UHE-BO is "
         f"{gpu['uhe_bo'] / gpu['map']:.2f}× MAP and MCMC {gpu['mcmc'] / gpu['uhe_bo']:.0f}× UHE-BO "
-        "(h100/timing_h100.json)"
+        "(gpu_vs_cpu/timing_h100.json)"
     )
     q_time = "The running time of our method is comparable to MAP whilst much faster than MCMC across three problems."
     time_scope = "T = 100, one seed per method; Deceptive (n = 2), Hartmann3, boosting replacement"
-    fig3 = pd.read_csv(UHE / "fig3.csv").assign(step=0)
+    fig3 = pd.read_csv(UHE / "fig3" / "fig3.csv").assign(step=0)
     f3 = [final_per_seed(fig3, "rmse_over_sd", method=m) for m in ("uhe_bo", "map")]
     out += [
         Claim(
             "5",
             f"UHE-BO's seconds per BO evaluation within {MAP_RATIO:g}× of MAP's, either way",
-            source=f"{SRC}fig4_runtime.csv",
+            source=f"{SRC}fig4_runtime/fig4_runtime.csv",
             note=f"{timing}. Sensitivity: not run for this claim (the sensitivity runs compare regret, not time)",
             checks=_runtime_checks(runtime, "uhe_bo", "map", MAP_RATIO, at_most=True),
             quote=q_time,
@@ -576,7 +579,7 @@ def claims() -> list[Claim]:
         Claim(
             "5",
             f"MCMC's seconds per BO evaluation at least {MCMC_RATIO:g}× UHE-BO's",
-            source=f"{SRC}fig4_runtime.csv",
+            source=f"{SRC}fig4_runtime/fig4_runtime.csv",
             note=timing,
             checks=_runtime_checks(runtime, "mcmc", "uhe_bo", MCMC_RATIO, at_most=False),
             quote=q_time,
@@ -601,7 +604,7 @@ def claims() -> list[Claim]:
                 for p in ("gp_d1", "gp_d2")
                 for m in ("uhe_bo", "ra_bo")
             ],
-            f"{SRC}e0_gp_d1.csv, e0_gp_d2.csv",
+            f"{SRC}e0/e0_gp_d1.csv, e0/e0_gp_d2.csv",
             "the paper reports no number for this (Fig 1 is an illustration): E0 is the spec's harness (section "
             f"5.4), Matérn-5/2 GP sample paths with ℓ₀ = {LS_TRUE:g} drawn by random Fourier features on [0, 1]^d, "
             f"d = 1 and 2, 10 seeds, n0 = 3d, T = 100; lengthscale error = abs(ln ℓ̂ − ln ℓ₀) at the last step, "
@@ -609,7 +612,7 @@ def claims() -> list[Claim]:
             f"log10 scale (a factor of two is 'comparable'). {MODEL}."
             + sensitivity(sens, probes["e0"])
             + " The spec's fit budget 5 × 300 is not in the E0 runs; the estimator-bias study "
-            "(`experiments/results/uhe/estimator_bias_summary.csv`) fits both ways at 3 × 40 and 5 × 300 on Branin.",
+            "(`experiments/results/uhe_bo/estimator_bias/estimator_bias_summary.csv`) fits both ways at 3 × 40 and 5 × 300 on Branin.",
             quote="To completely correct this statistical bias, we propose to approximate the biased GP "
             "hyperparameter loss function by a non-biased one.",
             where="§5.2, Thm 6.4, Fig 1",
@@ -619,7 +622,7 @@ def claims() -> list[Claim]:
             "7",
             "UHE-BO's GP mean under its last fit closer to the true function than MAP's (Branin: RMSE over a grid)",
             [Pair("Branin RMSE of the GP mean / sd of f: UHE-BO vs MAP", *paired(*f3), "more accurate than")],
-            f"{SRC}fig3.csv",
+            f"{SRC}fig3/fig3.csv",
             "the paper does not name Fig 3's function: Branin is the spec's choice (D21); RMSE over a 60 × 60 "
             "grid in units of the standard deviation of f there, 5 seeds, n0 = 3d, T = 100; MAP's final regret is "
             f"the lower on every seed. {MODEL}",
