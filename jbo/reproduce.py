@@ -519,7 +519,7 @@ def reproduce(
     return 0 if ok else 1
 
 
-def _same_to_rounding(a: Path, b: Path, rtol: float = 1e-12) -> bool:
+def same_to_rounding(a: Path, b: Path, rtol: float = 1e-12) -> bool:
     """Two per-comparison tables with the same rows and text whose numbers agree to rtol (the last
     bits of a bootstrap interval or a median move with the BLAS and NumPy build)."""
     import numpy as np
@@ -555,7 +555,7 @@ def regrade(root: Path | None = None, echo=print) -> int:
             if new.exists() and new.read_bytes() == f.read_bytes():
                 continue
             stats = f.suffix == ".csv" and not f.stem.endswith("_reading")
-            if new.exists() and stats and _same_to_rounding(new, f):
+            if new.exists() and stats and same_to_rounding(new, f):
                 rounding.append(f.name)
             else:
                 differ.append(f.name)

@@ -91,7 +91,7 @@ LAYERS = (
     ("parallel",),
     ("runner", "engine"),
     ("algorithms", "problems"),
-    ("asktell", "studies", "study_config", "verdict", "cli", "__main__", ""),
+    ("asktell", "studies", "study_config", "verdict", "reproduce", "cli", "__main__", ""),
 )
 
 

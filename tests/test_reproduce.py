@@ -281,6 +281,6 @@ def test_statistics_tables_agree_to_rounding_but_not_beyond(tmp_path):
     b.write_text("claim,comparison,p_value,holds\n1,x vs y,0.012300000000000002,True\n2,x vs z,0.5,False\n")
     c.write_text("claim,comparison,p_value,holds\n1,x vs y,0.0124,True\n2,x vs z,0.5,False\n")
     d.write_text("claim,comparison,p_value,holds\n1,x vs y,0.0123,True\n2,x vs z,0.5,True\n")
-    assert rep._same_to_rounding(a, b)  # one ulp
-    assert not rep._same_to_rounding(a, c)  # a different p-value
-    assert not rep._same_to_rounding(a, d)  # a different outcome
+    assert rep.same_to_rounding(a, b)  # one ulp
+    assert not rep.same_to_rounding(a, c)  # a different p-value
+    assert not rep.same_to_rounding(a, d)  # a different outcome
