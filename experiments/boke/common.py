@@ -1,8 +1,9 @@
-"""Shared set-up of the BOKE experiments: methods with the spec's defaults, params, output folder.
+"""Shared set-up of the BOKE experiments: methods with the spec's defaults, params, output folders.
 
-Every script here runs with `python experiments/boke/<script>.py [--quick] [--update]` from the repository
-root and writes PNG + CSV into the scratch mirror of experiments/results/boke/, or with --update into
-experiments/results/boke/ itself (experiments/outdir.py; quick runs write *_quick files).
+The figures these scripts make are declared in experiments/boke/figures.py and run by
+`jbo reproduce boke <figure>`. Each script writes PNG + CSV into its figure's folder,
+experiments/results/boke/<figure>/ with --update, else its scratch mirror (experiments/outdir.py;
+quick runs write *_quick files).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: ou
 from flat_settings import gp_options  # noqa: E402, F401 (for the scripts)
 from outdir import add_update_flag, committed_dir, output_dir  # noqa: E402, F401 (for the scripts)
 
-OUT = output_dir("boke")
 METHODS = ("BOKE", "BOKE+", "KR-UCB", "GP-UCB")
 # Ours, not the paper's: with alpha = 0.5 and n0 = 5d, KR-UCB cannot widen before t = n0^2 (> T for
 # d >= 3), so it only re-samples the design. This variant (alpha = 0.8) widens after t = n0^1.25.
@@ -51,8 +51,14 @@ def params_for(method: str, varsigma: float, noise_std: float):
     return boke.BOKEPlusParams(varsigma=varsigma) if method == "BOKE+" else boke.BOKEParams(varsigma=varsigma)
 
 
-def out_path(name: str, quick: bool, ext: str) -> Path:
-    return OUT / f"{name}{'_quick' if quick else ''}.{ext}"
+def out_dir(figure: str) -> Path:
+    """The folder of one figure (its name in experiments/boke/figures.py): experiments/results/boke/<figure>/
+    with --update, else its scratch mirror; created."""
+    return output_dir("boke", figure)
+
+
+def out_path(figure: str, name: str, quick: bool, ext: str) -> Path:
+    return out_dir(figure) / f"{name}{'_quick' if quick else ''}.{ext}"
 
 
 def header(what: str) -> None:

@@ -7,9 +7,10 @@ largest gap and the fill distance stops falling (Fig 3 measures 0.027 at t = 200
 exploration against 0.005 for LHS).
 
 Closed-form posterior variance (NumPy, float64) of n evenly spaced points on [0, 1], on a grid of
-4001 points. Writes fig3_floor.csv (experiments/results/boke/ with --update, else its scratch mirror).
+4001 points. Writes fig3_floor.csv (experiments/results/boke/fig3_floor/ with --update, else its scratch
+mirror).
 
-    python experiments/boke/fig3_floor.py
+    jbo reproduce boke fig3_floor
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
 from outdir import add_update_flag, output_dir  # noqa: E402
 
-OUT = output_dir("boke") / "fig3_floor.csv"
+OUT = output_dir("boke", "fig3_floor") / "fig3_floor.csv"
 LENGTHSCALE = 0.5 * np.sqrt(1 / 6)  # the paper's fixed lengthscale at d = 1
 NOISE = 1e-6  # the GP model's noise-variance floor (noise-free runs)
 

@@ -1,7 +1,8 @@
 """BOKE paper Fig. 3: fill distance of DE (argmin W_t) vs GP-variance exploration vs uniform vs LHS.
 
-    python experiments/boke/fill_distance.py [--quick]
-    python experiments/boke/fill_distance.py --seeds 20 --tag s20   # a shorter run beside the main one
+    jbo reproduce boke fig3     # fill_distance.py (100 seeds), then --seeds 20 --tag s20 (per seed, graded)
+
+`--quick`: 3 seeds, t <= 20, 2^10 probe points (with `--dims 1 2` a smoke run).
 
 From the paper: the four designs, mean over 100 seeds (our default too; 33 min on 2 CPU cores,
 mostly GP-variance exploration; --seeds 20 for a 16-min run), log-log axes. Ours (spec 6.2): d in
@@ -11,8 +12,8 @@ for each t; every sequential method starts from one uniform point; the sup over 
 over 2^16 scrambled Sobol points plus the 2^d corners. Both sequential methods screen 128 d random
 candidates (+ the data) with 10 starts x 50 Adam steps (the regret experiments use 1024 d; we cut it
 here so that 100 seeds of GP exploration at d = 8 fit the time budget).
-Writes (experiments/results/boke/ with --update) fig3_fill_distance[_<tag>].{png,csv} (means and standard errors) and
-fig3_fill_distance[_<tag>]_seeds.csv (every seed's fill distance at t = 50, 100 and 200, for the
+Writes (experiments/results/boke/fig3/ with --update, else its scratch mirror)
+fig3_fill_distance[_<tag>].{png,csv} (means and standard errors) and fig3_fill_distance[_<tag>]_seeds.csv (every seed's fill distance at t = 50, 100 and 200, for the
 paired verdicts of experiments/verdicts/boke.py).
 """
 
@@ -113,9 +114,9 @@ def main():
             rows.append((d, "LHS", t, np.mean(vals), np.std(vals, ddof=1) / np.sqrt(seeds)))
         print(f"d={d} LHS done", file=sys.stderr, flush=True)
     table = pd.DataFrame(rows, columns=["dim", "method", "t", "mean_fill_distance", "se"])
-    table.to_csv(out_path(name_out, args.quick, "csv"), index=False)
+    table.to_csv(out_path("fig3", name_out, args.quick, "csv"), index=False)
     pd.DataFrame(per_seed, columns=["dim", "method", "seed", "t", "fill_distance"]).to_csv(
-        out_path(name_out + "_seeds", args.quick, "csv"), index=False
+        out_path("fig3", name_out + "_seeds", args.quick, "csv"), index=False
     )
     fig, axes = plt.subplots(1, len(args.dims), figsize=(4.2 * len(args.dims), 3.6), squeeze=False)
     print("log-log slope of mean fill distance over t in [10, T] (theory for uniform/LHS: -1/d)")
@@ -130,7 +131,7 @@ def main():
         ax.legend(fontsize=7)
     fig.suptitle(f"BOKE Fig. 3: fill distance, mean of {seeds} seeds")
     fig.tight_layout()
-    fig.savefig(out_path(name_out, args.quick, "png"), dpi=110)
+    fig.savefig(out_path("fig3", name_out, args.quick, "png"), dpi=110)
 
 
 if __name__ == "__main__":

@@ -1,13 +1,14 @@
 """BOKE paper Fig. 9: tuning a random forest (5-D) and XGBoost (7-D) by 5-fold CV R^2, on the host.
 
-    python experiments/boke/hpo.py --seeds 10    # seeds 0-9: runs those without a result file (~13 min each alone)
-    python experiments/boke/hpo.py --seeds 30    # the spec's setting in full (~6.5 h on 2 cores)
-    python experiments/boke/hpo.py --quick       # smoke run
+    jbo reproduce boke fig9                  # --seeds 10: seeds 0-9, those without a result file (~13 min each alone)
+    jbo reproduce boke fig9 --budget paper   # --seeds 30: the spec's setting in full (~6.5 h on 2 cores)
+    jbo reproduce boke fig9 --budget smoke   # --quick --tasks rf:diabetes
 
 The objectives run in scikit-learn / xgboost on the host: every method is driven through
 jbo.AskTell, one seed at a time (seed s uses the key fold_in(key(0), s)), so a long run can stop and
-go on: each seed's rows go to fig9/seed<s>.csv in the output folder when its 24 runs (4 tasks x 6
-methods) are done, seeds with a file are skipped, and fig9_hpo.{csv,png} gather every seed file there.
+go on: each seed's rows go to seed<s>.csv in Fig 9's folder when its 24 runs (4 tasks x 6 methods) are
+done, seeds with a file are skipped, and fig9_hpo.{csv,png} gather every seed file there (--quick:
+seed<s>_quick.csv and fig9_hpo_quick.{csv,png}).
 Methods: BOKE, BOKE+, KR-UCB (the spec's alpha = 0.5, which cannot widen before t = n0^2 and so
 only re-samples its design: shown, not used as evidence), KR-UCB with alpha = 0.8 (ours: it widens),
 GP-UCB and uniform random search (the "fifth" method of Fig. 9 is not defined in the paper; spec D12 -
@@ -17,7 +18,8 @@ Wine Quality. From the paper / spec: the models, 5-fold CV R^2, rounding of inte
 evaluations with n0 = 5d initial points (the defaults here). Ours: bounds (spec 6.5), the
 substitutes, and - because one evaluation costs 0.3-2 s on this 2-core machine - fewer seeds than
 the paper's 30. varsigma = 0.1 std(y over the design); GP noise-free (jitter).
-Writes fig9/seed<s>.csv and fig9_hpo.{png,csv} (experiments/results/boke/ with --update, else its scratch mirror).
+Writes seed<s>.csv and fig9_hpo.{png,csv} (experiments/results/boke/fig9/ with --update, else its scratch
+mirror).
 """
 
 from __future__ import annotations
@@ -33,11 +35,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from common import KRUCB_08, OUT, add_update_flag, header, methods, out_path, params_for  # noqa: E402
+from common import KRUCB_08, add_update_flag, header, methods, out_dir, out_path, params_for  # noqa: E402
 
 import jbo  # noqa: E402
 from jbo.problems import hpo  # noqa: E402
 
+FIGURE = "fig9"  # experiments/boke/figures.py
 NAMES = ("BOKE", "BOKE+", "KR-UCB", KRUCB_08, "GP-UCB", "Random")
 COLUMNS = ["model", "dataset", "substitute_for", "method", "seed", "step", "num_initial", "r2", "best_r2"]
 
@@ -108,16 +111,16 @@ def main():
     args = ap.parse_args()
     seeds = 1 if args.quick else args.seeds
     header(f"BOKE Fig 9 (substitute datasets): seeds 0-{seeds - 1}, T = {args.budget}")
-    folder = OUT / ("fig9_quick" if args.quick else "fig9")
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = out_dir(FIGURE)
     for seed in range(seeds):
-        path = folder / f"seed{seed}.csv"
+        path = out_path(FIGURE, f"seed{seed}", args.quick, "csv")
         if path.exists():
             continue
         run_seed(seed, args.tasks, args.budget, args.n0_per_dim, args.quick).to_csv(path, index=False)
-    table = pd.concat([pd.read_csv(p) for p in sorted(folder.glob("seed*.csv"))], ignore_index=True)
+    paths = [p for p in sorted(folder.glob("seed*.csv")) if p.stem.endswith("_quick") == args.quick]
+    table = pd.concat([pd.read_csv(p) for p in paths], ignore_index=True)
     seeds = table.seed.nunique()
-    table.to_csv(out_path("fig9_hpo", args.quick, "csv"), index=False)
+    table.to_csv(out_path(FIGURE, "fig9_hpo", args.quick, "csv"), index=False)
     final = table[table.step == table.groupby(["model", "dataset"]).step.transform("max")]
     print(final.groupby(["model", "dataset", "method"], sort=False).best_r2.agg(["mean", "std"]).to_string())
     tasks = list(dict.fromkeys(zip(table.model, table.dataset)))
@@ -135,7 +138,7 @@ def main():
         ax.legend(fontsize=7)
     fig.suptitle(f"BOKE Fig. 9 on SUBSTITUTE datasets, mean of {seeds} seeds")
     fig.tight_layout()
-    fig.savefig(out_path("fig9_hpo", args.quick, "png"), dpi=110)
+    fig.savefig(out_path(FIGURE, "fig9_hpo", args.quick, "png"), dpi=110)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,10 @@
 """BOKE paper Figs. 1, 2, 4 and 5: kernel regression, KDE, the IKR-UCB acquisition, BOKE vs BOKE+.
 
-    python experiments/boke/illustrations.py [--quick]
+    jbo reproduce boke fig1 fig2 fig4 fig5     # runs illustrations.py --figure figN for each
+
+`--figure fig1 fig2 fig4 fig5` (default: all four) picks the figures; each has its own key (split
+from key(0)), so one figure alone draws the same picture as all four together. `--quick`: Fig. 5
+with 5 BO steps instead of 30 (a smoke run; writes fig5_boke_vs_plus_quick.png).
 
 From the paper: the toy f(x) = -exp(-1.4x) cos(3.5 pi x) on [0, 1] (Eq. 3.5); Fig. 1 fits KR to 10
 noisy samples at three bandwidths, the middle one by cross-validation; Fig. 2 is the KDE of 30
@@ -8,8 +12,8 @@ samples of 0.7 Beta(3, 8) + 0.3 Beta(10, 2) at three bandwidths, the middle one 
 Fig. 4 is the acquisition after 5 points; Fig. 5 compares BOKE and BOKE+ from the same 5 points.
 Ours: noise sd 0.1 ("N(0, 0.01)" read as a variance, D21), the small/large bandwidths (0.01, 0.3),
 the CV grids, evenly spaced sample locations in Fig. 1, varsigma = 0.1 and 30 BO steps in Fig. 5.
-Writes fig1_kr.png, fig2_kde.png, fig4_acquisition.png, fig5_boke_vs_plus.png (experiments/results/boke/ with
---update).
+Writes fig1/fig1_kr.png, fig2/fig2_kde.png, fig4/fig4_acquisition.png, fig5/fig5_boke_vs_plus.png
+(under experiments/results/boke/ with --update, else its scratch mirror).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from jbo import data, kde, regression  # noqa: E402
 from jbo.algorithms import boke  # noqa: E402
 from jbo.problems.boke import toy, toy_fn  # noqa: E402
 
+FIGURES = ("fig1", "fig2", "fig4", "fig5")
 GRID = jnp.linspace(0, 1, 501)[:, None]
 NOISE = 0.1
 
@@ -75,7 +80,7 @@ def fig1(key):
     ax.set(title="Fig. 1: Nadaraya-Watson kernel regression at three bandwidths", xlabel="x")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(out_path("fig1_kr", False, "png"), dpi=110)
+    fig.savefig(out_path("fig1", "fig1_kr", False, "png"), dpi=110)
     return h_cv
 
 
@@ -98,7 +103,7 @@ def fig2(key):
     ax.set(title="Fig. 2: KDE of 30 samples of 0.7 Beta(3,8) + 0.3 Beta(10,2)", xlabel="x", ylim=(0, None))
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(out_path("fig2_kde", False, "png"), dpi=110)
+    fig.savefig(out_path("fig2", "fig2_kde", False, "png"), dpi=110)
     return h_ml
 
 
@@ -125,10 +130,10 @@ def fig4(key):
     )
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(out_path("fig4_acquisition", False, "png"), dpi=110)
+    fig.savefig(out_path("fig4", "fig4_acquisition", False, "png"), dpi=110)
 
 
-def fig5(key, steps):
+def fig5(key, steps, quick=False):
     problem = toy().with_noise(NOISE)
     params = boke.BOKEPlusParams(varsigma=NOISE)  # BOKE reads the fields it needs; BOKE+ also p
     fig, axes = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
@@ -146,25 +151,31 @@ def fig5(key, steps):
         ax.legend(fontsize=8)
     fig.colorbar(sc, ax=axes, label="iteration")
     axes[1].set_xlabel("x")
-    fig.savefig(out_path("fig5_boke_vs_plus", False, "png"), dpi=110)
+    fig.savefig(out_path("fig5", "fig5_boke_vs_plus", quick, "png"), dpi=110)
     return counts
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="(same figures; they are cheap)")
-    add_update_flag(ap).parse_args()
-    header("BOKE Figs 1, 2, 4, 5")
+    ap.add_argument("--quick", action="store_true", help="Fig. 5 with 5 BO steps (the others are cheap)")
+    ap.add_argument("--figure", nargs="+", choices=FIGURES, default=list(FIGURES), help="which figures (default: all)")
+    args = add_update_flag(ap).parse_args()
+    header(f"BOKE Figs {', '.join(f[3:] for f in args.figure)}")
     key = jax.random.key(0)
     k1, k2, k4, k5 = jax.random.split(key, 4)
-    print(f"Fig 1: LOO-CV bandwidth {fig1(k1):.4f}")
-    print(f"Fig 2: likelihood-CV bandwidth {fig2(k2):.4f}")
-    fig4(k4)
-    counts = fig5(k5, 30)
-    print(
-        "Fig 5: share of the 30 queries within 0.1 of x* = 0.2742: "
-        + ", ".join(f"{k} {v:.2f}" for k, v in counts.items())
-    )
+    if "fig1" in args.figure:
+        print(f"Fig 1: LOO-CV bandwidth {fig1(k1):.4f}")
+    if "fig2" in args.figure:
+        print(f"Fig 2: likelihood-CV bandwidth {fig2(k2):.4f}")
+    if "fig4" in args.figure:
+        fig4(k4)
+    if "fig5" in args.figure:
+        steps = 5 if args.quick else 30
+        counts = fig5(k5, steps, args.quick)
+        print(
+            f"Fig 5: share of the {steps} queries within 0.1 of x* = 0.2742: "
+            + ", ".join(f"{k} {v:.2f}" for k, v in counts.items())
+        )
 
 
 if __name__ == "__main__":

@@ -5,12 +5,13 @@ committed BOKE results, the GP-UCB runs on Goldstein-Price and six-hump camel (T
 noise-free and noisy) were computed with the one whole-buffer program. This re-runs them both ways
 (`bucket=False`, the program they came from, and the default segments) with the compile options they
 were computed with (XLA's own, `CPU_COMPILER_OPTIONS = {}`) and compares every seed's regret curve
-with the committed file (experiments/results/boke/fig6_fig7_synthetic.csv.gz, read there in either
+with the committed file (experiments/results/boke/fig6_7/fig6_fig7_synthetic.csv.gz, read there in either
 mode), and the two re-runs with each other (the change itself).
 
-    python experiments/boke/schedule_check.py [--update]
+    jbo reproduce boke schedule_check
 
-Writes schedule_check.json (experiments/results/boke/ with --update).
+`--quick`: six-hump camel noise-free only, the first 2 seeds (a smoke run; writes schedule_check_quick.json).
+Writes schedule_check.json (experiments/results/boke/schedule_check/ with --update, else its scratch mirror).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import json
 
 import numpy as np
 import pandas as pd
-from common import OUT, add_update_flag, committed_dir, header, params_for
+from common import add_update_flag, committed_dir, header, out_path, params_for
 
 from jbo import data, parallel, studies
 from jbo.algorithms import boke
@@ -36,18 +37,20 @@ def max_rel_final(new, ref) -> float:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_update_flag(ap).parse_args()
+    ap.add_argument("--quick", action="store_true", help="six-hump camel noise-free, 2 seeds")
+    args = add_update_flag(ap).parse_args()
     header("BOKE Figs 6/7, GP-UCB at T = 100: whole buffer vs default segments, against the committed file")
     parallel.CPU_COMPILER_OPTIONS = {}  # the options the committed file was computed with
-    committed = pd.read_csv(committed_dir("boke") / "fig6_fig7_synthetic.csv.gz")
+    committed = pd.read_csv(committed_dir("boke", "fig6_7", "fig6_fig7_synthetic.csv.gz"))
     rows = []
-    for name in PROBLEMS:
+    for name in PROBLEMS[1:] if args.quick else PROBLEMS:
         bench = SUITE[name]
-        for noisy in (False, True):
+        for noisy in (False,) if args.quick else (False, True):
             setting = "noisy" if noisy else "noise-free"
             label = f"{bench.panel}: {name}"
             old = committed[(committed.problem == label) & (committed.setting == setting)]
             old = old[old.method == "GP-UCB"].pivot(index="seed", columns="step", values="simple_regret").to_numpy()
+            old = old[:2] if args.quick else old
             curves = {}
             for variant, bucket in (("whole buffer", False), ("default segments", True)):
                 growth = data.Growth() if bucket else data.WHOLE
@@ -86,7 +89,7 @@ def main():
         "compile_options": parallel.CPU_COMPILER_OPTIONS,
         "rows": rows,
     }
-    (OUT / "schedule_check.json").write_text(json.dumps(record, indent=1) + "\n")
+    out_path("schedule_check", "schedule_check", args.quick, "json").write_text(json.dumps(record, indent=1) + "\n")
 
 
 if __name__ == "__main__":

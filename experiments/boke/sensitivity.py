@@ -2,26 +2,28 @@
 BOKE" depend on settings the paper does not state. 30 seeds, the spec's n0 and T, the same seeds (and
 so the same designs) as experiments/boke/synthetic.py, whose GP-UCB and BOKE runs are the reference.
 
-    python experiments/boke/sensitivity.py                     # Fig 6, the four functions BOKE loses on
-    python experiments/boke/sensitivity.py --methods scott --problems forrester goldstein_price_rescaled \
-        six_hump_camel hartmann3 rosenbrock4_rescaled sphere6_modified --tag scott   # Scott's data rule
-    python experiments/boke/sensitivity.py --setting noisy --methods BOKE+ scott --problems \
-        goldstein_price_rescaled rosenbrock4_rescaled --tag noisy_plus   # Fig 7
-    python experiments/boke/sensitivity.py --setting noisy --methods BOKE --problems forrester \
-        goldstein_price_rescaled six_hump_camel hartmann3 --tag noisy_boke
-    python experiments/boke/sensitivity.py --setting noisy --methods BOKE+ scott --problems forrester \
-        six_hump_camel hartmann3 --tag noisy_plus_same
-    python experiments/boke/sensitivity.py --setting noisy --methods GP-UCB "GP-UCB (MLE refit)" \
-        --problems forrester six_hump_camel goldstein_price_rescaled hartmann3 --tag noisy_gp
-    python experiments/boke/sensitivity.py --setting noisy --methods BOKE BOKE+ GP-UCB "GP-UCB (MLE refit)" \
-        scott --problems sphere6_modified --tag noisy_sphere
-    python experiments/boke/sensitivity.py --setting noisy --methods BOKE GP-UCB "GP-UCB (MLE refit)" \
-        --problems rosenbrock4_rescaled --tag noisy_rosen
-    python experiments/boke/sensitivity.py --problems rosenbrock4_rescaled --tag rosen
-    python experiments/boke/sensitivity.py --methods BOKE BOKE+ --problems sphere6_modified --tag sphere
-    python experiments/boke/sensitivity.py --problems sprinkler --methods BOKE BOKE+ GP-UCB "GP-UCB (MLE refit)" \
-        scott --tag sprinkler   # Fig 8
-    python experiments/boke/sensitivity.py --problems forrester --seeds 4 --tag smoke   # a smoke run
+    jbo reproduce boke sensitivity                  # the twelve runs below, in order
+    jbo reproduce boke sensitivity --budget smoke   # --problems forrester --seeds 2 --methods BOKE --tag smoke
+
+The runs (the arguments of the steps of `sensitivity` in experiments/boke/figures.py; each writes
+sensitivity[_<tag>].csv):
+
+* no arguments: Fig 6, the four functions BOKE loses on;
+* --methods scott --problems <all six> --tag scott: Scott's rule on the data;
+* --setting noisy --methods BOKE+ scott --problems goldstein_price_rescaled rosenbrock4_rescaled
+  --tag noisy_plus (Fig 7);
+* --setting noisy --methods BOKE --problems forrester goldstein_price_rescaled six_hump_camel hartmann3
+  --tag noisy_boke;
+* --setting noisy --methods BOKE+ scott --problems forrester six_hump_camel hartmann3 --tag noisy_plus_same;
+* --setting noisy --methods GP-UCB "GP-UCB (MLE refit)" --problems forrester six_hump_camel
+  goldstein_price_rescaled hartmann3 --tag noisy_gp;
+* --setting noisy --methods BOKE BOKE+ GP-UCB "GP-UCB (MLE refit)" scott --problems sphere6_modified
+  --tag noisy_sphere;
+* --setting noisy --methods BOKE GP-UCB "GP-UCB (MLE refit)" --problems rosenbrock4_rescaled --tag noisy_rosen;
+* --problems rosenbrock4_rescaled --tag rosen;
+* --methods BOKE BOKE+ --problems sphere6_modified --tag sphere;
+* --methods GP-UCB "GP-UCB (MLE refit)" --problems sphere6_modified --tag sphere_gp;
+* --problems sprinkler --methods BOKE BOKE+ GP-UCB "GP-UCB (MLE refit)" scott --tag sprinkler (Fig 8).
 
 Grids (each one compiled program per method and function, jbo.run_sweep over the settings):
 * BOKE: bandwidth scale c_h in {0.5, 1, 2} x 1/sqrt(12) and varsigma in {0.25, 1, 4} x sigma_eps
@@ -41,7 +43,8 @@ Fig 8 itself sets varsigma = 0.1 std(y over the design) per seed, of which this 
 analogue, so the default grid point is close to, not equal to, Fig 8's BOKE.
 
 Writes sensitivity[_<tag>].csv (one row per setting, function, method, setting and seed: the final simple
-regret; experiments/results/boke/ with --update); experiments/verdicts/boke.py reads every such file there.
+regret; experiments/results/boke/sensitivity/ with --update, else its scratch mirror);
+experiments/verdicts/boke.py reads every such file there but those tagged smoke.
 """
 
 from __future__ import annotations
@@ -54,7 +57,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pandas as pd
-from common import OUT, add_update_flag, gp_options, header
+from common import add_update_flag, gp_options, header, out_dir
 
 import jbo
 from jbo import acquisitions, gp
@@ -192,7 +195,9 @@ def main():
                             "final": final[k, s],
                         }
                     )
-    pd.DataFrame(rows).to_csv(OUT / f"sensitivity{'_' + args.tag if args.tag else ''}.csv", index=False)
+    pd.DataFrame(rows).to_csv(
+        out_dir("sensitivity") / f"sensitivity{'_' + args.tag if args.tag else ''}.csv", index=False
+    )
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 """BOKE paper Fig. 8: the 8-D garden-sprinkler simulator (maximise the spray range).
 
-    python experiments/boke/sprinkler.py [--quick]
+    jbo reproduce boke fig8     # this, then experiments/boke/sprinkler_time.py (the CPU-time axis)
+
+`--quick`: 2 seeds, 6 BO steps (with `--methods BOKE GP-UCB` a smoke run).
 
 From the paper: BOKE, BOKE+, KR-UCB, GP-UCB, 30 seeds, noise-free, simple regret against iteration
 and against CPU time. Also KR-UCB with alpha = 0.8 (ours): with the spec's alpha = 0.5 and n0 = 40,
@@ -11,7 +13,8 @@ CPU time (D18): every seed runs in one vmapped scan; a method's time per step pe
 (scan seconds - objective seconds) / (seeds x BO steps), compile excluded, where the objective
 seconds are measured separately by evaluating the simulator on the same batch shape. The CPU-time
 axis is that per-step time times the step index, i.e. our implementation's cost on this machine.
-Writes fig8_sprinkler.{png,csv.gz} and fig8_summary.csv (experiments/results/boke/ with --update).
+Writes fig8_sprinkler.{png,csv.gz} and fig8_summary.csv (experiments/results/boke/fig8/ with --update, else
+its scratch mirror).
 """
 
 from __future__ import annotations
@@ -30,6 +33,9 @@ from common import KRUCB_08, METHODS, add_update_flag, header, methods, out_path
 import jbo  # noqa: E402
 from jbo import studies  # noqa: E402
 
+FIGURE = "fig8"  # experiments/boke/figures.py
+ALL = METHODS + (KRUCB_08,)
+
 
 def objective_seconds(problem, seeds, steps):
     f = jax.jit(jax.vmap(problem.objective_unit))
@@ -45,13 +51,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--seeds", type=int, default=30)
+    ap.add_argument("--methods", nargs="+", choices=ALL, default=list(ALL), help="(default: all five)")
     add_update_flag(ap)
     args = ap.parse_args()
     seeds, n0, T = (2, 40, 46) if args.quick else (args.seeds, 40, 200)
     header(f"BOKE Fig 8: sprinkler, {seeds} seeds, n0 = {n0}, T = {T}")
     problem = jbo.problems.get("sprinkler")
     table = studies.run_study(
-        methods(n0, METHODS + (KRUCB_08,)),
+        methods(n0, tuple(args.methods)),
         {"sprinkler": problem},
         key=0,
         num_steps=T,
@@ -63,7 +70,7 @@ def main():
     table["step_s"] = (table.run_s - obj_s).clip(lower=0) / (seeds * steps)
     table["cpu_s"] = table.step_s * (table.step - n0).clip(lower=0)
     table[["method", "seed", "step", "simple_regret", "value", "run_s", "step_s", "cpu_s"]].to_csv(
-        out_path("fig8_sprinkler", args.quick, "csv.gz"), index=False
+        out_path(FIGURE, "fig8_sprinkler", args.quick, "csv.gz"), index=False
     )
     final = table[table.step == T]
     summ = (
@@ -77,11 +84,11 @@ def main():
         .reset_index()
     )
     summ["objective_s"] = obj_s
-    summ.to_csv(out_path("fig8_summary", args.quick, "csv"), index=False)
+    summ.to_csv(out_path(FIGURE, "fig8_summary", args.quick, "csv"), index=False)
     print(summ.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
 
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
-    for m in METHODS + (KRUCB_08,):
+    for m in args.methods:
         g = table[table.method == m]
         v = np.maximum(g.pivot(index="seed", columns="step", values="simple_regret").to_numpy(), 1e-12)
         mean = v.mean(0)
@@ -96,7 +103,7 @@ def main():
     a1.legend(fontsize=8)
     fig.suptitle(f"BOKE Fig. 8: sprinkler range, mean of {seeds} seeds")
     fig.tight_layout()
-    fig.savefig(out_path("fig8_sprinkler", args.quick, "png"), dpi=110)
+    fig.savefig(out_path(FIGURE, "fig8_sprinkler", args.quick, "png"), dpi=110)
 
 
 if __name__ == "__main__":

@@ -4,8 +4,10 @@ segments (64, 128, then t rows; for BOKE, BOKE+ and KR-UCB `growth=data.Growth()
 as the whole buffer of experiments/boke/sprinkler.py, tested). --whole-buffer times the kernel methods
 on buffers that hold t rows from the first step instead.
 
-    python experiments/boke/sprinkler_time.py                 # 8 seeds, t = 60, 100, 140, 200
-    python experiments/boke/sprinkler_time.py --seeds 2 --horizons 60 100   # a smoke run
+    jbo reproduce boke fig8     # sprinkler.py, then this with --whole-buffer --out fig8_time_axis_whole,
+                                # then this (8 seeds, t = 60, 100, 140, 200)
+
+`--seeds 2 --horizons 44 --methods BOKE GP-UCB --out fig8_time_axis_quick` is a smoke run.
 
 For each method and horizon t: compile (not counted), then run the seeds in one vmapped program and
 read the process's CPU time (user + system, all threads) around it; subtract the CPU time of the
@@ -14,10 +16,10 @@ less disturbed than wall time by other work on the machine. The methods and sett
 experiments/boke/sprinkler.py (n0 = 40, the same seeds); experiments/verdicts/boke.py reads the
 regret of that run at the CPU time measured here.
 
-Writes fig8_time_axis.csv (method, horizon, cpu_s and wall_s per seed, objective_cpu_s) and
-fig8_time_axis.png (the mean regret of the committed Fig 8 run, experiments/results/boke/fig8_sprinkler.csv.gz,
-against this time axis, linear between the measured horizons) into the output folder
-(experiments/results/boke/ with --update).
+Writes <out>.csv (default fig8_time_axis.csv: method, horizon, cpu_s and wall_s per seed,
+objective_cpu_s) and <out>.png (the mean regret of the committed Fig 8 run,
+experiments/results/boke/fig8/fig8_sprinkler.csv.gz, against this time axis, linear between the measured
+horizons) into Fig 8's folder (experiments/results/boke/fig8/ with --update, else its scratch mirror).
 """
 
 from __future__ import annotations
@@ -35,11 +37,14 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from common import KRUCB_08, METHODS, OUT, add_update_flag, committed_dir, header, methods, params_for  # noqa: E402
+from common import KRUCB_08, METHODS, add_update_flag, committed_dir, header, methods, out_dir, params_for  # noqa: E402
 
 import jbo  # noqa: E402
 from jbo import data  # noqa: E402
 from jbo.studies import compile_seeds  # noqa: E402
+
+FIGURE = "fig8"  # experiments/boke/figures.py
+ALL = METHODS + (KRUCB_08,)
 
 
 def cpu_seconds() -> float:
@@ -62,6 +67,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", type=int, default=8)
     ap.add_argument("--horizons", nargs="+", type=int, default=[60, 100, 140, 200])
+    ap.add_argument("--methods", nargs="+", choices=ALL, default=list(ALL), help="(default: all five)")
     ap.add_argument("--whole-buffer", action="store_true", help="kernel methods on the whole buffer")
     ap.add_argument("--out", default="fig8_time_axis", help="output stem in the output folder")
     add_update_flag(ap)
@@ -71,7 +77,7 @@ def main():
     problem = jbo.problems.get("sprinkler")
     keys = jax.random.split(jax.random.key(0), args.seeds)
     rows = []
-    for name, alg in methods(n0, METHODS + (KRUCB_08,)).items():
+    for name, alg in methods(n0, tuple(args.methods)).items():
         if alg.growth == data.WHOLE and not args.whole_buffer:  # the kernel methods' default
             alg = dataclasses.replace(alg, growth=data.Growth())
         params = params_for(name, 0.0, 0.0)
@@ -98,13 +104,13 @@ def main():
                 flush=True,
             )
     axis = pd.DataFrame(rows)
-    axis.to_csv(OUT / f"{args.out}.csv", index=False)
+    axis.to_csv(out_dir(FIGURE) / f"{args.out}.csv", index=False)
     plot(axis, n0, args.out)
 
 
 def plot(axis: pd.DataFrame, n0: int, stem: str) -> None:
     """Mean regret of the committed Fig 8 run (fig8_sprinkler.csv.gz) against the measured CPU time."""
-    runs = pd.read_csv(committed_dir("boke") / "fig8_sprinkler.csv.gz")
+    runs = pd.read_csv(committed_dir("boke", FIGURE, "fig8_sprinkler.csv.gz"))
     fig, ax = plt.subplots(figsize=(5.5, 4))
     for method, g in axis.groupby("method", sort=False):
         g = g.sort_values("horizon")
@@ -117,7 +123,7 @@ def plot(axis: pd.DataFrame, n0: int, stem: str) -> None:
     ax.set(ylabel="mean simple regret (30 seeds)", title="BOKE Fig. 8: sprinkler, regret vs CPU time")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(OUT / f"{stem}.png", dpi=110)
+    fig.savefig(out_dir(FIGURE) / f"{stem}.png", dpi=110)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """BOKE paper Figs. 6 and 7: six synthetic functions, noise-free and noisy, mean simple regret.
 
-    python experiments/boke/synthetic.py            # 30 seeds, the spec's n0 and T (spec 6.3)
-    python experiments/boke/synthetic.py --quick    # 2 seeds, 5 BO steps: a smoke run
+    jbo reproduce boke fig6_7                   # 30 seeds, the spec's n0 and T (spec 6.3)
+    jbo reproduce boke fig6_7 --budget smoke    # --quick (2 seeds, 5 BO steps), Forrester, BOKE and GP-UCB
 
 From the paper: the four methods, Gaussian kernel, Scott bandwidth for the KR methods, fixed GP
 lengthscale and beta, beta_t from Thm 4.13, a shared LHS design, 30 seeds, mean simple regret.
@@ -11,8 +11,8 @@ defaults of spec 9 (see jbo/algorithms/boke.py). Regret uses the noise-free f at
 Extra (ours): KR-UCB with alpha = 0.8, because with the spec's alpha = 0.5 KR-UCB cannot widen before
 t = n0^2, i.e. never within the budget for d >= 3.
 
-Writes fig6_fig7_synthetic.{csv.gz,png} (+ fig6/fig7 PNGs) and a summary CSV (experiments/results/boke/ with
---update).
+Writes fig6_fig7_synthetic.csv.gz, fig6_fig7_summary.csv, fig6_synthetic_noise-free.png and
+fig7_synthetic_noisy.png (experiments/results/boke/fig6_7/ with --update, else its scratch mirror).
 """
 
 from __future__ import annotations
@@ -27,16 +27,20 @@ from common import KRUCB_08, METHODS, add_update_flag, header, methods, out_path
 from jbo import studies
 from jbo.problems.boke import SUITE
 
+FIGURE = "fig6_7"  # experiments/boke/figures.py
+ALL = METHODS + (KRUCB_08,)
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--seeds", type=int, default=30)
     ap.add_argument("--problems", nargs="+", default=list(SUITE))
+    ap.add_argument("--methods", nargs="+", choices=ALL, default=list(ALL), help="(default: all five)")
     add_update_flag(ap)
     args = ap.parse_args()
     seeds = 2 if args.quick else args.seeds
-    header(f"BOKE Figs 6/7: {seeds} seeds, methods {METHODS}")
+    header(f"BOKE Figs 6/7: {seeds} seeds, methods {METHODS if args.methods == list(ALL) else tuple(args.methods)}")
     frames = []
     for name in args.problems:
         bench = SUITE[name]
@@ -45,7 +49,7 @@ def main():
             label = f"{bench.panel}: {name}"
             problem = bench.problem(noisy)
             table = studies.run_study(
-                methods(bench.num_initial, METHODS + (KRUCB_08,)),
+                methods(bench.num_initial, tuple(args.methods)),
                 {label: problem},
                 key=0,
                 num_steps=T,
@@ -68,7 +72,7 @@ def main():
         "compile_s",
         "run_s",
     ]
-    table[keep].to_csv(out_path("fig6_fig7_synthetic", args.quick, "csv.gz"), index=False)
+    table[keep].to_csv(out_path(FIGURE, "fig6_fig7_synthetic", args.quick, "csv.gz"), index=False)
 
     final = table[table.step == table.groupby(["setting", "problem"]).step.transform("max")]
     summ = (
@@ -82,17 +86,17 @@ def main():
         )
         .reset_index()
     )
-    summ.to_csv(out_path("fig6_fig7_summary", args.quick, "csv"), index=False)
+    summ.to_csv(out_path(FIGURE, "fig6_fig7_summary", args.quick, "csv"), index=False)
     with pd.option_context("display.width", 200, "display.max_rows", 200):
         print(summ.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     n0 = {f"{b.panel}: {n}": b.num_initial for n, b in SUITE.items()}
     for setting, fig in (("noise-free", "fig6"), ("noisy", "fig7")):
         sub = table[table.setting == setting]
-        f = studies.plot(sub, out_path(f"{fig}_synthetic_{setting}", args.quick, "png"), initial=n0, ncols=3)
+        f = studies.plot(sub, out_path(FIGURE, f"{fig}_synthetic_{setting}", args.quick, "png"), initial=n0, ncols=3)
         f.suptitle(f"BOKE paper {fig.upper()}: {setting}, mean simple regret +- s.e., {seeds} seeds")
         f.tight_layout()
-        f.savefig(out_path(f"{fig}_synthetic_{setting}", args.quick, "png"), dpi=110)
-    print(f"wrote {out_path('fig6_fig7_synthetic', args.quick, 'csv.gz')}", file=sys.stderr)
+        f.savefig(out_path(FIGURE, f"{fig}_synthetic_{setting}", args.quick, "png"), dpi=110)
+    print(f"wrote {out_path(FIGURE, 'fig6_fig7_synthetic', args.quick, 'csv.gz')}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -38,8 +38,8 @@ from common import (
 from jbo import verdict
 
 PAPER = "boke"
-SYNTH = "experiments/results/boke/fig6_fig7_synthetic.csv.gz"
-SPRINKLER = "experiments/results/boke/fig8_sprinkler.csv.gz"
+SYNTH = "experiments/results/boke/fig6_7/fig6_fig7_synthetic.csv.gz"
+SPRINKLER = "experiments/results/boke/fig8/fig8_sprinkler.csv.gz"
 METHODS = ("BOKE", "BOKE+", "GP-UCB")
 FUNCS = {
     "A: forrester": "Forrester",
@@ -80,7 +80,7 @@ def _log_regret_area(df: pd.DataFrame, keys: list[str], regret: str = "simple_re
 
 
 def claims() -> list[Claim]:
-    synth = pd.read_csv(RESULTS / "boke" / "fig6_fig7_synthetic.csv.gz")
+    synth = pd.read_csv(RESULTS / "boke" / "fig6_7" / "fig6_fig7_synthetic.csv.gz")
     area = _log_regret_area(synth, ["setting", "problem", "method"])
 
     def pair(setting, fn, a, b, phrase):
@@ -99,7 +99,7 @@ def claims() -> list[Claim]:
         seeds = synth.seed.nunique()
         return f"the spec's {t} (the paper states none); {SYNTH_SEEDS} {seeds} seeds"
 
-    timing = pd.read_csv(RESULTS / "boke" / "table1_timing.csv")
+    timing = pd.read_csv(RESULTS / "boke" / "table1" / "table1_timing.csv")
     rest = [fn for fn in FUNCS if fn != SPHERE]
     plus_final = [pair("noise-free", fn, "BOKE+", "BOKE", "converges faster than") for fn in PLUS_FUNCS]
     plus_speed = [speed("noise-free", fn, "BOKE+", "BOKE", "converges faster than") for fn in PLUS_FUNCS]
@@ -107,7 +107,7 @@ def claims() -> list[Claim]:
         Claim(
             "1",
             "BOKE costs O(mT²) per run against GP-UCB's O(T⁴ + mT³): per-step cost slopes in t",
-            source="experiments/results/boke/table1_timing.csv",
+            source="experiments/results/boke/table1/table1_timing.csv",
             checks=_complexity_checks(timing),
             quote="Over T iterations, BOKE achieves a total computational complexity of O(mT²). […] GP-UCB incurs "
             "the highest computational cost of O(T⁴+mT³)",
@@ -224,7 +224,7 @@ def claims() -> list[Claim]:
             scope=scope(FUNCS),
         ),
     ]
-    spr = pd.read_csv(RESULTS / "boke" / "fig8_sprinkler.csv.gz")
+    spr = pd.read_csv(RESULTS / "boke" / "fig8" / "fig8_sprinkler.csv.gz")
     spr = spr.assign(regret=spr.simple_regret)
     spr_area = _log_regret_area(spr, ["method"], "regret", n0=SPRINKLER_N0)
     axis = _time_axis(spr)
@@ -281,7 +281,7 @@ def _sphere_ties(synth: pd.DataFrame, setting: str) -> str:
     )
 
 
-HPO = "experiments/results/boke/fig9_hpo.csv"
+HPO = "experiments/results/boke/fig9/fig9_hpo.csv"
 HPO_DATASETS = ("friedman1", "diabetes")
 HPO_MARGIN = 0.01  # "comparable" on raw best CV R²: medians within 0.01
 
@@ -298,7 +298,7 @@ def _hpo_claims() -> list[Claim]:
     xgb_quote = "acquisition functions that favor exploitation, such as KR-UCB and BOKE+, converge faster."
     rf_text = "RF tuning: BOKE and BOKE+ against KR-UCB, GP-UCB and random search, final best CV R² and speed"
     xgb_text = "XGBoost tuning: KR-UCB and BOKE+ against BOKE, GP-UCB and random search, speed"
-    hpo = pd.read_csv(RESULTS / "boke" / "fig9_hpo.csv")
+    hpo = pd.read_csv(RESULTS / "boke" / "fig9" / "fig9_hpo.csv")
     seeds = hpo.seed.nunique()
     if seeds < 2:
         why = "one seed per task in the committed run: no paired evidence"
@@ -390,7 +390,7 @@ def _sprinkler_krucb(spr: pd.DataFrame, spair, sspeed, axis, scope: str) -> Clai
     if axis is not None:
         budget = float(axis[KRUCB].iloc[-1])
         pairs += [spair(m, KRUCB, "better than", budget) for m in ("BOKE", "BOKE+")]
-        source += ", experiments/results/boke/fig8_time_axis.csv"
+        source += ", experiments/results/boke/fig8/fig8_time_axis.csv"
     return Claim(
         "4",
         text,
@@ -412,12 +412,12 @@ def _fill_distance_claim() -> Claim:
     text = "DE's fill distance against GP-variance exploration's, at every d shown, and the gap as d grows"
     quote = "As shown, the fill-distances of KDE and GP closely overlap, especially as the dimensionality increases."
     where = "§3.2, Fig 3"
-    path = RESULTS / "boke" / "fig3_fill_distance_s20_seeds.csv"
+    path = RESULTS / "boke" / "fig3" / "fig3_fill_distance_s20_seeds.csv"
     if not path.exists():
         return Claim(
             "6",
             text,
-            source="experiments/results/boke/fig3_fill_distance.csv",
+            source="experiments/results/boke/fig3/fig3_fill_distance.csv",
             untestable_reason="no per-seed fill distances in the results",
             quote=quote,
             where=where,
@@ -457,7 +457,7 @@ def _fill_distance_claim() -> Claim:
         "6",
         text,
         pairs,
-        "experiments/results/boke/fig3_fill_distance_s20_seeds.csv",
+        "experiments/results/boke/fig3/fig3_fill_distance_s20_seeds.csv",
         note,
         checks=[
             (
@@ -476,7 +476,7 @@ def _time_axis(spr: pd.DataFrame):
     """method -> cumulative CPU seconds per seed at each step of the Fig 8 run: measured on growing
     horizons (experiments/boke/sprinkler_time.py, fig8_time_axis.csv; linear between the measured
     horizons, 0 at the end of the design), or None when that file is absent."""
-    path = RESULTS / "boke" / "fig8_time_axis.csv"
+    path = RESULTS / "boke" / "fig8" / "fig8_time_axis.csv"
     if not path.exists():
         return None
     axis = pd.read_csv(path)
@@ -512,7 +512,7 @@ def _sprinkler_budget(axis, spair, spr, scope: str) -> Claim:
         "4",
         text,
         [spair(m, "GP-UCB", "outperforms", t) for t in budgets for m in ("BOKE", "BOKE+")],
-        SPRINKLER + ", experiments/results/boke/fig8_time_axis.csv",
+        SPRINKLER + ", experiments/results/boke/fig8/fig8_time_axis.csv",
         "budgets: the CPU time per seed BOKE spends on steps 1–100 and on its whole run (200 steps); "
         "each method's cumulative CPU time at step t measured by runs that stop at t = 60, 100, 140, 200 "
         "(every buffer growing with the data in the engine's segments), linear in between. "
@@ -544,7 +544,7 @@ def _budget_sensitivity(spr: pd.DataFrame, axis, budget_s: float) -> str:
     counts = ", ".join(f"{o} {outcomes.count(o)}" for o in dict.fromkeys(sorted(outcomes)))
     return (
         f"Sensitivity (noise-free, Sprinkler; {sens.seed.nunique()} seeds; "
-        "experiments/results/boke/sensitivity_sprinkler.csv): every BOKE / BOKE+ setting of the sensitivity "
+        "experiments/results/boke/sensitivity/sensitivity_sprinkler.csv): every BOKE / BOKE+ setting of the sensitivity "
         "runs (c_h, ς, p, Scott's rule on the data) after its whole run against the spec's GP-UCB at "
         f"{budget_s:.3g} s of CPU per seed, each setting's CPU time taken as the spec's (these settings change "
         f"no array size): better in {len(held)} of {len(outcomes)} ({', '.join(held) or 'none'}; outcomes: {counts})"
@@ -610,7 +610,7 @@ def _sensitivity_note(setting: str, question: str, functions=None, phrase="", fi
 
 def _sensitivity_runs() -> pd.DataFrame | None:
     """Every sensitivity*.csv of experiments/boke/sensitivity.py, with the columns the earliest lacks."""
-    paths = [p for p in sorted((RESULTS / "boke").glob("sensitivity*.csv")) if "smoke" not in p.name]
+    paths = [p for p in sorted((RESULTS / "boke" / "sensitivity").glob("sensitivity*.csv")) if "smoke" not in p.name]
     if not paths:
         return None
     sens = pd.concat([pd.read_csv(path) for path in paths], ignore_index=True)
@@ -641,8 +641,10 @@ def sensitivity() -> pd.DataFrame | None:
     sens = _sensitivity_runs()
     if sens is None:
         return None
-    synth = pd.read_csv(RESULTS / "boke" / "fig6_fig7_synthetic.csv.gz")
-    spr = pd.read_csv(RESULTS / "boke" / "fig8_sprinkler.csv.gz").assign(setting="noise-free", problem=SPRINKLER_RUN)
+    synth = pd.read_csv(RESULTS / "boke" / "fig6_7" / "fig6_fig7_synthetic.csv.gz")
+    spr = pd.read_csv(RESULTS / "boke" / "fig8" / "fig8_sprinkler.csv.gz").assign(
+        setting="noise-free", problem=SPRINKLER_RUN
+    )
     reference = pd.concat([synth, spr[[c for c in spr.columns if c in synth.columns]]], ignore_index=True)
     rows = []
 
