@@ -5,6 +5,7 @@ logs record (several ran beside other jobs or on one core; the notes say where),
 for one, on one H100 as docs/papers/sbo-kde.md measured it. A step's --seeds is what `jbo reproduce --seeds N`
 replaces."""
 
+from jbo.problems import sbo_kde
 from jbo.reproduce import Budget, Figure, Paper, Step
 
 FIG1 = "experiments/sbo_kde/fig1.py"
@@ -18,15 +19,7 @@ STEP_COST = "experiments/sbo_kde/step_cost.py"
 BUDGET_COST = "experiments/sbo_kde/budget_cost.py"
 
 SIX = ("GP-UCB", "StableOpt", "DRBO-MMD", "DRBO-MMD-MinimaxApprox", "SBO-KDE", "DRBO-KDE")
-FIG1_PROBLEMS = (
-    "ackley",
-    "modified_branin",
-    "hartmann",
-    "complicated_hartmann",
-    "newsvendor",
-    "portfolio_uniform",
-    "portfolio_normal",
-)
+FIG1_PROBLEMS = tuple(p for p in sbo_kde.PROBLEMS if p != "ackley_4c")
 NOT_HARTMANN = tuple(p for p in FIG1_PROBLEMS if p != "hartmann")
 D_C2 = ("modified_branin", "portfolio_uniform", "portfolio_normal")  # two context dimensions
 

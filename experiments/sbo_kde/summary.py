@@ -24,22 +24,14 @@ import pandas as pd
 from common import add_update_flag, out_dir, problem_figure, require
 
 from jbo import studies
+from jbo.problems import sbo_kde
 
 HIGHER = {
     "complicated_hartmann": "cumulative_reward",
     "portfolio_uniform": "cumulative_expected",
     "portfolio_normal": "cumulative_expected",
 }
-ORDER = [
-    "ackley",
-    "modified_branin",
-    "hartmann",
-    "complicated_hartmann",
-    "newsvendor",
-    "portfolio_uniform",
-    "portfolio_normal",
-    "ackley_4c",
-]
+ORDER = list(sbo_kde.PROBLEMS)  # Fig 1's seven, then App. D's ackley_4c
 
 
 def runs(problem: str, tags: list[str]) -> pd.DataFrame | None:
