@@ -515,7 +515,7 @@ def lml_and_grad(params: GPParams, x: jax.Array, y: jax.Array, mask: jax.Array, 
     # exact contribution is 0; a profile in r = sqrt(r2) (a Matern written by hand) has an infinite
     # dk/dr2 there, and inf * 0 would make the gradient NaN.
     dk_dr2 = jnp.where(r2 > 0.0, dk_dr2, 0.0)
-    value, W, alpha = _lml_terms(K0, params, y, mask, model)
+    value, W, alpha = lml_terms(K0, params, y, mask, model)
     # -sum(W dk/dr2 D_j) with each D_j recomputed inside its reduction (one fused pass over the (N, N)
     # product per coordinate) rather than stored as a (d, N, N) array: the same terms, summed alike
     M = W * dk_dr2
@@ -529,7 +529,7 @@ def lml_and_grad(params: GPParams, x: jax.Array, y: jax.Array, mask: jax.Array, 
     return value, grad
 
 
-def _lml_terms(K0, params: GPParams, y, mask, model: GPModel):
+def lml_terms(K0, params: GPParams, y, mask, model: GPModel):
     """(lml, W, alpha) from the Gram matrix K0 of the rows: one Cholesky of the masked K0 + noise I and
     its triangular inverse; W = alpha alpha^T - K~^{-1} on the valid rows (the gradient's kernel:
     d lml / d theta = 1/2 tr(W dK~/d theta))."""
@@ -546,7 +546,7 @@ def _lml_terms(K0, params: GPParams, y, mask, model: GPModel):
 def _object_lml_and_grad(params: GPParams, x, y, mask, model: GPModel):
     """:func:`lml_and_grad` for a kernel object: 1/2 tr(W dK/d theta) as a VJP of the Gram matrix."""
     K0, pull_back = jax.vjp(lambda kp: model.kernel.gram(kp, x, x), params.kernel)
-    value, W, alpha = _lml_terms(K0, params, y, mask, model)
+    value, W, alpha = lml_terms(K0, params, y, mask, model)
     grad = GPParams(
         log_lengthscale=jnp.zeros_like(params.log_lengthscale),
         log_outputscale=jnp.zeros_like(params.log_outputscale),
