@@ -495,9 +495,8 @@ def lml_and_grad(params: GPParams, x: jax.Array, y: jax.Array, mask: jax.Array, 
 
     dK/d log(lengthscale_j) = dk/dr2 * (-2 D_j) with D_j the per-coordinate scaled squared distances
     (0 where r2 = 0, exactly, also for a profile whose dk/dr2 is infinite there, e.g. one in sqrt(r2)),
-    dK/d log(outputscale) = K, dK/d log(noise) = exp(log_noise) I on the valid rows; D_j is recomputed
-    inside the reduction of each coordinate's term, never stored. One Cholesky, one triangular inverse
-    and O(d N^2) elementwise work, where reverse mode through the Cholesky costs
+    dK/d log(outputscale) = K, dK/d log(noise) = exp(log_noise) I on the valid rows. One Cholesky, one
+    triangular inverse and O(d N^2) elementwise work, where reverse mode through the Cholesky costs
     several triangular solves: 1.4x faster per evaluation on XLA:CPU at N = 50 (measured), and equal
     to jax.grad(log_marginal_likelihood) to rounding (tested).
 
@@ -509,19 +508,16 @@ def lml_and_grad(params: GPParams, x: jax.Array, y: jax.Array, mask: jax.Array, 
     if model.is_object:
         return _object_lml_and_grad(complete(model, params, x.shape[1]), x, y, mask, model)
     kp = params.kernel_params()
-    r2 = kernels.sqdist_matrix(x, x, kp.lengthscale)  # exact zeros on the diagonal
+    D = kernels.coordinate_sqdists(x, x, kp.lengthscale)  # (d, N, N)
+    r2 = sum(D[j] for j in range(D.shape[0]))  # = kernels.sqdist_matrix, exact zeros on the diagonal
     K0, dk_dr2 = jax.jvp(lambda r: kernels.from_sqdist(model.kernel, kp, r), (r2,), (jnp.ones_like(r2),))
     # Where r2 = 0 (the diagonal, repeated points) every D_j is 0 whatever the lengthscales, so the
     # exact contribution is 0; a profile in r = sqrt(r2) (a Matern written by hand) has an infinite
     # dk/dr2 there, and inf * 0 would make the gradient NaN.
     dk_dr2 = jnp.where(r2 > 0.0, dk_dr2, 0.0)
     value, W, alpha = lml_terms(K0, params, y, mask, model)
-    # -sum(W dk/dr2 D_j) with each D_j recomputed inside its reduction (one fused pass over the (N, N)
-    # product per coordinate) rather than stored as a (d, N, N) array: the same terms, summed alike
-    M = W * dk_dr2
-    diff = kernels.pairwise_diff(x, x, kp.lengthscale)
     grad = GPParams(
-        log_lengthscale=-jnp.stack([jnp.sum(M * diff(j) ** 2) for j in range(x.shape[1])]),
+        log_lengthscale=-jnp.sum((W * dk_dr2)[None] * D, axis=(1, 2)),
         log_outputscale=0.5 * jnp.sum(W * K0),
         log_noise=0.5 * jnp.trace(W) * jnp.exp(params.log_noise),
         mean=jnp.sum(alpha) if model.mean != "zero" else jnp.zeros_like(params.mean),

@@ -63,7 +63,7 @@ def _coordinate_sum(diff, dim: int):
     return sum(diff(j) ** 2 for j in range(dim))
 
 
-def pairwise_diff(X1: jax.Array, X2: jax.Array, lengthscale):
+def _pairwise_diff(X1: jax.Array, X2: jax.Array, lengthscale):
     """j -> the (n1, n2) block (X1[i, j] - X2[k, j]) / l_j (difference first; see _coordinate_sum)."""
     inv = jnp.broadcast_to(1.0 / jnp.asarray(lengthscale), (X1.shape[1],))
     return lambda j: (X1[:, j, None] - X2[None, :, j]) * inv[j]
@@ -176,14 +176,14 @@ def kernel(name) -> Callable[[KernelParams, jax.Array, jax.Array], jax.Array]:
 
 def sqdist_matrix(X1: jax.Array, X2: jax.Array, lengthscale=1.0) -> jax.Array:
     """||(X1[i] - X2[j]) / lengthscale||^2, shape (n1, n2) (direct differences; see _coordinate_sum)."""
-    return _coordinate_sum(pairwise_diff(X1, X2, lengthscale), X1.shape[1])
+    return _coordinate_sum(_pairwise_diff(X1, X2, lengthscale), X1.shape[1])
 
 
 def coordinate_sqdists(X1: jax.Array, X2: jax.Array, lengthscale=1.0) -> jax.Array:
     """The d per-coordinate terms ((X1[i, j] - X2[k, j]) / l_j)^2, shape (d, n1, n2): summed over the
     first axis they are sqdist_matrix (used where each coordinate's term is needed, e.g. the
     lengthscale gradient of the marginal likelihood)."""
-    diff = pairwise_diff(X1, X2, lengthscale)
+    diff = _pairwise_diff(X1, X2, lengthscale)
     return jnp.stack([diff(j) ** 2 for j in range(X1.shape[1])])
 
 

@@ -1,7 +1,9 @@
-"""The LML gradient's lengthscale term in two forms, alternating in one process: D_j stored as a (d, N, N)
-array and then contracted with W dk/dr2 (the stored form), against jbo.gp.lml_and_grad, which
-recomputes each coordinate's squared differences inside its reduction (the fused form). Both give the
-same gradient to the last bit (checked here); the question is time.
+"""The LML gradient's lengthscale term in two forms, alternating in one process: jbo.gp.lml_and_grad,
+which writes the per-coordinate squared distances D_j as a (d, N, N) array and contracts them with
+W dk/dr2 (the stored form), against a form that recomputes each coordinate's squared differences
+inside its own reduction (the fused form, here). Both give the same gradient to the last bit (checked
+here); the question is whether not storing D saves time. Measured: it does not: XLA fuses the stored
+form's D into its consumers already (results/engine/lml_grad_forms.json), so jbo keeps the stored form.
 
 Each form is jit-compiled alone and vmapped over S seeds (as in a multi-seed run) on hartmann6-sized
 data (d = 6), Matern-5/2, default hyper-parameters; time is the best of R executions, the forms
@@ -9,7 +11,7 @@ alternating. FLOPs are counted as docs/benchmarks.md counts them (Cholesky N^3/3
 N^3, matmul 2 N^3: 10/3 N^3 per gradient) against this machine's peak, a batched 1024 x 1024 float64
 matmul in JAX measured in the same run.
 
-    python experiments/engine/lml_grad_forms.py --update --rows 400 1000
+    JBO_CACHE=0 python experiments/engine/lml_grad_forms.py --update --rows 128 400 1000
 
 Writes lml_grad_forms.json (into experiments/results/engine/ with --update, else its scratch mirror).
 """
@@ -34,17 +36,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: ou
 from outdir import add_update_flag, output_dir  # noqa: E402
 
 
-def stored_form(params, x, y, mask, model="matern52"):
-    """The lengthscale term through a stored (d, N, N) array of per-coordinate squared distances."""
+def fused_form(params, x, y, mask, model="matern52"):
+    """jbo.gp.lml_and_grad with each coordinate's squared differences recomputed inside its reduction."""
     model = gp.as_model(model)
     kp = params.kernel_params()
-    D = kernels.coordinate_sqdists(x, x, kp.lengthscale)
-    r2 = sum(D[j] for j in range(D.shape[0]))
+    r2 = kernels.sqdist_matrix(x, x, kp.lengthscale)
     K0, dk_dr2 = jax.jvp(lambda r: kernels.from_sqdist(model.kernel, kp, r), (r2,), (jnp.ones_like(r2),))
     dk_dr2 = jnp.where(r2 > 0.0, dk_dr2, 0.0)
     value, W, alpha = gp.lml_terms(K0, params, y, mask, model)
+    M = W * dk_dr2
+    inv = jnp.broadcast_to(1.0 / kp.lengthscale, (x.shape[1],))
+    terms = [jnp.sum(M * ((x[:, j, None] - x[None, :, j]) * inv[j]) ** 2) for j in range(x.shape[1])]
     return value, GPParams(
-        log_lengthscale=-jnp.sum((W * dk_dr2)[None] * D, axis=(1, 2)),
+        log_lengthscale=-jnp.stack(terms),
         log_outputscale=0.5 * jnp.sum(W * K0),
         log_noise=0.5 * jnp.trace(W) * jnp.exp(params.log_noise),
         mean=jnp.sum(alpha) if model.mean != "zero" else jnp.zeros_like(params.mean),
@@ -80,8 +84,8 @@ def main(rows, seeds, repeats, dim=6):
         y = jax.random.normal(jax.random.fold_in(key, 1), (seeds, n))
         mask = jnp.broadcast_to(jnp.arange(n) < n - 3, (seeds, n))  # a few padded rows, as in a buffer
         forms = {
-            "stored": jax.jit(jax.vmap(lambda x, y, m: stored_form(params, x, y, m))),
-            "fused": jax.jit(jax.vmap(lambda x, y, m: gp.lml_and_grad(params, x, y, m))),
+            "stored": jax.jit(jax.vmap(lambda x, y, m: gp.lml_and_grad(params, x, y, m))),
+            "fused": jax.jit(jax.vmap(lambda x, y, m: fused_form(params, x, y, m))),
         }
         results = {name: f(x, y, mask) for name, f in forms.items()}  # compile and warm up
         same = all(
