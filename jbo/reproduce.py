@@ -359,11 +359,11 @@ def _minutes(m: float | None) -> str:
 
 def result_files(root: Path, paper: str, figure: Figure) -> list[Path]:
     """The committed files of one figure: those under experiments/results/<paper>/<figure>/ matching its
-    result patterns."""
+    result patterns (smoke outputs named *_quick*, which git ignores, left out)."""
     folder = results_root(root) / paper / figure.name
     found = set()
     for pattern in figure.results:
-        found |= {p for p in folder.glob(pattern) if p.is_file()}
+        found |= {p for p in folder.glob(pattern) if p.is_file() and "_quick" not in p.name}
     return sorted(found)
 
 
