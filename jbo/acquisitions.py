@@ -198,6 +198,72 @@ class Acquisition(eqx.Module):
             self.joint(None, None, None, None, None, 1, 1)
 
 
+class Marginal(Acquisition):
+    """A piece whose value at a point depends on the point only through the posterior's mean and
+    standard deviation there (UCB, EI, log-EI, PI, the mean, the std): ``value(key, post, buffer,
+    params, step, dim) -> ((mean, std) -> value)``; :meth:`build` composes it with the posterior, and
+    :class:`Choice` computes the posterior once for several of them."""
+
+    @abc.abstractmethod
+    def value(self, key, post: gp.Posterior, buffer: data.Buffer, params, step, dim: int) -> Callable:
+        """The acquisition of this step as a function of the posterior's (mean, std) at a point."""
+
+    def build(self, key, post, buffer, params, step, dim):
+        fn = self.value(key, post, buffer, params, step, dim)
+        return lambda x: fn(*_mean_std(post, x))
+
+
+class ChoiceParams(NamedTuple):
+    index: jax.Array | int = 0  # the acting option, 0-based (an int; swept: an int array)
+    options: tuple = ()  # each option's Params, in the order of Choice.options
+    DOMAIN = {"index": "[0, inf)"}
+
+    def check(self, where: str) -> None:
+        """The index is an integer below the number of options (checks.check_params calls this)."""
+        index = np.asarray(self.index)
+        if not np.issubdtype(index.dtype, np.integer):
+            raise TypeError(f"{where}index must be an int (the acting option), got {self.index!r}")
+        if np.any(index >= len(self.options)):
+            raise ValueError(f"{where}index = {index.tolist()!r}: there are only {len(self.options)} options")
+
+
+class Choice(Acquisition):
+    """One of several acquisitions, the one that ``ChoiceParams.index`` names: one compiled program
+    serves them all, so a study sweeps acquisitions as Params (jbo.run_sweep, or
+    jbo.studies.Settings in run_study) instead of compiling one program for each,
+    ``Choice(UCB(), EI())`` or ``Choice("ucb", "ei")``.
+
+    When every option is a :class:`Marginal` the posterior's mean and std at a point are computed once
+    and only the closed forms are switched. With a swept index (one per run, vmapped) every option's
+    closed form is evaluated and the chosen one selected; with one index only the chosen option runs.
+    The chosen option's values are the option's own, bit for bit (tests/test_acquisitions.py)."""
+
+    options: tuple = eqx.field(static=True)
+
+    def __init__(self, *options):
+        self.options = tuple(as_acquisition(o) for o in options)
+
+    def __check_init__(self):
+        if not self.options:
+            raise ValueError("Choice: give at least one acquisition")
+        for i, o in enumerate(self.options):
+            if o.contextual or isinstance(o, Choice):
+                raise ValueError(
+                    f"Choice: option {i} ({type(o).__name__}) is contextual or a Choice; choose among plain pieces"
+                )
+
+    def default_params(self):
+        return ChoiceParams(0, tuple(o.default_params() for o in self.options))
+
+    def build(self, key, post, buffer, params, step, dim):
+        args = (key, post, buffer)
+        if all(isinstance(o, Marginal) for o in self.options):
+            fns = [o.value(*args, p, step, dim) for o, p in zip(self.options, params.options)]
+            return lambda x: jax.lax.switch(params.index, fns, *_mean_std(post, x))
+        fns = [o.build(*args, p, step, dim) for o, p in zip(self.options, params.options)]
+        return lambda x: jax.lax.switch(params.index, fns, x)
+
+
 def srinivas_beta(t, dim: int, delta, scale=1.0):
     """Srinivas et al. (2010) Thm 2 on the unit cube (a = b = r = 1), times `scale`:
     beta_t = 2 log(2 t^2 pi^2 / (3 delta)) + 2 d log(t^2 d sqrt(log(4 d / delta)))."""
@@ -219,7 +285,7 @@ class SrinivasParams(NamedTuple):
     DOMAIN = {"delta": "(0, 1)", "beta_scale": "[0, inf)"}
 
 
-class UCB(Acquisition):
+class UCB(Marginal):
     """mean + sqrt(beta) std; beta constant (UCBParams, default `beta`) or the Srinivas schedule in the
     number of observations n + 1 (SrinivasParams)."""
 
@@ -233,12 +299,12 @@ class UCB(Acquisition):
     def default_params(self):
         return UCBParams(self.beta) if self.schedule == "constant" else SrinivasParams()
 
-    def build(self, key, post, buffer, params, step, dim):
+    def value(self, key, post, buffer, params, step, dim):
         if self.schedule == "constant":
             beta = params.beta
         else:
             beta = srinivas_beta(buffer.count + 1.0, buffer.x.shape[1], params.delta, params.beta_scale)
-        return lambda x: ucb(post, x, beta)
+        return lambda mean, std: ucb_value(mean, std, beta)
 
     def check_joint(self) -> None:
         if self.schedule != "constant":
@@ -255,7 +321,7 @@ class EIParams(NamedTuple):
     xi: jax.Array | float = 0.0  # improvement margin over the incumbent (best observed y)
 
 
-class EI(Acquisition):
+class EI(Marginal):
     """Expected improvement over the best observation + xi; log=True: log-EI (stable far below it)."""
 
     log: bool = eqx.field(static=True, default=False)
@@ -263,10 +329,10 @@ class EI(Acquisition):
     def default_params(self):
         return EIParams()
 
-    def build(self, key, post, buffer, params, step, dim):
+    def value(self, key, post, buffer, params, step, dim):
         best = data.best(buffer) + params.xi
-        fn = log_ei if self.log else ei
-        return lambda x: fn(post, x, best)
+        fn = log_ei_value if self.log else ei_value
+        return lambda mean, std: fn(mean, std, best)
 
     def check_joint(self) -> None:
         if self.log:
@@ -280,29 +346,29 @@ class EI(Acquisition):
         return lambda X: q_ei(post, X, best, z)
 
 
-class PI(Acquisition):
+class PI(Marginal):
     """Probability of improvement over the best observation + xi."""
 
     def default_params(self):
         return EIParams()
 
-    def build(self, key, post, buffer, params, step, dim):
+    def value(self, key, post, buffer, params, step, dim):
         best = data.best(buffer) + params.xi
-        return lambda x: pi(post, x, best)
+        return lambda mean, std: pi_value(mean, std, best)
 
 
-class PosteriorMean(Acquisition):
+class PosteriorMean(Marginal):
     """Pure exploitation: the posterior mean."""
 
-    def build(self, key, post, buffer, params, step, dim):
-        return lambda x: posterior_mean(post, x)
+    def value(self, key, post, buffer, params, step, dim):
+        return lambda mean, std: mean
 
 
-class PosteriorStd(Acquisition):
+class PosteriorStd(Marginal):
     """Pure exploration ("P-greedy"): the posterior standard deviation."""
 
-    def build(self, key, post, buffer, params, step, dim):
-        return lambda x: jnp.sqrt(gp.predict(post, x)[1])
+    def value(self, key, post, buffer, params, step, dim):
+        return lambda mean, std: std
 
 
 class Thompson(Acquisition):

@@ -207,6 +207,10 @@ def _is_params(p) -> bool:
     return isinstance(p, tuple) and hasattr(p, "_fields")
 
 
+def _is_params_group(p) -> bool:
+    return isinstance(p, tuple) and not hasattr(p, "_fields") and bool(p) and all(_is_params(v) or v == () for v in p)
+
+
 def param_fields(params, prefix: str = "") -> list[str]:
     """The sweepable fields of a Params NamedTuple, nested ones as parent.field."""
     if not _is_params(params):
@@ -216,6 +220,9 @@ def param_fields(params, prefix: str = "") -> list[str]:
         value = getattr(params, field)
         if _is_params(value):
             out += param_fields(value, f"{prefix}{field}.")
+        elif _is_params_group(value):  # a tuple of Params (jbo.acquisitions.ChoiceParams.options)
+            for i, v in enumerate(value):
+                out += param_fields(v, f"{prefix}{field}.{i}.")
         elif not (isinstance(value, tuple) and not value):
             out.append(prefix + field)
     return out
@@ -224,8 +231,9 @@ def param_fields(params, prefix: str = "") -> list[str]:
 def check_params(params, owner: str = "") -> None:
     """Type, finiteness and declared domain of every field of a Params NamedTuple (nested ones too):
     None, strings, bools and anything that is not a real number (or array of them) is a TypeError,
-    NaN or a value outside the domain a ValueError, each naming the field. Traced values (inside jit)
-    are not checked."""
+    NaN or a value outside the domain a ValueError, each naming the field. A tuple of Params is
+    checked element by element, and a Params class's own ``check(where)`` (a rule across fields) runs
+    last. Traced values (inside jit) are not checked."""
     if not _is_params(params):
         return
     name = type(params).__name__
@@ -235,6 +243,10 @@ def check_params(params, owner: str = "") -> None:
         where = f"{owner}{name}.{field}"
         if _is_params(value):
             check_params(value, f"{where} -> ")
+            continue
+        if _is_params_group(value):
+            for i, v in enumerate(value):
+                check_params(v, f"{where}[{i}] -> ")
             continue
         if isinstance(value, tuple) and not value or isinstance(value, jax.core.Tracer):
             continue  # an empty group (no Params), or a value inside jit
@@ -247,3 +259,6 @@ def check_params(params, owner: str = "") -> None:
         if np.any(bad):
             shown = a if a.ndim == 0 else a[bad]
             raise ValueError(f"{where} = {shown.tolist()!r} is outside its domain {text}")
+    rule = getattr(type(params), "check", None)
+    if callable(rule) and not any(isinstance(v, jax.core.Tracer) for v in jax.tree.leaves(params)):
+        rule(params, f"{owner}{name}.")

@@ -21,17 +21,21 @@ def demo(args) -> int:
 
     import jbo
 
-    methods = {
-        "random_search": jbo.algorithms.get("random_search", num_initial=args.num_initial),
-        "gp_ucb": jbo.algorithms.get("gp_ucb", num_initial=args.num_initial),
-        "gp_ei": jbo.algorithms.get("gp_ei", num_initial=args.num_initial),
-    }
+    # GP-UCB and GP-EI are one program per problem (jbo.studies.Settings over an acquisition Choice:
+    # one compile; the same runs as their own programs, bit for bit)
+    gp = {k: v for k, v in {"gp_ucb": "ucb", "gp_ei": "ei"}.items() if k in args.methods}
+    methods = {}
+    if "random_search" in args.methods:
+        methods["random_search"] = jbo.algorithms.get("random_search", num_initial=args.num_initial)
+    if len(gp) > 1:
+        methods["gp"] = jbo.studies.Settings.choice(gp, num_initial=args.num_initial)
+    else:
+        methods.update({k: jbo.algorithms.get(k, num_initial=args.num_initial) for k in gp})
     problems = {"branin": jbo.problems.get("branin"), "hartmann6": jbo.problems.get("hartmann6")}
-    methods = {k: v for k, v in methods.items() if k in args.methods}
     problems = {k: v for k, v in problems.items() if k in args.problems}
     steps = {"branin": args.steps_branin, "hartmann6": args.steps_hartmann6}
     print(
-        f"jbo demo: {args.seeds} seeds x {list(methods)} x {list(problems)}; steps {steps}; "
+        f"jbo demo: {args.seeds} seeds x {[m for m in DEMO_METHODS if m in args.methods]} x {list(problems)}; steps {steps}; "
         f"backend {jax.default_backend()} on {platform.machine()} ({platform.processor() or 'cpu'})",
         flush=True,
     )

@@ -1,8 +1,10 @@
 """Studies: methods x problems x seeds -> a tidy pandas table, save/load, summaries and plots.
 
-Each (method, problem) pair is one compiled program (the scan vmapped over seeds; lax.map with bitwise=True); compile and run
-seconds are measured separately (ahead-of-time lowering + compilation, then execution). All methods
-use the same seed keys, so they share initial designs and noise (common random numbers).
+Each (method, problem) pair is one compiled program (the scan vmapped over seeds; lax.map with
+bitwise=True), and each :class:`Settings` entry is one program for all its labelled settings (a
+sweep); compile and run seconds are measured separately (ahead-of-time lowering + compilation, then
+execution). All methods use the same seed keys, so they share initial designs and noise (common
+random numbers).
 
 Every table has the engine's metric vocabulary (value, best_value, cost, cumulative_cost, active,
 and regret, simple_regret, cumulative_regret where the optimum is known). Runs that spend
@@ -32,6 +34,42 @@ from jbo.lazy import pandas as pd
 from jbo.protocols import Algorithm, Environment
 
 
+class Settings:
+    """Labelled settings of one algorithm that :func:`run_study` runs as **one** program, a sweep over
+    the settings and the seeds (jbo.run_sweep), each setting's rows under its own label:
+    ``Settings(algorithm, {"gp_ucb": params_0, "gp_ei": params_1})``. One compile then serves every
+    setting; with a jbo.acquisitions.Choice the settings can be different acquisitions
+    (``Settings.choice``). The settings share the study's seed keys, so each equals its own program's
+    run (tests/test_studies.py)."""
+
+    def __init__(self, algorithm: Algorithm, params: Mapping):
+        if not isinstance(algorithm, Algorithm):
+            raise TypeError(f"Settings: algorithm must be a jbo.Algorithm, got {type(algorithm).__name__}")
+        if not isinstance(params, Mapping) or not params:
+            raise ValueError("Settings: params must be a non-empty {label: Params} mapping")
+        for label, p in params.items():
+            if not isinstance(label, str):
+                raise TypeError(f"Settings: labels must be strings, got {label!r}")
+            checks.check_params(p, f"Settings[{label!r}]: ")
+        self.algorithm, self.params = algorithm, dict(params)
+
+    @classmethod
+    def choice(cls, labelled: Mapping, **options) -> Settings:
+        """One GP-BO whose acquisition is a Choice among `labelled` ({label: acquisition}), a setting
+        per acquisition at its default Params; `options` are the GP-BO's other parts (registry options
+        of "gp_ucb"), e.g. ``Settings.choice({"gp_ucb": "ucb", "gp_ei": "ei"}, num_initial=6)``."""
+        from jbo.acquisitions import Choice
+
+        alg = _algorithms.GPBO(acquisition=Choice(*labelled.values()), **options)
+        d = alg.default_params()
+        return cls(
+            alg, {label: d._replace(acquisition=d.acquisition._replace(index=i)) for i, label in enumerate(labelled)}
+        )
+
+    def __repr__(self) -> str:
+        return f"Settings({type(self.algorithm).__name__}, {list(self.params)})"
+
+
 def _label(item) -> str:
     """A table label for a list entry: the registered name, or the object's name or type."""
     if isinstance(item, str):
@@ -55,6 +93,8 @@ def _as_dict(items, getter, kind, argument: str):
                 label, n = f"{_label(item)}#{n}", n + 1
             out[label] = item
     for name, obj in list(out.items()):
+        if isinstance(obj, Settings) and kind is Algorithm:
+            continue
         if isinstance(obj, str):
             out[name] = getter(obj)
         if not isinstance(out[name], kind):
@@ -131,7 +171,9 @@ def run_study(
     ``run_study(methods, problems, key=0, num_steps=T, num_seeds=S)``, the keywords of :func:`jbo.run_seeds`
     (key: an int seed or a JAX key; default 0).
 
-    methods: {label: Algorithm or registered name} or a list of names; problems likewise.
+    methods: {label: Algorithm, registered name or :class:`Settings`} or a list of names; problems
+    likewise. A Settings entry is one program whose settings get their own labels (and its own Params;
+    `params` below is not asked for them); compile_s and run_s are then that shared program's.
     num_steps: an int, or {problem label: int}. budget: None, a cost, or {problem label: cost}.
     Returns a tidy DataFrame with one row per (method, problem, seed, step): the engine's metrics
     (scalar ones), compile_s and run_s of that (method, problem) program.
@@ -143,42 +185,66 @@ def run_study(
     checks.check_on_nonfinite(on_nonfinite)
     methods = _as_dict(methods, _algorithms.get, Algorithm, "methods")
     problems = _as_dict(problems, _problems.get, Environment, "problems")
+    labels = [label for m, alg in methods.items() for label in (alg.params if isinstance(alg, Settings) else [m])]
+    twice = sorted({label for label in labels if labels.count(label) > 1})
+    if twice:
+        raise ValueError(f"run_study's methods: the label(s) {twice} occur more than once (Settings labels included)")
     keys = runner.seed_keys(key, num_seeds)  # an int seed or a key; num_seeds >= 1 (a named error)
     frames, total, i = [], len(methods) * len(problems), 0
+    how = dict(devices=devices, chunk_size=chunk_size, memory_limit=memory_limit, bitwise=bitwise)
     for pname, problem in problems.items():
         steps = num_steps[pname] if isinstance(num_steps, Mapping) else num_steps
         for mname, alg in methods.items():
             i += 1
+            shared = isinstance(alg, Settings)
+            names = list(alg.params) if shared else [mname]
             if progress:
+                what = f"{', '.join(names)} (one program)" if shared else mname
                 print(
-                    f"[{i}/{total}] {mname} on {pname}: {num_seeds} seeds x {steps} steps ...",
+                    f"[{i}/{total}] {what} on {pname}: {num_seeds} seeds x {steps} steps ...",
                     end="",
                     file=sys.stderr,
                     flush=True,
                 )
             b = budget.get(pname) if isinstance(budget, Mapping) else budget
-            p = alg.default_params() if params is None else params(mname, pname)
-            checks.check_params(p, f"{mname}: ")
-            fn, compile_s = compile_seeds(
-                alg,
-                problem,
-                keys=keys,
-                num_steps=steps,
-                params=p,
-                budget=b,
-                free_initial=free_initial,
-                devices=devices,
-                chunk_size=chunk_size,
-                memory_limit=memory_limit,
-                keep_final_state=False,
-                bitwise=bitwise,
-            )
+            if shared:
+                algorithm, p = alg.algorithm, runner.stack_params(*alg.params.values())
+                prog = runner.program(
+                    algorithm,
+                    problem,
+                    keys=keys,
+                    num_steps=steps,
+                    params=p,
+                    batch="settings",
+                    budget=runner.check_run(algorithm, problem, steps, b),
+                    free_initial=free_initial,
+                    keep_final_state=False,
+                    cache=False,
+                    **how,
+                )
+                fn, compile_s, axes = (lambda ks, p=p: prog(ks, p)), prog.compile_seconds, ("setting", "seed")
+                fn.plan = prog.plan
+            else:
+                algorithm, p = alg, (alg.default_params() if params is None else params(mname, pname))
+                checks.check_params(p, f"{mname}: ")
+                fn, compile_s = compile_seeds(
+                    alg,
+                    problem,
+                    keys=keys,
+                    num_steps=steps,
+                    params=p,
+                    budget=b,
+                    free_initial=free_initial,
+                    keep_final_state=False,
+                    **how,
+                )
+                axes = ("seed",)
             t0 = time.perf_counter()
             trace = jax.block_until_ready(fn(keys))
             run_s = time.perf_counter() - t0
-            label = f"{mname}{checks.model_note(alg)} on {pname}"
+            label = f"{'/'.join(names)}{checks.model_note(algorithm)} on {pname}"
             checks.check_optimum(trace, label)
-            checks.check_trace(trace, on_nonfinite, ("seed",), label, problem)
+            checks.check_trace(trace, on_nonfinite, axes, label, problem)
             if progress:
                 plan = fn.plan
                 where = (
@@ -186,19 +252,20 @@ def run_study(
                     f"~{plan.bytes_per_chunk / 2**20:.0f} MiB/chunk]"
                 )
                 print(f" compile {compile_s:.1f} s, run {run_s:.1f} s{where}", file=sys.stderr, flush=True)
-            metrics = {k: np.asarray(v) for k, v in trace.metrics.items() if np.ndim(v) == 2}
+            metrics = {k: np.asarray(v) for k, v in trace.metrics.items() if np.ndim(v) == len(axes) + 1}
             seed, step = np.meshgrid(np.arange(num_seeds), np.arange(steps), indexing="ij")
-            frame = pd.DataFrame(
-                {
-                    "method": mname,
-                    "problem": pname,
-                    "seed": seed.ravel(),
-                    "step": step.ravel() + 1,
-                    **{k: v.ravel() for k, v in metrics.items()},
-                }
-            )
-            frame["compile_s"], frame["run_s"] = compile_s, run_s
-            frames.append(frame)
+            for j, name in enumerate(names):
+                frame = pd.DataFrame(
+                    {
+                        "method": name,
+                        "problem": pname,
+                        "seed": seed.ravel(),
+                        "step": step.ravel() + 1,
+                        **{k: (v[j] if shared else v).ravel() for k, v in metrics.items()},
+                    }
+                )
+                frame["compile_s"], frame["run_s"] = compile_s, run_s
+                frames.append(frame)
     return pd.concat(frames, ignore_index=True)
 
 

@@ -95,3 +95,51 @@ def test_load_names_a_file_that_is_not_a_study_table(tmp_path):
             jbo.studies.load(tmp_path / name)
     with pytest.raises(ValueError, match="no study table at"):
         jbo.studies.load(tmp_path / "missing.csv")
+
+
+def test_settings_run_as_one_program_with_each_settings_rows():
+    """Settings.choice over GP-UCB and GP-EI is one program per problem whose rows equal each method's
+    own program: GP-EI bit for bit, GP-UCB to rounding (the closed forms are switched after one
+    posterior evaluation, which rounds the UCB gradient differently); the rows carry the settings'
+    labels and the shared program's compile and run seconds."""
+    kw = dict(key=3, num_steps=10, num_seeds=3, progress=False)
+    shared = jbo.studies.Settings.choice({"gp_ucb": "ucb", "gp_ei": "ei"}, num_initial=4)
+    one = jbo.studies.run_study({"random_search": "random_search", "gp": shared}, ["branin"], **kw)
+    own = jbo.studies.run_study(
+        {
+            "random_search": "random_search",
+            "gp_ucb": jbo.algorithms.get("gp_ucb", num_initial=4),
+            "gp_ei": jbo.algorithms.get("gp_ei", num_initial=4),
+        },
+        ["branin"],
+        **kw,
+    )
+    assert sorted(one["method"].unique()) == ["gp_ei", "gp_ucb", "random_search"]
+    key = ["method", "problem", "seed", "step"]
+    a, b = (t.sort_values(key).reset_index(drop=True) for t in (one, own))
+    ei = a["method"] == "gp_ei"
+    np.testing.assert_array_equal(a.loc[ei, "value"], b.loc[ei, "value"])
+    ucb = a["method"] == "gp_ucb"
+    np.testing.assert_allclose(a.loc[ucb, "value"], b.loc[ucb, "value"], rtol=1e-6)
+    gp_rows = a[a["method"] != "random_search"]
+    assert gp_rows["compile_s"].nunique() == 1 and gp_rows["run_s"].nunique() == 1
+
+
+def test_settings_and_study_labels_are_checked():
+    alg = jbo.algorithms.get("gp_ucb", num_initial=4)
+    with pytest.raises(TypeError, match="Settings: algorithm"):
+        jbo.studies.Settings("gp_ucb", {"a": alg.default_params()})
+    with pytest.raises(ValueError, match="non-empty"):
+        jbo.studies.Settings(alg, {})
+    with pytest.raises(ValueError, match=r"Settings\['bad'\]: GPBOParams.acquisition -> UCBParams.beta"):
+        jbo.studies.Settings(
+            alg,
+            {
+                "bad": jbo.replace_params(alg.default_params(), beta=1.0)._replace(
+                    acquisition=alg.default_params().acquisition._replace(beta=-1.0)
+                )
+            },
+        )
+    shared = jbo.studies.Settings(alg, {"gp_ucb": alg.default_params()})
+    with pytest.raises(ValueError, match=r"\['gp_ucb'\] occur more than once"):
+        jbo.studies.run_study({"gp_ucb": alg, "s": shared}, ["branin"], num_steps=5, num_seeds=1, progress=False)
