@@ -80,6 +80,25 @@ AXIS = "seeds"
 # X86ISD::SUBV_BROADCAST_LOAD" compiling TS-PSQ's step on x86_64). Set it before the first run; the
 # program cache keys on it.
 CPU_COMPILER_OPTIONS: dict = {"xla_backend_optimization_level": 2}
+# Short programs add SHORT_PROGRAM_OPTIONS: XLA's LLVM IR fusion emitters instead of its MLIR ones
+# compile 19-30% faster and run 6-12% slower, with the same results (GP-UCB on hartmann6 at T = 50
+# and 400, BOKE at T = 200; experiments/results/engine/compile_options_fusion_emitters.json). That
+# pays where compile dominates: a program of at most SHORT_PROGRAM_RUN_STEPS runs x steps, below the
+# measured break-even of all three (2,300-6,500 run-steps), e.g. the demo's programs (32 runs x 60
+# steps). Only with jbo's options (CPU_COMPILER_OPTIONS non-empty); SHORT_PROGRAM_RUN_STEPS = 0 turns it off.
+SHORT_PROGRAM_OPTIONS: dict = {"xla_cpu_use_fusion_emitters": False}
+SHORT_PROGRAM_RUN_STEPS: int = 2048
+
+
+def cpu_compiler_options(run_steps: int | None = None) -> dict | None:
+    """The XLA options of a CPU run program of `run_steps` runs x steps (None: unknown, not short);
+    None where XLA decides (CPU_COMPILER_OPTIONS empty, or jax_disable_most_optimizations set)."""
+    if not CPU_COMPILER_OPTIONS or jax.config.read("jax_disable_most_optimizations"):
+        return None
+    short = run_steps is not None and run_steps <= SHORT_PROGRAM_RUN_STEPS
+    return {**CPU_COMPILER_OPTIONS, **(SHORT_PROGRAM_OPTIONS if short else {})}
+
+
 log = logging.getLogger("jbo.parallel")
 
 
@@ -401,6 +420,7 @@ def compile_runs(
     chunk_size: int | None = None,
     memory_limit: float | None = None,
     bitwise: bool = False,
+    steps: int | None = None,
 ):
     """Compile `program` for a batch of independent runs, sharded over devices and chunked to fit memory.
 
@@ -410,6 +430,9 @@ def compile_runs(
     jax.ShapeDtypeStruct (only shapes are used here). Returns (runner, plan, compile_seconds);
     runner(batched, replicated) runs any number of runs (padded to whole chunks, the padding
     dropped) and returns the outputs, whole, on every process.
+
+    steps: the steps of each run, where known: a CPU program of few runs x steps compiles with
+    SHORT_PROGRAM_OPTIONS (see cpu_compiler_options).
 
     chunk_size: runs per chunk (rounded up to a multiple of the device count); None: all runs in one
     program unless the predicted memory exceeds `memory_limit` (bytes; default 75% of available).
@@ -494,8 +517,9 @@ def compile_runs(
             jax.tree.map(lambda s: jax.ShapeDtypeStruct(s.shape, s.dtype, weak_type=s.weak_type, sharding=sh), rshape),
         )
 
-    use = CPU_COMPILER_OPTIONS and not accel and not jax.config.read("jax_disable_most_optimizations")
-    options = dict(CPU_COMPILER_OPTIONS) if use else None  # None: XLA decides
+    def compiler_options(c):
+        """XLA's options for a chunk of c runs (None: XLA decides; see cpu_compiler_options)."""
+        return None if accel else cpu_compiler_options(None if steps is None else c * steps)
 
     def compile_other_devices(compiled, c):
         """bitwise on several devices: compile the settled chunk program for the other local devices
@@ -506,6 +530,7 @@ def compile_runs(
 
         t0 = time.perf_counter()
         lowered = [jitted.lower(*on_device(d, c)) for d in local_devs[1:]]
+        options = compiler_options(c // nd)
         with concurrent.futures.ThreadPoolExecutor(len(lowered)) as pool:
             compiled.compiled += list(pool.map(lambda lo: lo.compile(compiler_options=options), lowered))
         return time.perf_counter() - t0
@@ -515,11 +540,13 @@ def compile_runs(
         t0 = time.perf_counter()
         if not per_device_programs:
             lowered = jitted.lower(shapes, rshape)
-            compiled = lowered.compile(compiler_options=options)
+            compiled = lowered.compile(compiler_options=compiler_options(c // nd))
             out_per_run = _nbytes(lowered.out_info) / c
         else:  # the one-device program for the first local device (the others once c is settled: compile_other_devices)
             lowered = jitted.lower(*on_device(local_devs[0], c))
-            compiled = PerDevice([lowered.compile(compiler_options=options)], local_devs, devs, out_axis)
+            compiled = PerDevice(
+                [lowered.compile(compiler_options=compiler_options(c // nd))], local_devs, devs, out_axis
+            )
             out_per_run = _nbytes(lowered.out_info) / (c // nd)
         seconds = time.perf_counter() - t0
         per_device = _program_bytes(compiled.compiled[0] if per_device_programs else compiled)

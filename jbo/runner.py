@@ -129,6 +129,7 @@ def _batch_runner(
     extra=(),
     cache=True,
     bitwise=False,
+    steps=None,
 ):
     """The compiled batch program for these inputs, from the cache or compiled now (jbo.parallel);
     returns (runner, compile_seconds: 0.0 on a cache hit). cache=False: always compile, keep nothing."""
@@ -144,6 +145,7 @@ def _batch_runner(
             chunk_size=chunk_size,
             memory_limit=memory_limit,
             bitwise=bitwise,
+            steps=steps,
         )
         return runner, seconds
     try:
@@ -161,6 +163,8 @@ def _batch_runner(
             extra,
             bitwise,
             tuple(sorted(parallel.CPU_COMPILER_OPTIONS.items())),  # a change of options compiles anew
+            tuple(sorted(parallel.SHORT_PROGRAM_OPTIONS.items())),
+            parallel.SHORT_PROGRAM_RUN_STEPS,
             bool(jax.config.read("jax_disable_most_optimizations")),  # and so does a change of XLA's optimisations
         )
         hash(key)
@@ -178,6 +182,7 @@ def _batch_runner(
         chunk_size=chunk_size,
         memory_limit=memory_limit,
         bitwise=bitwise,
+        steps=steps,
     )
     if key is not None:
         _RUNNERS[key] = runner
@@ -277,6 +282,7 @@ def program(
             memory_limit,
             cache=cache,
             bitwise=bitwise,
+            steps=num_steps,
         )
         return Program(lambda ks, p: runner(ks, (dyn, p)), batch, seconds, runner)
 
@@ -308,6 +314,7 @@ def program(
             memory_limit,
             cache=cache,
             bitwise=bitwise,
+            steps=num_steps,
         )
 
         def run_settings(ks, p):
@@ -359,6 +366,7 @@ def program(
             (num_envs, sequential, str(axes_sig)),
             cache=cache,
             bitwise=bitwise,
+            steps=num_envs * num_steps,  # each batched row is a seed on every environment
         )
         return Program(lambda ks, p: runner(ks, (dyn, p)), batch, seconds, runner)
 
@@ -396,6 +404,7 @@ def program(
         memory_limit,
         cache=cache,
         bitwise=bitwise,
+        steps=num_steps,
     )
     return Program(lambda ks, p: runner((ks, varying), (alg_dyn, shared, p)), batch, seconds, runner)
 

@@ -355,3 +355,36 @@ def test_cpu_compile_options_change_rounding_only(monkeypatch, xla_optimized):
     xla = jbo.studies.compile_seeds(alg, BRANIN, keys=keys, num_steps=10)[0](keys)
     np.testing.assert_allclose(ours.actions, xla.actions, rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(ours.observations, xla.observations, rtol=1e-6, atol=1e-9)
+
+
+def test_short_programs_compile_with_the_short_program_options(monkeypatch, xla_optimized):
+    """A CPU program of at most SHORT_PROGRAM_RUN_STEPS runs x steps is compiled with
+    SHORT_PROGRAM_OPTIONS on top of CPU_COMPILER_OPTIONS (seen in the options XLA is handed), a longer
+    one without, none with XLA's own options; GP-UCB's runs are the same either way."""
+    import jax._src.stages as stages
+
+    assert parallel.cpu_compiler_options(parallel.SHORT_PROGRAM_RUN_STEPS) == {
+        **parallel.CPU_COMPILER_OPTIONS,
+        **parallel.SHORT_PROGRAM_OPTIONS,
+    }
+    assert parallel.cpu_compiler_options(parallel.SHORT_PROGRAM_RUN_STEPS + 1) == parallel.CPU_COMPILER_OPTIONS
+    assert parallel.cpu_compiler_options(None) == parallel.CPU_COMPILER_OPTIONS
+    handed = []
+    compile_ = stages.Lowered.compile
+
+    def spy(self, *a, **k):
+        handed.append(k.get("compiler_options"))
+        return compile_(self, *a, **k)
+
+    monkeypatch.setattr(stages.Lowered, "compile", spy)
+    alg = jbo.algorithms.get("gp_ucb", num_initial=4)
+    keys = jax.random.split(KEY, 2)
+    short = jbo.studies.compile_seeds(alg, BRANIN, keys=keys, num_steps=10)[0](keys)
+    assert handed[-1] == {**parallel.CPU_COMPILER_OPTIONS, **parallel.SHORT_PROGRAM_OPTIONS}
+    monkeypatch.setattr(parallel, "SHORT_PROGRAM_RUN_STEPS", 0)
+    long = jbo.studies.compile_seeds(alg, BRANIN, keys=keys, num_steps=10)[0](keys)
+    assert handed[-1] == parallel.CPU_COMPILER_OPTIONS
+    np.testing.assert_allclose(short.actions, long.actions, rtol=1e-9, atol=1e-12)
+    monkeypatch.setattr(parallel, "CPU_COMPILER_OPTIONS", {})
+    jbo.studies.compile_seeds(alg, BRANIN, keys=keys, num_steps=10)
+    assert handed[-1] is None

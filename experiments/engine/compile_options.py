@@ -12,6 +12,7 @@ code, which LLVM's optimisation level can change).
 
     python experiments/engine/compile_options.py --repeats 3
     python experiments/engine/compile_options.py --repeats 3 --levels xla_default O2 cheap_llvm --out compile_options_o2.json
+    python experiments/engine/compile_options.py --repeats 2 --levels O2 O2_legacy_fusion --out compile_options_fusion_emitters.json
     python experiments/engine/compile_options.py --repeats 3 --levels xla_default O2 --out compile_options_t100_t200.json \
         --tasks gp_ucb/hartmann6/T100 gp_ucb/hartmann6/T200
 
@@ -38,6 +39,8 @@ LEVELS = {
     "O1": {"xla_backend_optimization_level": 1},
     "O2": {"xla_backend_optimization_level": 2},
     "cheap_llvm": {"xla_llvm_disable_expensive_passes": True},
+    # -O2 with XLA's older LLVM IR emitters for fusions instead of its MLIR fusion emitters
+    "O2_legacy_fusion": {"xla_backend_optimization_level": 2, "xla_cpu_use_fusion_emitters": False},
 }
 TASKS = {
     "gp_ucb/hartmann6/T50": ("gp_ucb", {"num_initial": 10}, "hartmann6", 50),
@@ -54,6 +57,7 @@ import numpy as np
 import jbo, jbo.parallel
 from jbo.studies import compile_seeds
 jbo.parallel.CPU_COMPILER_OPTIONS = json.loads(sys.argv[1])
+jbo.parallel.SHORT_PROGRAM_RUN_STEPS = 0  # every program with exactly the level's options
 name, kwargs, problem, steps = json.loads(sys.argv[2])
 xla = {"wall": 0.0}
 compile_ = stages.Lowered.compile

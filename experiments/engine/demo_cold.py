@@ -1,0 +1,163 @@
+"""`jbo demo` from an empty compilation cache, at a reference commit and on this working tree, in one run.
+
+Each measurement is a fresh `python -m jbo demo --out <dir>` with JBO_CACHE_DIR set to a new empty
+directory (the persistent compilation cache cold, as on a first run), the reference commit checked
+out in a git worktree and imported through PYTHONPATH, the two sides alternating so that both see
+the same machine and load. Recorded per run: the wall seconds of the whole command (interpreter
+start to exit), the demo's own total and each program's compile and run seconds as it prints them,
+and its summary table; the final table of each side is compared row by row (mean and median final
+simple regret).
+
+    python experiments/engine/demo_cold.py --before af344ea --repeats 3 --update
+
+Writes demo_cold_before_after.json (experiments/results/demo with --update, else its scratch mirror)
+and, from the last run of this tree, the demo's own files (demo_summary.csv / .json, demo_regret.png)
+and its console (demo_cold_cache_run.txt).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from outdir import add_update_flag, output_dir  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]  # the repository root
+PROGRAM = re.compile(r"\[(\d+)/(\d+)\] (.+?) on (\w+): .*compile ([\d.]+) s, run ([\d.]+) s")
+
+
+def demo(tree: Path, scratch: Path) -> dict:
+    """One cold `jbo demo` of the jbo in `tree`: wall seconds, printed programs, summary rows."""
+    cache, out = Path(tempfile.mkdtemp(dir=scratch)), Path(tempfile.mkdtemp(dir=scratch))
+    env = dict(os.environ, JBO_CACHE_DIR=str(cache), PYTHONPATH=str(tree))
+    env.pop("JBO_CACHE", None)
+    t0 = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "jbo", "demo", "--out", str(out)], cwd=scratch, env=env, capture_output=True, text=True
+    )
+    wall = time.perf_counter() - t0
+    if done.returncode:
+        raise RuntimeError(f"jbo demo failed in {tree}:\n{done.stderr[-2000:]}")
+    console = done.stdout + done.stderr
+    programs = [
+        {"program": m[2], "methods": m[3], "problem": m[4], "compile_s": float(m[5]), "run_s": float(m[6])}
+        for m in PROGRAM.finditer(console)
+    ]
+    meta = json.loads((out / "demo_summary.json").read_text())
+    return {
+        "wall_s": wall,
+        "total_s": meta["total_seconds"],
+        "programs": programs,
+        "rows": meta["rows"],
+        "out": out,
+        "console": console,
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--before", required=True, help="the reference commit")
+    ap.add_argument("--repeats", type=int, default=3)
+    add_update_flag(ap)
+    args = ap.parse_args()
+    out_dir = output_dir("demo")
+    rev = lambda r: subprocess.run(  # noqa: E731
+        ["git", "rev-parse", r], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout.strip()
+    before_rev, after_rev = rev(args.before), rev("HEAD")
+    sys.path.insert(0, str(ROOT))
+    from jbo.studies import machine_info
+
+    load = os.getloadavg()
+    with tempfile.TemporaryDirectory() as tmp:
+        worktree = Path(tmp) / "before"
+        subprocess.run(["git", "worktree", "add", "--detach", str(worktree), before_rev], cwd=ROOT, check=True)
+        try:
+            runs = {"before": [], "after": []}
+            for r in range(args.repeats):
+                for side, tree in (("before", worktree), ("after", ROOT)):
+                    record = demo(tree, Path(tmp))
+                    print(
+                        f"{side} {r}: {record['wall_s']:.1f} s wall, {record['total_s']:.1f} s in the demo", flush=True
+                    )
+                    runs[side].append(record)
+            last = runs["after"][-1]
+            out_dir.mkdir(parents=True, exist_ok=True)
+            for name in ("demo_summary.csv", "demo_summary.json", "demo_regret.png"):
+                shutil.copy(last["out"] / name, out_dir / name)
+            header = (
+                "# JBO_CACHE_DIR=<empty directory> python -m jbo demo --out <dir> (cold compilation cache), "
+                f"{machine_info()}, the last run of experiments/engine/demo_cold.py (wall {last['wall_s']:.2f} s)\n"
+            )
+            (out_dir / "demo_cold_cache_run.txt").write_text(header + last["console"])
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=ROOT, check=False)
+    for side in runs.values():
+        for record in side:
+            record.pop("out"), record.pop("console")
+
+    def rows(side):
+        return {(r["problem"], r["method"]): r for r in runs[side][-1]["rows"]}
+
+    before, after = rows("before"), rows("after")
+    compare = [
+        {
+            "problem": p,
+            "method": m,
+            "mean_before": before[(p, m)]["mean_simple_regret"],
+            "mean_after": after[(p, m)]["mean_simple_regret"],
+            "median_before": before[(p, m)]["median_simple_regret"],
+            "median_after": after[(p, m)]["median_simple_regret"],
+            "identical": before[(p, m)]["mean_simple_regret"] == after[(p, m)]["mean_simple_regret"]
+            and before[(p, m)]["median_simple_regret"] == after[(p, m)]["median_simple_regret"],
+        }
+        for (p, m) in before
+    ]
+    result = {
+        "command": "python experiments/engine/demo_cold.py " + " ".join(sys.argv[1:]),
+        "machine": machine_info(),
+        "load_average_at_start": load,
+        "load_average_at_end": os.getloadavg(),
+        "before": before_rev,
+        "after": after_rev
+        + (
+            " + working tree changes" if subprocess.run(["git", "diff", "--quiet", "HEAD"], cwd=ROOT).returncode else ""
+        ),
+        "median_wall_s": {s: float(np.median([r["wall_s"] for r in runs[s]])) for s in runs},
+        "median_demo_total_s": {s: float(np.median([r["total_s"] for r in runs[s]])) for s in runs},
+        "median_compile_s_sum": {
+            s: float(np.median([sum(p["compile_s"] for p in r["programs"]) for r in runs[s]])) for s in runs
+        },
+        "median_run_s_sum": {
+            s: float(np.median([sum(p["run_s"] for p in r["programs"]) for r in runs[s]])) for s in runs
+        },
+        "final_regret_before_after": compare,
+        "runs": runs,
+    }
+    path = out_dir / "demo_cold_before_after.json"
+    path.write_text(json.dumps(result, indent=1))
+    print(
+        json.dumps(
+            {
+                k: result[k]
+                for k in ("median_wall_s", "median_demo_total_s", "median_compile_s_sum", "median_run_s_sum")
+            },
+            indent=1,
+        )
+    )
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
