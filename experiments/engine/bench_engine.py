@@ -10,6 +10,7 @@ screened), in the same run: what the growing state and the long-run defaults buy
 
     python experiments/engine/bench_engine.py --before-steps 50 100 200 400     # the T axis, ~40 min here
     python experiments/engine/bench_engine.py --steps 50 100 --botorch-steps 50 --tag quick
+    python experiments/engine/bench_engine.py --replot bench_engine_t_axis.json bench_engine_t1000.json --update
     python experiments/engine/bench_engine.py --axis seeds --problem branin --num-initial 6 --steps 50 \
         --seeds 1 8 32 --botorch-seeds 8 --tag refit1x5                 # the seed axis at one T
 
@@ -128,7 +129,9 @@ def slope(rows):
     return float(np.polyfit(t, s, 1)[0])
 
 
-def plot(record, out: Path):
+def plot(record, out: Path, extra=()):
+    """Seconds per seed against T, log-log; `extra`: (file name, record) of runs of their own (e.g. T =
+    1000 with BoTorch), drawn as separate markers."""
     try:
         import matplotlib
 
@@ -137,7 +140,7 @@ def plot(record, out: Path):
     except ImportError:
         print("matplotlib missing: no plot")
         return
-    fig, ax = plt.subplots(figsize=(6, 4.2))
+    fig, ax = plt.subplots(figsize=(9.5, 4.2))
     series = [
         ("jbo", [r for r in record["jbo"] if r["defaults"] == "current"], "o-"),
         (
@@ -157,11 +160,22 @@ def plot(record, out: Path):
             style,
             label=f"{label}, slope {k:.2f}" if k is not None else label,
         )
+    for name, other in extra:
+        for label, rows, marker in (("jbo", other["jbo"], "o"), ("BoTorch", other["botorch"], "^")):
+            if rows:
+                ax.loglog(
+                    [r["steps"] for r in rows],
+                    [r["s_per_seed"] for r in rows],
+                    marker,
+                    mfc="none",
+                    ms=9,
+                    label=f"{label}, its own run ({name})",
+                )
     ax.set_xlabel("budget T (evaluations)")
     ax.set_ylabel("seconds per seed (compile excluded)")
     ax.set_title(f"GP-UCB on {record['problem']}: {record['machine']}", fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     fig.tight_layout()
     fig.savefig(out, dpi=120)
     print(f"wrote {out}")
@@ -182,8 +196,19 @@ def main():
     ap.add_argument("--fit-steps", type=int, default=5)
     ap.add_argument("--botorch-device", default="cpu", help="torch device of BoTorch's model: cpu or cuda")
     ap.add_argument("--tag", default=None)
+    ap.add_argument(
+        "--replot",
+        nargs="+",
+        metavar="FILE",
+        help="no run: redraw the figure of the first bench_engine_*.json (in the results folder) with the "
+        "runs of the others as extra markers, e.g. --replot bench_engine_t_axis.json bench_engine_t1000.json",
+    )
     add_update_flag(ap)
     args = ap.parse_args()
+    if args.replot:
+        first, *others = (json.loads((RESULTS / name).read_text()) for name in args.replot)
+        plot(first, (RESULTS / args.replot[0]).with_suffix(".png"), list(zip(args.replot[1:], others)))
+        return
     tag = args.tag or ("t_axis" if args.axis == "steps" else f"refit{args.fit_restarts}x{args.fit_steps}")
     out = RESULTS / f"bench_engine_{tag}.json"
     problem = jbo.problems.get(args.problem)
