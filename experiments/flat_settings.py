@@ -26,6 +26,7 @@ FIT = {
 FIT.update(fit_method="method")
 MAXIMISER = {"num_raw": "num_raw", "num_raw_per_dim": "num_raw_per_dim", "num_starts": "num_starts"}
 MAXIMISER.update(opt_steps="steps", opt_method="method", screen_data="screen_data")
+MAXIMISER.update(far_capacity="far_capacity", far_num_raw="far_num_raw")
 
 
 def gp_options(refit: parts.Refit | None = None, maximiser: parts.Maximiser | None = None, **flat) -> dict:
@@ -45,6 +46,8 @@ def gp_options(refit: parts.Refit | None = None, maximiser: parts.Maximiser | No
             schedule["growth"] = v
         elif k == "refit_all":
             schedule["all_below"] = v
+        elif k in ("refit_far_from", "refit_far_growth"):
+            schedule[k[len("refit_") :]] = v
         elif k == "kernel":
             out["model"] = gp.GPModel(kernel=v)
         elif k == "beta_schedule":

@@ -25,6 +25,7 @@ from typing import Any, ClassVar, NamedTuple
 import equinox as eqx
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from jbo import data, designs, gp, optimize
 
@@ -104,18 +105,27 @@ class FixedHypers(eqx.Module):
 class RefitSchedule(eqx.Module):
     """When a :class:`Refit` refits: every step while t < all_below, then each time the data has grown
     by a factor ~1 + growth (growth = 1/32: 22 refits over steps 64-128 instead of 64, 37 over
-    128-400 instead of 272). growth=None: every step. Between refits the posterior's factor is
-    extended by rank-1 appends, O(N^2) per step instead of the refit's O(N^3) factorisations."""
+    128-400 instead of 272). growth=None: every step. far_from, far_growth: from step far_from on
+    (a refit there), each time the data has grown by ~1 + far_growth instead. Between refits the
+    posterior's factor is extended by rank-1 appends, O(N^2) per step instead of the refit's O(N^3)
+    factorisations."""
 
     all_below: int = eqx.field(static=True, default=REFIT_ALL)
     growth: float | None = eqx.field(static=True, default=REFIT_GROWTH)
+    far_from: int | None = eqx.field(static=True, default=None)  # from this step on, refit at far_growth
+    far_growth: float | None = eqx.field(static=True, default=None)
 
     def __check_init__(self):
         _int("all_below", self.all_below, 1, "RefitSchedule")
-        g = self.growth
-        number = isinstance(g, (int, float)) and not isinstance(g, bool)
-        if g is not None and not (number and 0 < g < float("inf")):
-            raise ValueError(f"RefitSchedule: growth must be None (refit every step) or a positive number, got {g!r}")
+        for name in ("growth", "far_growth"):
+            g = getattr(self, name)
+            number = isinstance(g, (int, float)) and not isinstance(g, bool)
+            if g is not None and not (number and 0 < g < float("inf")):
+                raise ValueError(f"RefitSchedule: {name} must be None or a positive number, got {g!r}")
+        if (self.far_from is None) != (self.far_growth is None) or (self.far_from is not None and self.growth is None):
+            raise ValueError("RefitSchedule: far_from and far_growth go together, and with a growth")
+        if self.far_from is not None:
+            _int("far_from", self.far_from, self.all_below, "RefitSchedule")
 
     def skips(self, capacity: int) -> bool:
         """Whether a run of `capacity` rows has steps that do not refit (a run of at most all_below
@@ -128,7 +138,18 @@ class RefitSchedule(eqx.Module):
         if self.growth is None:
             return jnp.asarray(True)
         t = jnp.asarray(t, jnp.float64)
-        level = lambda s: jnp.floor(jnp.log(jnp.maximum(s, 1.0)) / jnp.log1p(self.growth))  # noqa: E731
+
+        def level(s):
+            s = jnp.maximum(s, 1.0)
+            near = jnp.floor(jnp.log(s) / jnp.log1p(self.growth))
+            if self.far_from is None:
+                return near
+            f = float(self.far_from)  # from far_from on: one more level, then one per factor 1 + far_growth
+            far = (
+                np.floor(np.log(f) / np.log1p(self.growth)) + 1 + jnp.floor(jnp.log(s / f) / jnp.log1p(self.far_growth))
+            )
+            return jnp.where(s < f, near, far)
+
         return (t < self.all_below) | (level(t) > level(t - 1.0))
 
 
@@ -187,6 +208,8 @@ class Maximiser(eqx.Module):
     steps: int = eqx.field(static=True, default=30)
     method: str = eqx.field(static=True, default="adam")
     screen_data: bool | int = eqx.field(static=True, default=SCREEN_DATA)
+    far_capacity: int | None = eqx.field(static=True, default=None)  # above this buffer capacity,
+    far_num_raw: int | None = eqx.field(static=True, default=None)  # screen this many raw points
 
     def __check_init__(self):
         _int("num_raw", self.num_raw, 0, "Maximiser")
@@ -194,14 +217,22 @@ class Maximiser(eqx.Module):
         _int("num_starts", self.num_starts, 1, "Maximiser")
         _int("steps", self.steps, 0, "Maximiser")
         _method("method", self.method, "Maximiser")
+        if (self.far_capacity is None) != (self.far_num_raw is None):
+            raise ValueError("Maximiser: far_capacity and far_num_raw go together")
+        if self.far_capacity is not None:
+            _int("far_capacity", self.far_capacity, 1, "Maximiser")
+            _int("far_num_raw", self.far_num_raw, 0, "Maximiser")
         s = self.screen_data
         if not isinstance(s, bool) and not (isinstance(s, int) and s >= 1):
             raise ValueError(
                 f"Maximiser: screen_data must be True, False or a positive int (the best k observations), got {s!r}"
             )
 
-    def raw(self, dim: int) -> int:
-        """Uniform raw points screened in `dim` dimensions."""
+    def raw(self, dim: int, capacity: int | None = None) -> int:
+        """Uniform raw points screened in `dim` dimensions (far_num_raw in a buffer of more than
+        far_capacity rows)."""
+        if self.far_capacity is not None and capacity is not None and capacity > self.far_capacity:
+            return self.far_num_raw
         return self.num_raw_per_dim * dim if self.num_raw_per_dim > 0 else self.num_raw
 
     def screened(self, buffer: data.Buffer | None):
@@ -225,7 +256,7 @@ class Maximiser(eqx.Module):
             fn,
             key,
             dim,
-            self.raw(dim),
+            self.raw(dim, None if buffer is None else buffer.capacity),
             self.num_starts,
             self.steps,
             self.method,

@@ -12,6 +12,10 @@ Adam steps per refit, 10 LHS points) on branin, hartmann3, hartmann6 and levy (d
                     (Maximiser(screen_data=k)), both with the refit schedule;
   --compare refit_all  the refit schedule from t = 128 (refit every step before), against from t = r
                     (RefitSchedule(all_below=r)), --refit-all, default 64).
+  --compare far     beyond t = 400, at T = 1000 (8 seeds): jbo's defaults against refitting each time the
+                    data has grown by 1 + --far-growth from t = 400 on (RefitSchedule(far_from=400,
+                    far_growth)) and screening --far-raw raw points in buffers of more than --far-capacity
+                    rows (Maximiser(far_capacity, far_num_raw)); compared at the final step and at --checkpoints.
 
 The runs are identical until the settings differ, so each seed's pair is compared: the mean
 and standard error over seeds of log10(simple regret of the new setting / the old one) at the
@@ -22,6 +26,7 @@ paired mean log10 ratio is above 0 by more than two standard errors (regret no w
     python experiments/engine/long_run_defaults.py --compare refit     # ~15 min on 2 CPU cores
     python experiments/engine/long_run_defaults.py --compare screen    # ~8 min
     python experiments/engine/long_run_defaults.py --compare refit_all --checkpoints 100 200   # ~10 min
+    python experiments/engine/long_run_defaults.py --compare far --steps 1000 --seeds 8 --checkpoints 600 800
     python experiments/engine/long_run_defaults.py --quick             # 4 seeds, T = 160: a smoke run
 
 Writes long_run_<compare>.csv (one row per setting, problem and seed) and .json into experiments/results/engine/
@@ -60,11 +65,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", type=int, default=16)
     ap.add_argument("--steps", type=int, default=256)
-    ap.add_argument("--compare", choices=("refit", "screen", "refit_all"), default="refit")
+    ap.add_argument("--compare", choices=("refit", "screen", "refit_all", "far"), default="refit")
     ap.add_argument("--refit-all", type=int, default=64)
     ap.add_argument("--checkpoints", type=int, nargs="*", default=[], help="steps to compare besides the last")
     ap.add_argument("--growth", type=float, default=1 / 32)
     ap.add_argument("--screen", type=int, default=128)
+    ap.add_argument("--far-growth", type=float, default=1 / 8)
+    ap.add_argument("--far-raw", type=int, default=256)
+    ap.add_argument("--far-capacity", type=int, default=512)
     ap.add_argument("--quick", action="store_true")
     add_update_flag(ap)
     args = ap.parse_args()
@@ -78,6 +86,12 @@ def main():
         settings = (
             ("all observed", dict(screen_data=True, refit_all=128)),
             (f"best {args.screen}", dict(screen_data=args.screen, refit_all=128)),
+        )
+    elif args.compare == "far":
+        far = dict(refit_far_from=400, refit_far_growth=args.far_growth, far_capacity=args.far_capacity)
+        settings = (
+            ("defaults", {}),
+            (f"far g = {args.far_growth:g}, raw {args.far_raw}", dict(far, far_num_raw=args.far_raw)),
         )
     else:
         settings = (("from 128", dict(refit_all=128)), (f"from {args.refit_all}", dict(refit_all=args.refit_all)))
@@ -137,6 +151,7 @@ def main():
     (old_name, old_opts), (new_name, new_opts) = settings
     adopt = not worse and cost[new_name] < cost[old_name]
     record = {
+        "command": "python experiments/engine/long_run_defaults.py " + " ".join(sys.argv[1:]),
         "machine": machine_info(),
         "seeds": seeds,
         "steps": steps,
