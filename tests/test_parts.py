@@ -111,3 +111,30 @@ def test_a_users_acquisition_brings_its_own_q_point_form():
 
     alg = jbo.algorithms.GPBO(acquisition=JointMean(), batching=parts.JointMC(size=2), num_initial=3)
     assert alg.batching.size == 2
+
+
+def test_far_refit_schedule_and_far_raw_screening():
+    """RefitSchedule(far_from, far_growth): below far_from the steps of the plain schedule; at far_from a
+    refit; beyond, a refit exactly where floor(log(t / far_from) / log(1 + far_growth)) increases (NumPy
+    as the truth). Maximiser(far_capacity, far_num_raw): the raw count of a buffer of more than
+    far_capacity rows."""
+    plain = parts.RefitSchedule(all_below=8, growth=0.25)
+    far = parts.RefitSchedule(all_below=8, growth=0.25, far_from=40, far_growth=1.0)
+    t = np.arange(200)
+    near, got = (np.asarray(jax.vmap(s.now)(jnp.asarray(t))) for s in (plain, far))
+    np.testing.assert_array_equal(got[:40], near[:40])
+    level = np.floor(np.log(np.maximum(t[40:], 1) / 40) / np.log(2.0))
+    want = np.concatenate([[True], np.diff(level) > 0])
+    np.testing.assert_array_equal(got[40:], want)
+    assert np.flatnonzero(got[40:]).tolist() == [0, 40, 120]  # t = 40, 80, 160
+    m = parts.Maximiser(far_capacity=512, far_num_raw=256)
+    assert m.raw(6, 512) == 512 and m.raw(6, 768) == 256 and m.raw(6) == 512
+    for bad, match in (
+        (lambda: parts.RefitSchedule(far_from=400), "go together"),
+        (lambda: parts.RefitSchedule(growth=None, far_from=400, far_growth=0.1), "go together"),
+        (lambda: parts.RefitSchedule(far_from=10, far_growth=0.1), "far_from"),
+        (lambda: parts.RefitSchedule(far_from=400, far_growth=-1.0), "far_growth"),
+        (lambda: parts.Maximiser(far_capacity=512), "go together"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            bad()

@@ -17,15 +17,13 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from before_after import alternate  # noqa: E402
 from outdir import add_update_flag, output_dir  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[2]  # the repository root
 
 
 def bench(tree: Path, steps, seeds: int, tag: str, scratch: Path) -> dict:
@@ -52,23 +50,13 @@ def main():
     ap.add_argument("--repeats", type=int, default=2)
     add_update_flag(ap)
     args = ap.parse_args()
-    rev = subprocess.run(["git", "rev-parse", args.before], cwd=ROOT, check=True, capture_output=True, text=True)
-    before_rev = rev.stdout.strip()
-    after_rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, check=True, capture_output=True, text=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        worktree = Path(tmp) / "before"
-        subprocess.run(["git", "worktree", "add", "--detach", str(worktree), before_rev], cwd=ROOT, check=True)
-        try:
-            runs = {"before": [], "after": []}
-            for r in range(args.repeats):
-                for side, tree in (("before", worktree), ("after", ROOT)):
-                    record = bench(tree, args.steps, args.seeds, f"{side}{r}", Path(tmp) / "scratch")
-                    runs[side].append(record)
-                    print(
-                        side, r, [(j["steps"], round(j["compile_s"], 2), round(j["run_s"], 3)) for j in record["jbo"]]
-                    )
-        finally:
-            subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=ROOT, check=False)
+
+    def measure(side, tree, r, scratch):
+        record = bench(tree, args.steps, args.seeds, f"{side}{r}", scratch / "scratch")
+        print(side, r, [(j["steps"], round(j["compile_s"], 2), round(j["run_s"], 3)) for j in record["jbo"]])
+        return record
+
+    runs, before_rev, after_rev = alternate(args.before, args.repeats, measure)
     table = []
     for T in args.steps:
         row = {"steps": T, "seeds": args.seeds}
@@ -85,7 +73,7 @@ def main():
     record = {
         "command": " ".join(["python", "experiments/engine/bench_before_after.py"] + sys.argv[1:]),
         "before": before_rev,
-        "after": after_rev.stdout.strip() + " (working tree)",
+        "after": after_rev + " (working tree)",
         "machine": runs["after"][0]["machine"],
         "load_average_at_start": [rec["load_average_at_start"] for rec in runs["after"]],
         "task": runs["after"][0]["task"],

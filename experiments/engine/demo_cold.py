@@ -31,9 +31,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from before_after import ROOT, alternate  # noqa: E402
 from outdir import add_update_flag, output_dir  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]  # the repository root
 PROGRAM = re.compile(r"\[(\d+)/(\d+)\] (.+?) on (\w+): .*compile ([\d.]+) s, run ([\d.]+) s")
 
 
@@ -72,37 +72,26 @@ def main():
     add_update_flag(ap)
     args = ap.parse_args()
     out_dir = output_dir("demo")
-    rev = lambda r: subprocess.run(  # noqa: E731
-        ["git", "rev-parse", r], cwd=ROOT, check=True, capture_output=True, text=True
-    ).stdout.strip()
-    before_rev, after_rev = rev(args.before), rev("HEAD")
     sys.path.insert(0, str(ROOT))
     from jbo.studies import machine_info
 
     load = os.getloadavg()
-    with tempfile.TemporaryDirectory() as tmp:
-        worktree = Path(tmp) / "before"
-        subprocess.run(["git", "worktree", "add", "--detach", str(worktree), before_rev], cwd=ROOT, check=True)
-        try:
-            runs = {"before": [], "after": []}
-            for r in range(args.repeats):
-                for side, tree in (("before", worktree), ("after", ROOT)):
-                    record = demo(tree, Path(tmp))
-                    print(
-                        f"{side} {r}: {record['wall_s']:.1f} s wall, {record['total_s']:.1f} s in the demo", flush=True
-                    )
-                    runs[side].append(record)
-            last = runs["after"][-1]
+
+    def measure(side, tree, r, scratch):
+        record = demo(tree, scratch)
+        print(f"{side} {r}: {record['wall_s']:.1f} s wall, {record['total_s']:.1f} s in the demo", flush=True)
+        if side == "after" and r == args.repeats - 1:  # the last run of this tree: its files are kept
             out_dir.mkdir(parents=True, exist_ok=True)
             for name in ("demo_summary.csv", "demo_summary.json", "demo_regret.png"):
-                shutil.copy(last["out"] / name, out_dir / name)
+                shutil.copy(record["out"] / name, out_dir / name)
             header = (
                 "# JBO_CACHE_DIR=<empty directory> python -m jbo demo --out <dir> (cold compilation cache), "
-                f"{machine_info()}, the last run of experiments/engine/demo_cold.py (wall {last['wall_s']:.2f} s)\n"
+                f"{machine_info()}, the last run of experiments/engine/demo_cold.py (wall {record['wall_s']:.2f} s)\n"
             )
-            (out_dir / "demo_cold_cache_run.txt").write_text(header + last["console"])
-        finally:
-            subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=ROOT, check=False)
+            (out_dir / "demo_cold_cache_run.txt").write_text(header + record["console"])
+        return record
+
+    runs, before_rev, after_rev = alternate(args.before, args.repeats, measure)
     for side in runs.values():
         for record in side:
             record.pop("out"), record.pop("console")
