@@ -21,8 +21,8 @@ def demo(args) -> int:
 
     import jbo
 
-    # GP-UCB and GP-EI are one program per problem (jbo.studies.Settings over an acquisition Choice:
-    # one compile; the same runs as their own programs, bit for bit)
+    # GP-UCB and GP-EI are one program per problem (jbo.studies.Settings over an acquisition Choice):
+    # one compile; GP-EI's runs are its own program's bit for bit, GP-UCB's to rounding
     gp = {k: v for k, v in {"gp_ucb": "ucb", "gp_ei": "ei"}.items() if k in args.methods}
     methods = {}
     if "random_search" in args.methods:

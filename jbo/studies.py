@@ -51,6 +51,8 @@ class Settings:
             if not isinstance(label, str):
                 raise TypeError(f"Settings: labels must be strings, got {label!r}")
             checks.check_params(p, f"Settings[{label!r}]: ")
+        if len({jax.tree.structure(p) for p in params.values()}) > 1:
+            raise ValueError("Settings: every setting's Params must have the same structure (the algorithm's Params)")
         self.algorithm, self.params = algorithm, dict(params)
 
     @classmethod

@@ -140,6 +140,9 @@ def test_settings_and_study_labels_are_checked():
                 )
             },
         )
+    ei = jbo.algorithms.get("gp_ei", num_initial=4)
+    with pytest.raises(ValueError, match="the same structure"):
+        jbo.studies.Settings(alg, {"a": alg.default_params(), "b": ei.default_params()})
     shared = jbo.studies.Settings(alg, {"gp_ucb": alg.default_params()})
     with pytest.raises(ValueError, match=r"\['gp_ucb'\] occur more than once"):
         jbo.studies.run_study({"gp_ucb": alg, "s": shared}, ["branin"], num_steps=5, num_seeds=1, progress=False)
