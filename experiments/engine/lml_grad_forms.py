@@ -4,6 +4,8 @@ W dk/dr2 (the stored form), against a form that recomputes each coordinate's squ
 inside its own reduction (the fused form, here). Both give the same gradient to the last bit (checked
 here); the question is whether not storing D saves time. Measured: it does not: XLA fuses the stored
 form's D into its consumers already (results/engine/lml_grad_forms.json), so jbo keeps the stored form.
+A third form runs the stored one seed after another under the vmap (jax.custom_batching.sequential_vmap):
+the same arithmetic per seed (equal to rounding), each seed's (N, N) arrays small enough to stay in cache.
 
 Each form is jit-compiled alone and vmapped over S seeds (as in a multi-seed run) on hartmann6-sized
 data (d = 6), Matern-5/2, default hyper-parameters; time is the best of R executions, the forms
@@ -12,6 +14,7 @@ N^3, matmul 2 N^3: 10/3 N^3 per gradient) against this machine's peak, a batched
 matmul in JAX measured in the same run.
 
     JBO_CACHE=0 python experiments/engine/lml_grad_forms.py --update --rows 128 400 1000
+    JBO_CACHE=0 python experiments/engine/lml_grad_forms.py --rows 128 400 512 768 1000 --out lml_grad_sequential.json
 
 Writes lml_grad_forms.json (into experiments/results/engine/ with --update, else its scratch mirror).
 """
@@ -27,6 +30,7 @@ from pathlib import Path
 
 import jax
 import jax.numpy as jnp
+from jax import custom_batching
 
 from jbo import gp, kernels
 from jbo.gp import GPParams
@@ -83,24 +87,32 @@ def main(rows, seeds, repeats, dim=6):
         x = jax.random.uniform(key, (seeds, n, dim))
         y = jax.random.normal(jax.random.fold_in(key, 1), (seeds, n))
         mask = jnp.broadcast_to(jnp.arange(n) < n - 3, (seeds, n))  # a few padded rows, as in a buffer
+        stored = lambda x, y, m: gp.lml_and_grad(params, x, y, m)  # noqa: E731
         forms = {
-            "stored": jax.jit(jax.vmap(lambda x, y, m: gp.lml_and_grad(params, x, y, m))),
+            "stored": jax.jit(jax.vmap(stored)),
             "fused": jax.jit(jax.vmap(lambda x, y, m: fused_form(params, x, y, m))),
+            # the stored form one seed after another (lax.map under the vmap): each seed's (N, N)
+            # arrays stay in cache, the batched Cholesky and matmuls become a loop over seeds
+            "sequential": jax.jit(jax.vmap(custom_batching.sequential_vmap(stored))),
         }
         results = {name: f(x, y, mask) for name, f in forms.items()}  # compile and warm up
-        same = all(
-            bool(jnp.all(a == b)) for a, b in zip(jax.tree.leaves(results["stored"]), jax.tree.leaves(results["fused"]))
+        leaves = {name: jax.tree.leaves(r) for name, r in results.items()}
+        same = all(bool(jnp.all(a == b)) for a, b in zip(leaves["stored"], leaves["fused"]))
+        sequential_rel = max(
+            float(jnp.max(jnp.abs(a - b) / jnp.maximum(jnp.abs(a), 1e-300)))
+            for a, b in zip(leaves["stored"], leaves["sequential"])
         )
         times = {name: [] for name in forms}
         for _ in range(repeats):  # alternating
             for name, f in forms.items():
                 times[name].append(_time(f, x, y, mask))
         flops = seeds * 10 / 3 * n**3
-        entry = {"bit_identical": same}
+        entry = {"bit_identical": same, "sequential_max_rel_diff": sequential_rel}
         for name, ts in times.items():
             best = min(ts)
             entry[name] = {"ms_per_seed": 1e3 * best / seeds, "pct_of_peak": 100 * flops / best / 1e9 / gflops}
         entry["speedup"] = min(times["stored"]) / min(times["fused"])
+        entry["sequential_speedup"] = min(times["stored"]) / min(times["sequential"])
         out["rows"][str(n)] = entry
         print(n, json.dumps(entry), flush=True)
     out["load_average"] = os.getloadavg()
@@ -112,8 +124,9 @@ if __name__ == "__main__":
     ap.add_argument("--rows", type=int, nargs="+", default=[400, 1000])
     ap.add_argument("--seeds", type=int, default=8)
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--out", default="lml_grad_forms.json", help="file name in the output folder")
     args = add_update_flag(ap).parse_args()
     result = main(args.rows, args.seeds, args.repeats)
-    path = output_dir("engine") / "lml_grad_forms.json"
+    path = output_dir("engine") / args.out
     path.write_text(json.dumps(result, indent=1))
     print(f"wrote {path}")
