@@ -236,7 +236,9 @@ class Choice(Acquisition):
     When every option is a :class:`Marginal` the posterior's mean and std at a point are computed once
     and only the closed forms are switched. With a swept index (one per run, vmapped) every option's
     closed form is evaluated and the chosen one selected; with one index only the chosen option runs.
-    The chosen option's values are the option's own, bit for bit (tests/test_acquisitions.py)."""
+    The chosen option's values are the option's own to rounding: switching the closed forms after one
+    posterior evaluation can round a gradient differently (tests/test_acquisitions.py checks each index
+    against SciPy's closed forms and finite differences)."""
 
     options: tuple = eqx.field(static=True)
 

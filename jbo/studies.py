@@ -39,8 +39,8 @@ class Settings:
     the settings and the seeds (jbo.run_sweep), each setting's rows under its own label:
     ``Settings(algorithm, {"gp_ucb": params_0, "gp_ei": params_1})``. One compile then serves every
     setting; with a jbo.acquisitions.Choice the settings can be different acquisitions
-    (``Settings.choice``). The settings share the study's seed keys, so each equals its own program's
-    run (tests/test_studies.py)."""
+    (``Settings.choice``). The settings share the study's seed keys, so each is its own program's run
+    to rounding (a Choice's GP-EI bit for bit, its GP-UCB to rounding; tests/test_studies.py)."""
 
     def __init__(self, algorithm: Algorithm, params: Mapping):
         if not isinstance(algorithm, Algorithm):
