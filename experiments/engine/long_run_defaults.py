@@ -27,6 +27,7 @@ paired mean log10 ratio is above 0 by more than two standard errors (regret no w
     python experiments/engine/long_run_defaults.py --compare screen    # ~8 min
     python experiments/engine/long_run_defaults.py --compare refit_all --checkpoints 100 200   # ~10 min
     python experiments/engine/long_run_defaults.py --compare far --steps 1000 --seeds 8 --checkpoints 600 800
+    python experiments/engine/long_run_defaults.py --compare far --steps 1000 --seeds 16 --problems branin --tag _branin16
     python experiments/engine/long_run_defaults.py --quick             # 4 seeds, T = 160: a smoke run
 
 Writes long_run_<compare>.csv (one row per setting, problem and seed) and .json into experiments/results/engine/
@@ -70,6 +71,8 @@ def main():
     ap.add_argument("--checkpoints", type=int, nargs="*", default=[], help="steps to compare besides the last")
     ap.add_argument("--growth", type=float, default=1 / 32)
     ap.add_argument("--screen", type=int, default=128)
+    ap.add_argument("--problems", nargs="+", choices=list(PROBLEMS), default=list(PROBLEMS))
+    ap.add_argument("--tag", default="", help="appended to the output file names (long_run_<compare><tag>.*)")
     ap.add_argument("--far-growth", type=float, default=1 / 8)
     ap.add_argument("--far-raw", type=int, default=256)
     ap.add_argument("--far-capacity", type=int, default=512)
@@ -98,7 +101,7 @@ def main():
     seeds, steps = (4, 160) if args.quick else (args.seeds, args.steps)
     keys = jax.random.split(jax.random.key(2024), seeds)
     rows, summary = [], []
-    for label, (name, options) in PROBLEMS.items():
+    for label, (name, options) in ((k, PROBLEMS[k]) for k in args.problems):
         problem = jbo.problems.get(name, **options)
         finals, curves = {}, {}
         for setting, options in settings:
@@ -166,8 +169,8 @@ def main():
     }
     if not args.quick:
         OUT.mkdir(parents=True, exist_ok=True)
-        df.to_csv(OUT / f"long_run_{args.compare}.csv", index=False)
-        (OUT / f"long_run_{args.compare}.json").write_text(json.dumps(record, indent=1))
+        df.to_csv(OUT / f"long_run_{args.compare}{args.tag}.csv", index=False)
+        (OUT / f"long_run_{args.compare}{args.tag}.json").write_text(json.dumps(record, indent=1))
     print(json.dumps({k: record[k] for k in ("s_per_seed", "worse_on", "adopt")}))
 
 
