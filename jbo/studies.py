@@ -63,9 +63,8 @@ class Settings:
         from jbo.acquisitions import Choice
 
         alg = _algorithms.GPBO(acquisition=Choice(*labelled.values()), **options)
-        d = alg.default_params()
         return cls(
-            alg, {label: d._replace(acquisition=d.acquisition._replace(index=i)) for i, label in enumerate(labelled)}
+            alg, {label: runner.replace_params(alg.default_params(), index=i) for i, label in enumerate(labelled)}
         )
 
     def __repr__(self) -> str:
@@ -120,10 +119,13 @@ def compile_seeds(
     memory_limit=None,
     keep_final_state="small",
     bitwise: bool = False,
+    batch: str = "seeds",
 ):
     """Ahead-of-time compile the run of these keys (vmapped over them, or lax.map with bitwise=True);
     returns (compiled_fn, compile_seconds).
     compiled_fn(keys) equals jbo.run_seeds on the same keys (tested); it accepts any number of keys.
+    batch="settings": `params` has a leading settings axis, and compiled_fn(keys) equals jbo.run_sweep
+    (axes setting, seed, step).
 
     The seeds are spread over `devices` (default: all of jax.devices(); 1: no sharding) and cut into
     chunks when one program would not fit `memory_limit` or `chunk_size` asks for it (see
@@ -137,7 +139,7 @@ def compile_seeds(
         keys=keys,
         num_steps=num_steps,
         params=params,
-        batch="seeds",
+        batch=batch,
         budget=b,
         free_initial=free_initial,
         devices=devices,
@@ -193,7 +195,6 @@ def run_study(
         raise ValueError(f"run_study's methods: the label(s) {twice} occur more than once (Settings labels included)")
     keys = runner.seed_keys(key, num_seeds)  # an int seed or a key; num_seeds >= 1 (a named error)
     frames, total, i = [], len(methods) * len(problems), 0
-    how = dict(devices=devices, chunk_size=chunk_size, memory_limit=memory_limit, bitwise=bitwise)
     for pname, problem in problems.items():
         steps = num_steps[pname] if isinstance(num_steps, Mapping) else num_steps
         for mname, alg in methods.items():
@@ -209,38 +210,26 @@ def run_study(
                     flush=True,
                 )
             b = budget.get(pname) if isinstance(budget, Mapping) else budget
-            if shared:
-                algorithm, p = alg.algorithm, runner.stack_params(*alg.params.values())
-                prog = runner.program(
-                    algorithm,
-                    problem,
-                    keys=keys,
-                    num_steps=steps,
-                    params=p,
-                    batch="settings",
-                    budget=runner.check_run(algorithm, problem, steps, b),
-                    free_initial=free_initial,
-                    keep_final_state=False,
-                    cache=False,
-                    **how,
-                )
-                fn, compile_s, axes = (lambda ks, p=p: prog(ks, p)), prog.compile_seconds, ("setting", "seed")
-                fn.plan = prog.plan
+            if shared:  # its settings were checked when it was made
+                algorithm, p, axes = alg.algorithm, runner.stack_params(*alg.params.values()), ("setting", "seed")
             else:
-                algorithm, p = alg, (alg.default_params() if params is None else params(mname, pname))
+                algorithm, p, axes = alg, (alg.default_params() if params is None else params(mname, pname)), ("seed",)
                 checks.check_params(p, f"{mname}: ")
-                fn, compile_s = compile_seeds(
-                    alg,
-                    problem,
-                    keys=keys,
-                    num_steps=steps,
-                    params=p,
-                    budget=b,
-                    free_initial=free_initial,
-                    keep_final_state=False,
-                    **how,
-                )
-                axes = ("seed",)
+            fn, compile_s = compile_seeds(
+                algorithm,
+                problem,
+                keys=keys,
+                num_steps=steps,
+                params=p,
+                budget=b,
+                free_initial=free_initial,
+                devices=devices,
+                chunk_size=chunk_size,
+                memory_limit=memory_limit,
+                keep_final_state=False,
+                bitwise=bitwise,
+                batch="settings" if shared else "seeds",
+            )
             t0 = time.perf_counter()
             trace = jax.block_until_ready(fn(keys))
             run_s = time.perf_counter() - t0
