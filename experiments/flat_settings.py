@@ -32,7 +32,7 @@ MAXIMISER.update(far_capacity="far_capacity", far_num_raw="far_num_raw")
 def gp_options(refit: parts.Refit | None = None, maximiser: parts.Maximiser | None = None, **flat) -> dict:
     """GPBO options (parts) from flat settings; settings that are no flat GP flag pass through."""
     given_refit, given_maximiser = refit is not None, maximiser is not None
-    refit, maximiser = refit or parts.Refit(), maximiser or parts.Maximiser()
+    refit, maximiser = refit or parts.Refit(), maximiser or parts.GP_MAXIMISER
     out, fit_kw, max_kw, schedule = {}, {}, {}, {}
     batch = {k: flat.pop(k) for k in ("batch_size", "batch_lie", "batch_mode", "batch_samples") if k in flat}
     bucket = {k: flat.pop(k) for k in ("bucket", "bucket_step") if k in flat}

@@ -46,7 +46,7 @@ class LBFGSCarry(NamedTuple):
     value: jax.Array  # f(x)
     grad: Any  # effective gradient at x: finite, frozen and blocked coordinates zeroed
     state: Any  # optax.scale_by_lbfgs state
-    num_evals: jax.Array  # int32: value-and-gradient evaluations so far
+    num_evals: jax.Array  # int32: evaluations of f so far (with or without its gradient)
     num_steps: jax.Array  # int32: iterations taken
     failed: jax.Array  # bool: f was not finite at the start (the run never moves; score it as the worst)
     done: jax.Array  # bool: no further progress possible (failed, zero effective gradient, converged to
@@ -94,6 +94,7 @@ def lbfgs_step(
     memory_size: int = 10,
     max_linesearch: int = MAX_LINESEARCH,
     c1: float = 1e-4,
+    value: Callable | None = None,
 ) -> LBFGSCarry:
     """One projected L-BFGS iteration with at most `max_linesearch` evaluations.
 
@@ -104,7 +105,13 @@ def lbfgs_step(
     is reset. The run is `done` when a steepest-descent step (the first one, or one after a reset)
     brings no decrease, or when neither direction promises a decrease above 1e-15 |f| (converged to
     rounding): a done run evaluates nothing more (under vmap its lane idles). The value never
-    increases and never becomes non-finite."""
+    increases and never becomes non-finite.
+
+    `value` (f alone, optional): the trials then evaluate f without its gradient, and the gradient is
+    evaluated once, at the accepted point (one more evaluation of f). Under vmap every lane runs as
+    many trials as the lane that backtracks furthest, so where deep backtracking is common (an
+    acquisition's search near an observed optimum) this is the cheaper form; the iterates are the same
+    to rounding."""
     lbfgs = optax.scale_by_lbfgs(memory_size)
     x, v, g, state = carry.x, carry.value, carry.grad, carry.state
     vdot = optax.tree.vdot
@@ -130,7 +137,7 @@ def lbfgs_step(
     # 2. bounded backtracking
     def trial(t):
         xt = project(jax.tree.map(lambda a, b: a - t * b, x, d))
-        vt, gt = value_and_grad(xt)
+        vt, gt = (value(xt), g) if value is not None else value_and_grad(xt)
         vt = jnp.asarray(vt)
         ok = jnp.isfinite(vt) & (vt <= v + c1 * vdot(g, optax.tree.sub(xt, x)))
         return xt, vt, gt, ok
@@ -147,12 +154,15 @@ def lbfgs_step(
     def body(c):
         i, t, _, _, _, _ = c
         xt, vt, gt, ok = trial(t)
-        return i + 1, 0.5 * t, xt, vt, gt, ok
+        return i + 1, 0.5 * t, xt, vt, g if value is not None else gt, ok
 
     # the carry starts as the current point; it is replaced only by a trial that passes the Armijo test
     i, _, xt, vt, gt, ok = jax.lax.while_loop(
         cond, body, (jnp.zeros((), jnp.int32), jnp.ones_like(v), x, v, g, jnp.zeros((), bool))
     )
+    if value is not None:  # the gradient at the accepted trial (at x where none passed: discarded below)
+        gt = value_and_grad(xt)[1]
+        i = i + active.astype(i.dtype)
     ok = ok & active
     sel = lambda a, b: jax.tree.map(lambda p, q: jnp.where(ok, p, q), a, b)  # noqa: E731
     x_new = sel(xt, x)
@@ -174,11 +184,13 @@ def lbfgs_minimize(
     freeze=None,
     max_linesearch: int = MAX_LINESEARCH,
     memory_size: int = 10,
+    value: Callable | None = None,
 ) -> LBFGSCarry:
-    """`num_steps` bounded L-BFGS iterations from x0: at most 1 + num_steps * max_linesearch evaluations,
-    under jit, vmap and scan (fixed trip count; the line search is a while_loop with a hard bound)."""
+    """`num_steps` bounded L-BFGS iterations from x0: at most 1 + num_steps * max_linesearch evaluations
+    (1 + num_steps * (max_linesearch + 1) with value-only trials, `value`: see :func:`lbfgs_step`), under
+    jit, vmap and scan (fixed trip count; the line search is a while_loop with a hard bound)."""
     carry = lbfgs_start(value_and_grad, x0, project, freeze, memory_size)
-    step = lambda _, c: lbfgs_step(value_and_grad, c, project, freeze, memory_size, max_linesearch)  # noqa: E731
+    step = lambda _, c: lbfgs_step(value_and_grad, c, project, freeze, memory_size, max_linesearch, value=value)  # noqa: E731
     return jax.lax.fori_loop(0, num_steps, step, carry)
 
 
@@ -224,15 +236,16 @@ def local_search(
     """Projected local ascent from each row of `starts` (k, d); returns (points, values).
 
     `project` maps a point back onto the feasible set after every step (default: the unit box).
-    method "lbfgs": the bounded projected L-BFGS above, at most 1 + num_steps * max_linesearch
-    evaluations of fn and its gradient per start (also under vmap); "adam": cosine-decayed projected
-    Adam, num_steps + 2 evaluations. A start where fn is not finite stays put and scores -inf."""
+    method "lbfgs": the bounded projected L-BFGS above, at most 1 + num_steps * (max_linesearch + 1)
+    evaluations of fn per start (also under vmap): its line search's trials evaluate fn alone and the
+    accepted point its gradient too (:func:`lbfgs_step` with `value`); "adam": cosine-decayed projected
+    Adam, num_steps + 2 evaluations of fn and its gradient. A start where fn is not finite stays put and scores -inf."""
     neg = lambda x: -fn(x)  # noqa: E731
     if method == "lbfgs":
         vg = jax.value_and_grad(neg)
 
         def one_lbfgs(x0):
-            c = lbfgs_minimize(vg, x0, num_steps, project, max_linesearch=max_linesearch)
+            c = lbfgs_minimize(vg, x0, num_steps, project, max_linesearch=max_linesearch, value=neg)
             return c.x, jnp.where(c.failed, -jnp.inf, clean(-c.value))
 
         return jax.vmap(one_lbfgs)(starts)

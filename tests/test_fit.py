@@ -221,6 +221,50 @@ def test_bounded_lbfgs_on_hostile_functions():
     assert np.isfinite(float(v)) and float(x[1]) <= 0.61
 
 
+def test_value_only_line_search_takes_the_same_steps():
+    """With `value` the line search's trials evaluate f alone and the accepted point its gradient: the
+    same iterates as trials with gradients (to rounding), within 1 + steps * (max_linesearch + 1)
+    evaluations, on the hostile function above and on a smooth one whose box-constrained minimum
+    SciPy's L-BFGS-B finds."""
+    from scipy.optimize import minimize
+
+    A = jnp.array([[3.0, 1.0, 0.0], [1.0, 2.0, 0.5], [0.0, 0.5, 1.0]])
+
+    def smooth(x):  # a quadratic with its unconstrained minimum outside the box in x[2]
+        z = x - jnp.array([0.3, 0.7, 1.4])
+        return z @ A @ z + 0.1 * jnp.sum(x**4)
+
+    def hostile(x):
+        v = jnp.sum((x - 0.6) ** 2) + jnp.abs(x[0] - 0.2)
+        return jnp.where(x[1] > 0.61, jnp.nan, v)
+
+    for f, starts in (
+        (smooth, jax.random.uniform(jax.random.key(3), (6, 3))),
+        (hostile, jnp.array([[0.1, 0.1], [0.9, 0.3], [0.5, 0.5], [0.3, 0.8]])),
+    ):
+        vg = jax.value_and_grad(f)
+        both = jax.jit(
+            jax.vmap(
+                lambda x0: (
+                    optimize.lbfgs_minimize(vg, x0, 25, max_linesearch=7),
+                    optimize.lbfgs_minimize(vg, x0, 25, max_linesearch=7, value=f),
+                )
+            )
+        )
+        full, cheap = both(starts)
+        np.testing.assert_allclose(np.asarray(cheap.x), np.asarray(full.x), rtol=0, atol=1e-10)
+        np.testing.assert_allclose(np.asarray(cheap.value), np.asarray(full.value), rtol=1e-12)
+        assert np.all(np.asarray(cheap.num_steps) == np.asarray(full.num_steps))
+        assert np.all(np.asarray(cheap.num_evals) <= 1 + 25 * (7 + 1))
+        assert list(np.asarray(cheap.failed)) == list(np.asarray(full.failed))
+    fun = lambda x: float(smooth(jnp.asarray(x)))  # noqa: E731
+    jac = lambda x: np.asarray(jax.grad(smooth)(jnp.asarray(x)))  # noqa: E731
+    ref = minimize(fun, np.full(3, 0.5), jac=jac, method="L-BFGS-B", bounds=[(0, 1)] * 3, tol=1e-14)
+    x, v = optimize.local_search(lambda x: -smooth(x), jnp.full((1, 3), 0.5), 25, "lbfgs")
+    np.testing.assert_allclose(np.asarray(x[0]), ref.x, atol=1e-6)
+    np.testing.assert_allclose(-float(v[0]), ref.fun, rtol=1e-10)
+
+
 def test_entry_points_check_shapes():
     buf = data.from_arrays(jnp.linspace(0, 1, 8).reshape(4, 2), jnp.arange(4.0), 6)
     with pytest.raises(AssertionError):

@@ -1,4 +1,5 @@
-"""Choose GP-BO's defaults for long runs by measurement: the refit schedule and the data screening.
+"""Choose GP-BO's defaults for long runs by measurement: the refit schedule, the data screening and the
+acquisition's local search.
 
 Two comparisons of GP-UCB (registry defaults otherwise: beta = 2, Matern-5/2 ARD, 1 x 5 warm-started
 Adam steps per refit, 10 LHS points) on branin, hartmann3, hartmann6 and levy (d = 4), T = 256,
@@ -16,18 +17,24 @@ Adam steps per refit, 10 LHS points) on branin, hartmann3, hartmann6 and levy (d
                     data has grown by 1 + --far-growth from t = 400 on (RefitSchedule(far_from=400,
                     far_growth)) and screening --far-raw raw points in buffers of more than --far-capacity
                     rows (Maximiser(far_capacity, far_num_raw)); compared at the final step and at --checkpoints.
+  --compare search  the acquisition's local search from each of the 10 starts: 30 cosine-decayed projected
+                    Adam steps, against --search-steps bounded projected L-BFGS iterations
+                    (Maximiser(method="lbfgs", steps=k)); compared at the final step and at --checkpoints.
 
 The runs are identical until the settings differ, so each seed's pair is compared: the mean
 and standard error over seeds of log10(simple regret of the new setting / the old one) at the
 final step (and with --checkpoints at those steps too: a run of T steps is, to rounding, the first T
 steps of a longer one), and seconds per seed (compile apart). The rule: the new setting becomes the default if on no problem its
 paired mean log10 ratio is above 0 by more than two standard errors (regret no worse), and it is cheaper.
+A search that buys regret (--compare search) may instead be below 0 by more than two standard errors at
+the final step on at least half the problems and cost at most QUALITY_COST = 1.25 times as much.
 
     python experiments/engine/long_run_defaults.py --compare refit     # ~15 min on 2 CPU cores
     python experiments/engine/long_run_defaults.py --compare screen    # ~8 min
     python experiments/engine/long_run_defaults.py --compare refit_all --checkpoints 100 200   # ~10 min
     python experiments/engine/long_run_defaults.py --compare far --steps 1000 --seeds 8 --checkpoints 600 800
     python experiments/engine/long_run_defaults.py --compare far --steps 1000 --seeds 16 --problems branin --tag _branin16
+    python experiments/engine/long_run_defaults.py --compare search --search-steps 5 --checkpoints 60 128
     python experiments/engine/long_run_defaults.py --quick             # 4 seeds, T = 160: a smoke run
 
 Writes long_run_<compare>.csv (one row per setting, problem and seed) and .json into experiments/results/engine/
@@ -54,6 +61,7 @@ from flat_settings import gp_options  # noqa: E402
 from outdir import add_update_flag, output_dir  # noqa: E402
 
 OUT = output_dir("engine")  # experiments/results/engine with --update, else its scratch mirror
+QUALITY_COST = 1.25  # --compare search: the most a search that lowers regret may cost, relative
 PROBLEMS = {
     "branin": ("branin", {}),
     "hartmann3": ("hartmann3", {}),
@@ -66,13 +74,20 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", type=int, default=16)
     ap.add_argument("--steps", type=int, default=256)
-    ap.add_argument("--compare", choices=("refit", "screen", "refit_all", "far"), default="refit")
+    ap.add_argument("--compare", choices=("refit", "screen", "refit_all", "far", "search"), default="refit")
     ap.add_argument("--refit-all", type=int, default=64)
     ap.add_argument("--checkpoints", type=int, nargs="*", default=[], help="steps to compare besides the last")
     ap.add_argument("--growth", type=float, default=1 / 32)
     ap.add_argument("--screen", type=int, default=128)
     ap.add_argument("--problems", nargs="+", choices=list(PROBLEMS), default=list(PROBLEMS))
     ap.add_argument("--tag", default="", help="appended to the output file names (long_run_<compare><tag>.*)")
+    ap.add_argument("--search-steps", type=int, default=5, help="L-BFGS iterations per start (--compare search)")
+    ap.add_argument(
+        "--search-reference",
+        type=json.loads,
+        default={"opt_method": "adam", "opt_steps": 30},
+        help="the reference search (--compare search), as flat settings in JSON",
+    )
     ap.add_argument("--far-growth", type=float, default=1 / 8)
     ap.add_argument("--far-raw", type=int, default=256)
     ap.add_argument("--far-capacity", type=int, default=512)
@@ -95,6 +110,12 @@ def main():
         settings = (
             ("defaults", {}),
             (f"far g = {args.far_growth:g}, raw {args.far_raw}", dict(far, far_num_raw=args.far_raw)),
+        )
+    elif args.compare == "search":
+        reference = args.search_reference
+        settings = (
+            (" ".join(f"{v}" for v in reference.values()), reference),
+            (f"lbfgs {args.search_steps}", dict(opt_method="lbfgs", opt_steps=args.search_steps)),
         )
     else:
         settings = (("from 128", dict(refit_all=128)), (f"from {args.refit_all}", dict(refit_all=args.refit_all)))
@@ -152,7 +173,13 @@ def main():
     cost = df.groupby("setting")["run_s_per_seed"].mean().to_dict()
     worse = [f"{s['problem']} at {s['step']}" for s in summary if s["mean_log10_ratio"] > 2 * s["se_log10_ratio"]]
     (old_name, old_opts), (new_name, new_opts) = settings
-    adopt = not worse and cost[new_name] < cost[old_name]
+    finals = [s for s in summary if s["step"] == steps]
+    better = [s["problem"] for s in finals if s["mean_log10_ratio"] < -2 * s["se_log10_ratio"]]
+    cheaper = cost[new_name] < cost[old_name]
+    # a setting that buys regret may cost a little more (--compare search only): better on at least half
+    # the problems at the final step, at most QUALITY_COST times the reference's seconds per seed
+    buys_regret = args.compare == "search" and 2 * len(better) >= len(finals)
+    adopt = not worse and (cheaper or (buys_regret and cost[new_name] <= QUALITY_COST * cost[old_name]))
     record = {
         "command": "python experiments/engine/long_run_defaults.py " + " ".join(sys.argv[1:]),
         "machine": machine_info(),
@@ -161,7 +188,14 @@ def main():
         "compare": args.compare,
         "settings": {old_name: old_opts, new_name: new_opts},
         "rule": "adopt the new setting if on no problem (at no step compared) the paired mean log10 ratio "
-        "exceeds 0 by > 2 s.e., and it is cheaper",
+        "exceeds 0 by > 2 s.e., and it is cheaper"
+        + (
+            f"; or (a search) if it is below 0 by > 2 s.e. at the final step on at least half the problems, "
+            f"at most {QUALITY_COST}x the reference's seconds per seed"
+            if args.compare == "search"
+            else ""
+        ),
+        "better_on": better,
         "summary": summary,
         "s_per_seed": cost,
         "worse_on": worse,
@@ -171,7 +205,7 @@ def main():
         OUT.mkdir(parents=True, exist_ok=True)
         df.to_csv(OUT / f"long_run_{args.compare}{args.tag}.csv", index=False)
         (OUT / f"long_run_{args.compare}{args.tag}.json").write_text(json.dumps(record, indent=1))
-    print(json.dumps({k: record[k] for k in ("s_per_seed", "worse_on", "adopt")}))
+    print(json.dumps({k: record[k] for k in ("s_per_seed", "worse_on", "better_on", "adopt")}))
 
 
 if __name__ == "__main__":

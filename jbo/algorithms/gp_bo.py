@@ -137,7 +137,7 @@ class GPBO(Algorithm):
         self.acquisition = acquisitions.as_acquisition(acquisition)
         self.model = gp.GPModel() if given["model"] is None else gp.as_model(given["model"])
         self.hypers = parts.Refit() if given["hypers"] is None else given["hypers"]
-        self.maximiser = parts.Maximiser() if given["maximiser"] is None else given["maximiser"]
+        self.maximiser = parts.GP_MAXIMISER if given["maximiser"] is None else given["maximiser"]
         self.batching = given["batching"]
         self.design = parts.LatinHypercube() if given["design"] is None else given["design"]
         self.growth = data.Growth() if given["growth"] is None else given["growth"]
