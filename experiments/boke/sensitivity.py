@@ -127,6 +127,7 @@ def sweeps(bench, dim: int, noisy: bool):
             fit="mle",
             num_raw_per_dim=1024,
             opt_steps=50,
+            opt_method="adam",
             screen_data=True,
             num_initial=n0,
             refit_all=128,

@@ -74,6 +74,7 @@ def main():
             refit_growth=None,
             num_raw_per_dim=1024,
             opt_steps=50,
+            opt_method="adam",
         )
     )
     methods = {  # name: (algorithm, params, t grid)

@@ -57,7 +57,7 @@ import jbo
 from jbo.studies import compile_seeds, machine_info
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: flat_settings, outdir
-from flat_settings import gp_options  # noqa: E402
+from flat_settings import ADAM_SEARCH, gp_options  # noqa: E402
 from outdir import add_update_flag, output_dir  # noqa: E402
 
 OUT = output_dir("engine")  # experiments/results/engine with --update, else its scratch mirror
@@ -119,6 +119,8 @@ def main():
         )
     else:
         settings = (("from 128", dict(refit_all=128)), (f"from {args.refit_all}", dict(refit_all=args.refit_all)))
+    if args.compare != "search":  # measured with the class's Adam search (flat_settings.ADAM_SEARCH)
+        settings = tuple((name, {**ADAM_SEARCH, **options}) for name, options in settings)
     seeds, steps = (4, 160) if args.quick else (args.seeds, args.steps)
     keys = jax.random.split(jax.random.key(2024), seeds)
     rows, summary = [], []

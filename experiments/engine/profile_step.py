@@ -54,7 +54,7 @@ def _factors(post):
 
 
 def profile(n: int, seeds: int, dim: int = 6):
-    alg = jbo.algorithms.get("gp_ucb")
+    alg = jbo.algorithms.get("gp_ucb", maximiser=jbo.parts.Maximiser())  # the Adam search it profiles
     model, hyp = alg.model, gp.default_params(dim)
     key = jax.random.key(0)
     x = jax.random.uniform(key, (seeds, n, dim))

@@ -33,7 +33,7 @@ import jbo
 from jbo.studies import compile_seeds, machine_info
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: flat_settings, outdir
-from flat_settings import gp_options  # noqa: E402
+from flat_settings import ADAM_SEARCH, gp_options  # noqa: E402
 from outdir import add_update_flag, output_dir  # noqa: E402
 
 OUT = output_dir("engine")  # experiments/results/engine with --update, else its scratch mirror
@@ -62,7 +62,9 @@ def main():
         problem = jbo.problems.get(name, **opts)
         keys = jax.random.split(jax.random.key(2026), seeds)
         for restarts, steps in settings:
-            alg = jbo.algorithms.get("gp_ucb", **gp_options(num_initial=6, num_restarts=restarts, fit_steps=steps))
+            alg = jbo.algorithms.get(
+                "gp_ucb", **gp_options(num_initial=6, num_restarts=restarts, fit_steps=steps, **ADAM_SEARCH)
+            )
             fn, compile_s = compile_seeds(alg, problem, keys=keys, num_steps=T)
             t0 = time.perf_counter()
             trace = jax.block_until_ready(fn(keys))

@@ -45,7 +45,7 @@ import jbo
 from jbo.studies import compile_seeds
 steps, sizes, seeds = int(sys.argv[1]), tuple(json.loads(sys.argv[2])), int(sys.argv[3])
 growth = jbo.data.WHOLE if len(sizes) == 1 else jbo.data.Growth(sizes=tuple(sizes[:-1]))
-alg = jbo.algorithms.get("gp_ucb", num_initial=10, growth=growth)
+alg = jbo.algorithms.get("gp_ucb", num_initial=10, growth=growth, maximiser=jbo.parts.Maximiser())
 keys = jax.random.split(jax.random.key(123), seeds)
 fn, seconds = compile_seeds(alg, jbo.problems.get("hartmann6"), keys=keys, num_steps=steps)
 t0 = time.perf_counter()

@@ -38,7 +38,7 @@ import jbo
 from jbo.studies import machine_info
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # experiments/: outdir
-from flat_settings import gp_options  # noqa: E402
+from flat_settings import ADAM_SEARCH, gp_options  # noqa: E402
 from outdir import add_update_flag, output_dir  # noqa: E402
 
 OUT = output_dir("engine", "batch") / "q_batch.json"
@@ -73,10 +73,16 @@ def main():
     keys = jax.random.split(jax.random.key(2024), SEEDS)
     rows, finals = [], {}
     runs = {
-        "sequential": jbo.algorithms.get("gp_ucb", **gp_options(num_initial=N0, refit_all=128)),
-        "scan q=4 kb": jbo.algorithms.get("gp_ucb", **gp_options(num_initial=N0, batch_size=Q, batch_lie="kb")),
-        "scan q=4 cl_min": jbo.algorithms.get("gp_ucb", **gp_options(num_initial=N0, batch_size=Q, batch_lie="cl_min")),
-        "scan q=4 q-UCB": jbo.algorithms.get("gp_ucb", **gp_options(num_initial=N0, batch_size=Q, batch_mode="mc")),
+        "sequential": jbo.algorithms.get("gp_ucb", **gp_options(**ADAM_SEARCH, num_initial=N0, refit_all=128)),
+        "scan q=4 kb": jbo.algorithms.get(
+            "gp_ucb", **gp_options(**ADAM_SEARCH, num_initial=N0, batch_size=Q, batch_lie="kb")
+        ),
+        "scan q=4 cl_min": jbo.algorithms.get(
+            "gp_ucb", **gp_options(**ADAM_SEARCH, num_initial=N0, batch_size=Q, batch_lie="cl_min")
+        ),
+        "scan q=4 q-UCB": jbo.algorithms.get(
+            "gp_ucb", **gp_options(**ADAM_SEARCH, num_initial=N0, batch_size=Q, batch_mode="mc")
+        ),
     }
     for name, alg in runs.items():
         t0 = time.perf_counter()
@@ -91,7 +97,7 @@ def main():
         )
     for lie in ("kb", "cl_min"):
         t0 = time.perf_counter()
-        alg = jbo.algorithms.get("gp_ucb", **gp_options(num_initial=N0, batch_lie=lie, refit_all=128))
+        alg = jbo.algorithms.get("gp_ucb", **gp_options(**ADAM_SEARCH, num_initial=N0, batch_lie=lie, refit_all=128))
         finals[f"asktell q=4 {lie}"] = asktell_final(alg, prob, keys)
         rows.append({"method": f"asktell q=4 {lie}", "rounds": EVALS // Q, "seconds": time.perf_counter() - t0})
     seq = finals["sequential"]

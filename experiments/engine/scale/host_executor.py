@@ -45,7 +45,9 @@ def main():
     import jbo
     from jbo.studies import code_version, machine_info
 
-    alg = jbo.algorithms.get("gp_ucb", **gp_options(num_initial=3, fit_steps=5, num_raw=64, num_starts=4, opt_steps=10))
+    alg = jbo.algorithms.get(
+        "gp_ucb", **gp_options(num_initial=3, fit_steps=5, num_raw=64, num_starts=4, opt_steps=10, opt_method="adam")
+    )
     key = jax.random.key(0)
 
     def fresh():

@@ -33,7 +33,7 @@ from outdir import add_update_flag, output_dir  # noqa: E402
 
 OUT = output_dir("engine", "scale") / "robustness_sweep.json"
 T, S = 8, 2
-SMALL = dict(num_initial=3, fit_steps=3, num_raw=16, num_starts=2, opt_steps=2)
+SMALL = dict(num_initial=3, fit_steps=3, num_raw=16, num_starts=2, opt_steps=2, opt_method="adam")
 GP_FAMILY = ("gp_ucb", "gp_ei", "gp_log_ei", "gp_pi", "gp_ts", "gp_mean", "gp_std")
 
 
