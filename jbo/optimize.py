@@ -7,7 +7,8 @@ seen. Fixed shapes and iteration counts: safe under jit, vmap and scan.
 The L-BFGS here is our own bounded version (:func:`lbfgs_step`): optax's L-BFGS direction
 (``optax.scale_by_lbfgs``) followed by a projected backtracking (Armijo) line search of at most
 ``max_linesearch`` trial steps. Every iteration therefore costs at most ``max_linesearch`` function
-and gradient evaluations, under ``vmap`` too (a batched ``while_loop`` stops once every lane's own
+and gradient evaluations (or ``max_linesearch`` values and one gradient, with value-only trials), under
+``vmap`` too (a batched ``while_loop`` stops once every lane's own
 counter has run out). optax's zoom line search has no such bound under ``vmap``: one lane of it
 was seen iterating past 14 000 line-search steps on an ordinary GP fit.
 """
@@ -65,10 +66,16 @@ def _effective_grad(x, g, project, freeze):
 
 
 def lbfgs_start(
-    value_and_grad: Callable, x0, project: Callable = box_projection, freeze=None, memory_size: int = 10
+    value_and_grad: Callable,
+    x0,
+    project: Callable = box_projection,
+    freeze=None,
+    memory_size: int = 10,
+    start: tuple | None = None,
 ) -> LBFGSCarry:
-    """Evaluate f at the feasible start x0 (one evaluation) and set up the L-BFGS memory."""
-    v, g = value_and_grad(x0)
+    """Evaluate f at the feasible start x0 (one evaluation; none when `start`, (f(x0), grad f(x0)), is
+    given) and set up the L-BFGS memory."""
+    v, g = value_and_grad(x0) if start is None else start
     v = jnp.asarray(v)
     failed = ~jnp.isfinite(v)
     g = _effective_grad(x0, g, project, freeze)
@@ -96,7 +103,7 @@ def lbfgs_step(
     c1: float = 1e-4,
     value: Callable | None = None,
 ) -> LBFGSCarry:
-    """One projected L-BFGS iteration with at most `max_linesearch` evaluations.
+    """One projected L-BFGS iteration with at most `max_linesearch` evaluations (one more with `value`).
 
     Direction: optax.scale_by_lbfgs on the effective gradient; the memory is reset (steepest descent
     with optax's capped first step) when the last curvature pair is not positive or the direction is
@@ -110,8 +117,9 @@ def lbfgs_step(
     `value` (f alone, optional): the trials then evaluate f without its gradient, and the gradient is
     evaluated once, at the accepted point (one more evaluation of f). Under vmap every lane runs as
     many trials as the lane that backtracks furthest, so where deep backtracking is common (an
-    acquisition's search near an observed optimum) this is the cheaper form; the iterates are the same
-    to rounding."""
+    acquisition's search near an observed optimum) this is the cheaper form. It takes the same steps
+    unless a trial's value lies within rounding of the Armijo threshold (value and value-and-gradient
+    are different programs, equal to rounding)."""
     lbfgs = optax.scale_by_lbfgs(memory_size)
     x, v, g, state = carry.x, carry.value, carry.grad, carry.state
     vdot = optax.tree.vdot
@@ -156,13 +164,15 @@ def lbfgs_step(
         xt, vt, gt, ok = trial(t)
         return i + 1, 0.5 * t, xt, vt, g if value is not None else gt, ok
 
-    # the carry starts as the current point; it is replaced only by a trial that passes the Armijo test
+    # the carry starts as the current point and holds the last trial; only a trial that passes the Armijo
+    # test is kept (ok), else the point stays
     i, _, xt, vt, gt, ok = jax.lax.while_loop(
         cond, body, (jnp.zeros((), jnp.int32), jnp.ones_like(v), x, v, g, jnp.zeros((), bool))
     )
-    if value is not None:  # the gradient at the accepted trial (at x where none passed: discarded below)
-        gt = value_and_grad(xt)[1]
-        i = i + active.astype(i.dtype)
+    if value is not None:  # the gradient at the accepted trial, only where one passed
+        accepted = ok & active
+        gt = jax.lax.cond(accepted, lambda: value_and_grad(xt)[1], lambda: g)
+        i = i + accepted.astype(i.dtype)
     ok = ok & active
     sel = lambda a, b: jax.tree.map(lambda p, q: jnp.where(ok, p, q), a, b)  # noqa: E731
     x_new = sel(xt, x)
@@ -185,11 +195,12 @@ def lbfgs_minimize(
     max_linesearch: int = MAX_LINESEARCH,
     memory_size: int = 10,
     value: Callable | None = None,
+    start: tuple | None = None,
 ) -> LBFGSCarry:
     """`num_steps` bounded L-BFGS iterations from x0: at most 1 + num_steps * max_linesearch evaluations
     (1 + num_steps * (max_linesearch + 1) with value-only trials, `value`: see :func:`lbfgs_step`), under
     jit, vmap and scan (fixed trip count; the line search is a while_loop with a hard bound)."""
-    carry = lbfgs_start(value_and_grad, x0, project, freeze, memory_size)
+    carry = lbfgs_start(value_and_grad, x0, project, freeze, memory_size, start)
     step = lambda _, c: lbfgs_step(value_and_grad, c, project, freeze, memory_size, max_linesearch, value=value)  # noqa: E731
     return jax.lax.fori_loop(0, num_steps, step, carry)
 
@@ -236,17 +247,30 @@ def local_search(
     """Projected local ascent from each row of `starts` (k, d); returns (points, values).
 
     `project` maps a point back onto the feasible set after every step (default: the unit box).
-    method "lbfgs": the bounded projected L-BFGS above, at most 1 + num_steps * (max_linesearch + 1)
-    evaluations of fn per start (also under vmap): its line search's trials evaluate fn alone and the
-    accepted point its gradient too (:func:`lbfgs_step` with `value`); "adam": cosine-decayed projected
+    method "lbfgs": the bounded projected L-BFGS above on fn relative to its value at the start, in units
+    of its gradient's norm there (so its first step is a unit step along the gradient: scale-free), at
+    most 2 + num_steps * (max_linesearch + 1) evaluations of fn per start (also under vmap): its line
+    search's trials evaluate fn alone and the accepted point its gradient too (:func:`lbfgs_step` with
+    `value`); "adam": cosine-decayed projected
     Adam, num_steps + 2 evaluations of fn and its gradient. A start where fn is not finite stays put and scores -inf."""
     neg = lambda x: -fn(x)  # noqa: E731
     if method == "lbfgs":
-        vg = jax.value_and_grad(neg)
 
         def one_lbfgs(x0):
-            c = lbfgs_minimize(vg, x0, num_steps, project, max_linesearch=max_linesearch, value=neg)
-            return c.x, jnp.where(c.failed, -jnp.inf, clean(-c.value))
+            # Each start minimises h = (-fn - base) / size: -fn relative to its start value, in units of
+            # its gradient's norm there. h's first (steepest) step is then a unit step along the
+            # gradient, whatever the units of fn, so the search is scale-free (and free of fn's offset
+            # up to the rounding of the difference), as the Adam search is.
+            v0, g0 = jax.value_and_grad(neg)(x0)
+            size = jnp.linalg.norm(jnp.where(jnp.isfinite(g0), g0, 0.0))
+            size = jnp.where(size > 0.0, size, 1.0)
+            base = jnp.where(jnp.isfinite(v0), v0, 0.0)
+            h = lambda x: (neg(x) - base) / size  # noqa: E731
+            start = ((v0 - base) / size, g0 / size)
+            c = lbfgs_minimize(
+                jax.value_and_grad(h), x0, num_steps, project, max_linesearch=max_linesearch, value=h, start=start
+            )
+            return c.x, jnp.where(c.failed, -jnp.inf, clean(fn(c.x)))
 
         return jax.vmap(one_lbfgs)(starts)
     if method != "adam":

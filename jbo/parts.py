@@ -200,7 +200,8 @@ class Maximiser(eqx.Module):
     num_raw_per_dim * d instead) together with observed points (`screen_data`: True all, False none,
     an int k the k best), start `num_starts` local searches from the best, each `steps` projected
     Adam or bounded L-BFGS steps (`method`), and return the best point seen (jbo.optimize.maximize).
-    On a finite arm set every arm is scored."""
+    On a finite arm set every arm is scored. GPBO's default is :data:`GP_MAXIMISER` (L-BFGS); the
+    class's own defaults are the Adam search."""
 
     num_raw: int = eqx.field(static=True, default=512)
     num_raw_per_dim: int = eqx.field(static=True, default=0)
@@ -443,6 +444,7 @@ __all__ = [
     "Design",
     "FixedHypers",
     "FROM_CONFIG",
+    "GP_MAXIMISER",
     "HypersParams",
     "JointMC",
     "LIES",

@@ -256,6 +256,8 @@ def test_value_only_line_search_takes_the_same_steps():
         np.testing.assert_allclose(np.asarray(cheap.value), np.asarray(full.value), rtol=1e-12)
         assert np.all(np.asarray(cheap.num_steps) == np.asarray(full.num_steps))
         assert np.all(np.asarray(cheap.num_evals) <= 1 + 25 * (7 + 1))
+        extra = np.asarray(cheap.num_evals) - np.asarray(full.num_evals)  # one gradient per accepted step
+        assert np.all((extra >= 0) & (extra <= np.asarray(cheap.num_steps)))
         assert list(np.asarray(cheap.failed)) == list(np.asarray(full.failed))
     fun = lambda x: float(smooth(jnp.asarray(x)))  # noqa: E731
     jac = lambda x: np.asarray(jax.grad(smooth)(jnp.asarray(x)))  # noqa: E731

@@ -18,6 +18,8 @@ test_r_perp); tests/test_registry.py checks that every registered algorithm's ac
 its action space.
 """
 
+import dataclasses
+
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -62,7 +64,19 @@ def _finite_tree(tree):
     ],
 )
 def test_gp_method_on_degenerate_problems(name):
-    alg = jbo.algorithms.get(name, **SMALL)
+    _sweep(jbo.algorithms.get(name, **SMALL), duplicates=name == "gp_pi")
+
+
+@pytest.mark.extended
+def test_default_search_on_degenerate_problems():
+    """GP-UCB with GP-BO's default search (bounded L-BFGS, jbo.parts.GP_MAXIMISER, at a small size):
+    the same checks, and the same decisions on the scaled and offset problems (its first step is
+    scale-free)."""
+    search = dataclasses.replace(jbo.parts.GP_MAXIMISER, num_raw=16, num_starts=2)
+    _sweep(jbo.algorithms.get("gp_ucb", **dict(SMALL, maximiser=search)), duplicates=False)
+
+
+def _sweep(alg, duplicates: bool):
     trace = jbo.engine.run_environments(
         alg,
         list(CASES.values()),
@@ -85,7 +99,7 @@ def test_gp_method_on_degenerate_problems(name):
     # the very noisy problem is a noisy version of the base one: the noise-free values stay in g's range
     v = np.asarray(trace.metrics["value"][names.index("very_noisy")])
     assert (v > -1.5).all() and (v < 0.6).all()
-    if name == "gp_pi":  # PI re-samples its incumbent: exact duplicates reach the GP (and the refit)
+    if duplicates:  # PI re-samples its incumbent: exact duplicates reach the GP (and the refit)
         assert any(len(np.unique(a, axis=0)) < T for a in base)
 
 
@@ -109,6 +123,29 @@ def test_adam_local_search_is_scale_free():
     for c, b in ((1e-8, 0.0), (1e8, 0.0), (1e-8, 1e3)):
         x, v = run(c, b)
         np.testing.assert_allclose(np.asarray(x), np.asarray(x1), atol=1e-12, err_msg=str(c))
+        np.testing.assert_allclose(float(v), c * float(v1) + b, rtol=1e-12)
+    x, v = run(0.0, 2.0)
+    assert np.isfinite(np.asarray(x)).all() and float(v) == 2.0
+
+
+def test_lbfgs_local_search_is_scale_free():
+    """The bounded L-BFGS search works on fn relative to its start value, in units of its gradient's
+    norm there: maximize(c f + b) returns maximize(f)'s point for c = 1e-8 and 1e8 and an offset (to
+    rounding), where the plain L-BFGS's capped first step min(1, 1/|g|) g made the point depend on c."""
+    from jbo import optimize
+
+    def f(x):
+        return -jnp.sum((x - jnp.array([0.3, 0.7])) ** 2) + 0.2 * jnp.sin(6.0 * x[0])
+
+    run = jax.jit(
+        lambda c, b: optimize.maximize(
+            lambda x: c * f(x) + b, jax.random.key(0), 2, num_raw=8, num_starts=2, num_steps=6, method="lbfgs"
+        )
+    )
+    x1, v1 = run(1.0, 0.0)
+    for c, b in ((1e-8, 0.0), (1e8, 0.0), (1.0, 1e3)):
+        x, v = run(c, b)
+        np.testing.assert_allclose(np.asarray(x), np.asarray(x1), atol=1e-9, err_msg=str((c, b)))
         np.testing.assert_allclose(float(v), c * float(v1) + b, rtol=1e-12)
     x, v = run(0.0, 2.0)
     assert np.isfinite(np.asarray(x)).all() and float(v) == 2.0

@@ -1,9 +1,10 @@
 """Choose GP-BO's defaults for long runs by measurement: the refit schedule, the data screening and the
 acquisition's local search.
 
-Two comparisons of GP-UCB (registry defaults otherwise: beta = 2, Matern-5/2 ARD, 1 x 5 warm-started
-Adam steps per refit, 10 LHS points) on branin, hartmann3, hartmann6 and levy (d = 4), T = 256,
-16 seeds each, the same keys for both settings (common random numbers):
+Comparisons of GP-UCB (registry defaults otherwise: beta = 2, Matern-5/2 ARD, 1 x 5 warm-started
+Adam steps per refit, 10 LHS points; every comparison but `search` with the class's 30-step Adam
+search, flat_settings.ADAM_SEARCH) on branin, hartmann3, hartmann6 and levy (d = 4), T = 256, 16 seeds
+each, the same keys for both settings (common random numbers):
 
   --compare refit   refitting the hyper-parameters every step, against refitting every step while
                     t < 128 and then each time the data has grown by a factor 1 + g
@@ -37,6 +38,8 @@ the final step on at least half the problems and cost at most QUALITY_COST = 1.2
     python experiments/engine/long_run_defaults.py --compare search --search-steps 5 --checkpoints 60 128
     python experiments/engine/long_run_defaults.py --quick             # 4 seeds, T = 160: a smoke run
 
+Each row also counts the seed's re-queried steps: steps from the 11th on whose point equals an earlier
+point of the run (on these noiseless problems such a step learns nothing).
 Writes long_run_<compare>.csv (one row per setting, problem and seed) and .json into experiments/results/engine/
 with --update, else its scratch mirror.
 """
@@ -68,6 +71,16 @@ PROBLEMS = {
     "hartmann6": ("hartmann6", {}),
     "levy4": ("levy", {"dim": 4}),
 }
+
+
+def requeried(actions: np.ndarray, first: int) -> np.ndarray:
+    """Per seed, the steps from `first` on whose point equals an earlier point of the run exactly (on a
+    noiseless problem such a step learns nothing)."""
+    out = np.zeros(actions.shape[0], int)
+    for s, run in enumerate(actions):
+        for t in range(first, run.shape[0]):
+            out[s] += bool(np.any(np.all(run[:t] == run[t], axis=1)))
+    return out
 
 
 def main():
@@ -136,20 +149,22 @@ def main():
             curves[setting] = np.asarray(trace.metrics["simple_regret"])
             final = curves[setting][:, -1]
             finals[setting] = final
+            repeats = requeried(np.asarray(trace.actions), first=10)
             rows += [
                 {
                     "problem": label,
                     "setting": setting,
                     "seed": i,
                     "final_simple_regret": float(r),
+                    "requeried": int(k),
                     "compile_s": compile_s,
                     "run_s_per_seed": run_s / seeds,
                 }
-                for i, r in enumerate(final)
+                for i, (r, k) in enumerate(zip(final, repeats))
             ]
             print(
                 f"{label:10s} {setting:12s} compile {compile_s:5.1f} s  {run_s / seeds:6.2f} s/seed  "
-                f"median final regret {np.median(final):.3g}",
+                f"median final regret {np.median(final):.3g}  re-queried steps (median over seeds) {np.median(repeats):g}",
                 flush=True,
             )
         for step in sorted({*(c for c in args.checkpoints if c < steps), steps}):
@@ -200,6 +215,10 @@ def main():
         "better_on": better,
         "summary": summary,
         "s_per_seed": cost,
+        "requeried_steps_median": {
+            f"{problem} / {setting}": float(v)
+            for (problem, setting), v in df.groupby(["problem", "setting"])["requeried"].median().items()
+        },
         "worse_on": worse,
         "adopt": adopt,
     }

@@ -7,7 +7,8 @@ A :class:`GPBO` is configured parts, each small and validated on its own:
     model       : one jbo.gp.GPModel (kernel, bounds, priors, trained parameters, mean, noise floor;
                   a prior makes a refit MAP, none maximum likelihood);
     hypers      : the hyper-parameter rule: jbo.parts.Refit (default) or jbo.parts.FixedHypers;
-    maximiser   : jbo.parts.Maximiser, on a box or over a finite arm set;
+    maximiser   : jbo.parts.Maximiser, on a box or over a finite arm set (default jbo.parts.GP_MAXIMISER:
+                  5 bounded L-BFGS iterations from each of 10 starts);
     batching    : None (one point per step), jbo.parts.Lies or jbo.parts.JointMC (q-batches);
     design      : the initial design on a box (jbo.parts.LatinHypercube, Sobol, Uniform);
     growth      : jbo.data.Growth, how the buffer grows with the data (engine segments).

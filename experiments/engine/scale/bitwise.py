@@ -61,7 +61,8 @@ def main():
         "methods": {},
     }
     for name in args.methods.split(","):
-        alg = jbo.algorithms.get(name)
+        # GP-BO with the Adam search (the class Maximiser), as its committed files were computed
+        alg = jbo.algorithms.get(name, **({"maximiser": jbo.parts.Maximiser()} if name.startswith("gp_") else {}))
         fns, m = {}, {}
         for mode in ("vmapped", "bitwise"):
             load = os.getloadavg()[0]

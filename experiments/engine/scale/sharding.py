@@ -39,7 +39,7 @@ def child(args):
     import jbo
     from jbo.studies import code_version, compile_seeds, machine_info
 
-    alg = jbo.algorithms.get("gp_ucb")
+    alg = jbo.algorithms.get("gp_ucb", maximiser=jbo.parts.Maximiser())  # the Adam search, as its committed files
     problem = jbo.problems.get(args.problem)
     keys = jax.random.split(jax.random.key(0), args.seeds)
     modes = {"unsharded": (1, False), "sharded": (None, False)}

@@ -58,7 +58,9 @@ def child(path: str):
     import jbo
     from jbo import parallel
 
-    alg = jbo.algorithms.get("gp_ucb")  # registry defaults: the program of experiments/engine/scale/sharding.py
+    alg = jbo.algorithms.get(
+        "gp_ucb", maximiser=jbo.parts.Maximiser()
+    )  # the program of experiments/engine/scale/sharding.py
     problem = jbo.problems.get("branin")
     keys = jax.random.split(jax.random.key(0), SEEDS)
     t0 = time.perf_counter()
