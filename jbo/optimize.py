@@ -247,28 +247,32 @@ def local_search(
     """Projected local ascent from each row of `starts` (k, d); returns (points, values).
 
     `project` maps a point back onto the feasible set after every step (default: the unit box).
-    method "lbfgs": the bounded projected L-BFGS above on fn relative to its value at the start, in units
-    of its gradient's norm there (so its first step is a unit step along the gradient: scale-free), at
-    most 2 + num_steps * (max_linesearch + 1) evaluations of fn per start (also under vmap): its line
-    search's trials evaluate fn alone and the accepted point its gradient too (:func:`lbfgs_step` with
-    `value`); "adam": cosine-decayed projected
-    Adam, num_steps + 2 evaluations of fn and its gradient. A start where fn is not finite stays put and scores -inf."""
+    method "lbfgs": the bounded projected L-BFGS above on fn in units of its gradient's norm at the start
+    (so its first step is a unit step along the gradient: scale-free), at most 2 + num_steps *
+    (max_linesearch + 1) evaluations of fn per start (also under vmap): its line search's trials
+    evaluate fn alone and the accepted point its gradient too (:func:`lbfgs_step` with `value`);
+    "adam": cosine-decayed projected Adam, num_steps + 2 evaluations of fn and its gradient. A start
+    where fn is not finite stays put and scores -inf."""
     neg = lambda x: -fn(x)  # noqa: E731
     if method == "lbfgs":
 
         def one_lbfgs(x0):
-            # Each start minimises h = (-fn - base) / size: -fn relative to its start value, in units of
-            # its gradient's norm there. h's first (steepest) step is then a unit step along the
-            # gradient, whatever the units of fn, so the search is scale-free (and free of fn's offset
-            # up to the rounding of the difference), as the Adam search is.
+            # Each start minimises h = -fn / size, -fn in units of its gradient's norm at the start: h's
+            # first (steepest) step is then a unit step along the gradient whatever the units of fn, so
+            # the search is scale-free, as the Adam search is. (h keeps fn's offset: the line search's
+            # test for a decrease below rounding, 1e-15 |h|, needs the magnitude fn is rounded at.)
             v0, g0 = jax.value_and_grad(neg)(x0)
             size = jnp.linalg.norm(jnp.where(jnp.isfinite(g0), g0, 0.0))
             size = jnp.where(size > 0.0, size, 1.0)
-            base = jnp.where(jnp.isfinite(v0), v0, 0.0)
-            h = lambda x: (neg(x) - base) / size  # noqa: E731
-            start = ((v0 - base) / size, g0 / size)
+            h = lambda x: neg(x) / size  # noqa: E731
             c = lbfgs_minimize(
-                jax.value_and_grad(h), x0, num_steps, project, max_linesearch=max_linesearch, value=h, start=start
+                jax.value_and_grad(h),
+                x0,
+                num_steps,
+                project,
+                max_linesearch=max_linesearch,
+                value=h,
+                start=(v0 / size, g0 / size),
             )
             return c.x, jnp.where(c.failed, -jnp.inf, clean(fn(c.x)))
 
