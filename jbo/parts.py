@@ -274,8 +274,8 @@ class Maximiser(eqx.Module):
 # GP-BO's acquisition search (GPBO's default `maximiser`): the class's screening and 10 starts, each refined
 # by 5 bounded projected L-BFGS iterations instead of 30 projected Adam steps. On four problems at T = 256
 # (16 seeds, paired): regret lower on hartmann3 and hartmann6 (and branin at step 60), no worse on branin
-# and levy (d = 4), 10% cheaper; the Adam search re-queried an observed point on 69-91% of the steps, the
-# L-BFGS search on almost none (experiments/engine/long_run_defaults.py --compare search; docs/defaults.md).
+# and levy (d = 4), 1.12x the run time; the Adam search re-queried an observed point on 69-91% of the
+# steps, the L-BFGS search on almost none (experiments/engine/long_run_defaults.py --compare search; docs/defaults.md).
 # The class keeps the Adam search, which the paper algorithms pin with their own settings.
 GP_MAXIMISER = Maximiser(method="lbfgs", steps=5)
 
