@@ -7,10 +7,10 @@ seen. Fixed shapes and iteration counts: safe under jit, vmap and scan.
 The L-BFGS here is our own bounded version (:func:`lbfgs_step`): optax's L-BFGS direction
 (``optax.scale_by_lbfgs``) followed by a projected backtracking (Armijo) line search of at most
 ``max_linesearch`` trial steps. Every iteration therefore costs at most ``max_linesearch`` function
-and gradient evaluations (or ``max_linesearch`` values and one gradient, with value-only trials), under
-``vmap`` too (a batched ``while_loop`` stops once every lane's own
-counter has run out). optax's zoom line search has no such bound under ``vmap``: one lane of it
-was seen iterating past 14 000 line-search steps on an ordinary GP fit.
+and gradient evaluations (``max_linesearch`` values and one gradient with value-only trials), under
+``vmap`` too (a batched ``while_loop`` stops once every lane's own counter has run out). optax's zoom
+line search has no such bound under ``vmap``: one lane of it was seen iterating past 14 000
+line-search steps on an ordinary GP fit.
 """
 
 from __future__ import annotations
