@@ -46,7 +46,7 @@ SMALL = dict(
 CASES = degenerate.CASES
 # invariances: these see exactly the base problem up to an affine map of x or of y (with optax's absolute
 # Adam eps = 1e-8 in jbo.optimize.local_search, y x 1e-8 would move the decisions of every acquisition
-# valued in units of y, as steps shrink once |grad| ~ 1e-8; see test_adam_local_search_is_scale_free)
+# valued in units of y, as steps shrink once |grad| ~ 1e-8; see test_local_search_is_scale_free)
 INVARIANT = ("x_tiny", "x_huge", "y_tiny", "y_huge", "y_offset")
 
 
@@ -104,11 +104,21 @@ def _sweep(alg, duplicates: bool):
 
 
 # ---------------------------------------------------------------- the core pieces on degenerate input
-def test_adam_local_search_is_scale_free():
-    """(Defect found by the sweep) Adam's step m / sqrt(v) does not depend on the scale of the function,
-    so maximize(c f) must return maximize(f)'s point for any c > 0 (and any offset); with optax's
-    default eps = 1e-8 a function of scale 1e-8 moved about half as far. A flat function (zero
-    gradient: 0/0 in the step) stays finite."""
+@pytest.mark.parametrize(
+    "method, cases, atol",
+    [
+        ("adam", ((1e-8, 0.0), (1e8, 0.0), (1e-8, 1e3)), 1e-12),
+        # the L-BFGS's line search compares values, so a large offset on a tiny scale is left out
+        ("lbfgs", ((1e-8, 0.0), (1e8, 0.0), (1.0, 1e3)), 1e-9),
+    ],
+)
+def test_local_search_is_scale_free(method, cases, atol):
+    """maximize(c f + b) returns maximize(f)'s point for c = 1e-8 and 1e8 and an offset b, for both
+    local searches. (Defects found by the sweep) Adam's step m / sqrt(v) does not depend on the scale
+    of the function with eps = 0, where optax's default eps = 1e-8 moved a function of scale 1e-8 about
+    half as far; the bounded L-BFGS works on f in units of its gradient's norm at each start, where the
+    plain L-BFGS's capped first step min(1, 1/|g|) g made the point depend on c. A flat function (zero
+    gradient: 0/0 in Adam's step) stays finite."""
     from jbo import optimize
 
     def f(x):
@@ -116,36 +126,13 @@ def test_adam_local_search_is_scale_free():
 
     run = jax.jit(
         lambda c, b: optimize.maximize(
-            lambda x: c * f(x) + b, jax.random.key(0), 2, num_raw=8, num_starts=2, num_steps=6, method="adam"
+            lambda x: c * f(x) + b, jax.random.key(0), 2, num_raw=8, num_starts=2, num_steps=6, method=method
         )
     )
     x1, v1 = run(1.0, 0.0)
-    for c, b in ((1e-8, 0.0), (1e8, 0.0), (1e-8, 1e3)):
+    for c, b in cases:
         x, v = run(c, b)
-        np.testing.assert_allclose(np.asarray(x), np.asarray(x1), atol=1e-12, err_msg=str(c))
-        np.testing.assert_allclose(float(v), c * float(v1) + b, rtol=1e-12)
-    x, v = run(0.0, 2.0)
-    assert np.isfinite(np.asarray(x)).all() and float(v) == 2.0
-
-
-def test_lbfgs_local_search_is_scale_free():
-    """The bounded L-BFGS search works on fn relative to its start value, in units of its gradient's
-    norm there: maximize(c f + b) returns maximize(f)'s point for c = 1e-8 and 1e8 and an offset (to
-    rounding), where the plain L-BFGS's capped first step min(1, 1/|g|) g made the point depend on c."""
-    from jbo import optimize
-
-    def f(x):
-        return -jnp.sum((x - jnp.array([0.3, 0.7])) ** 2) + 0.2 * jnp.sin(6.0 * x[0])
-
-    run = jax.jit(
-        lambda c, b: optimize.maximize(
-            lambda x: c * f(x) + b, jax.random.key(0), 2, num_raw=8, num_starts=2, num_steps=6, method="lbfgs"
-        )
-    )
-    x1, v1 = run(1.0, 0.0)
-    for c, b in ((1e-8, 0.0), (1e8, 0.0), (1.0, 1e3)):
-        x, v = run(c, b)
-        np.testing.assert_allclose(np.asarray(x), np.asarray(x1), atol=1e-9, err_msg=str((c, b)))
+        np.testing.assert_allclose(np.asarray(x), np.asarray(x1), atol=atol, err_msg=str((c, b)))
         np.testing.assert_allclose(float(v), c * float(v1) + b, rtol=1e-12)
     x, v = run(0.0, 2.0)
     assert np.isfinite(np.asarray(x)).all() and float(v) == 2.0
