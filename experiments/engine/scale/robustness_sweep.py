@@ -1,9 +1,9 @@
-"""The numbers behind tests/test_robustness.py: every GP-BO method on degenerate problems (
-item 6), with the largest change of the decisions against the base problem, and GP-UCB with the inner
-optimiser switched off (opt_steps=0) and with L-BFGS, to locate the one non-invariance found.
+"""The numbers behind tests/test_robustness.py: every GP-BO method on degenerate problems, with the
+largest change of the decisions against the base problem, and GP-UCB with the inner optimiser switched
+off (opt_steps=0) and with the bounded L-BFGS search (GP-BO's default search, here at 2 iterations).
 
 Setting (ours, the same as the test): a smooth 2-D function g on the unit square, 2 seeds x 8 steps,
-small GP-BO (3 initial points, 3 Adam fit steps, 16 raw candidates, 2 starts x 2 local steps); cases
+small GP-BO (3 initial points, 3 Adam fit steps, 16 raw candidates, 2 starts x 2 Adam steps); cases
 constant y, x on boxes [0, 1e-8]^2 and [-1e8, 1e8]^2, y x 1e-8, y x 1e8, y + 1e6, noise std 100.
 
     python experiments/engine/scale/robustness_sweep.py [--update]  ->  robustness_sweep.json (experiments/results/engine/scale/)
