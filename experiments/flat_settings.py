@@ -30,7 +30,7 @@ MAXIMISER.update(far_capacity="far_capacity", far_num_raw="far_num_raw")
 # The class's search (jbo.parts.Maximiser(): 30 projected Adam steps per start) as flat settings; flat
 # maximiser settings otherwise replace fields of GP-BO's default search (jbo.parts.GP_MAXIMISER, L-BFGS).
 # The engine experiments whose committed results were measured with the Adam search pass it.
-ADAM_SEARCH = {"opt_method": "adam", "opt_steps": 30}
+ADAM_SEARCH = {"opt_method": parts.Maximiser().method, "opt_steps": parts.Maximiser().steps}
 
 
 def gp_options(refit: parts.Refit | None = None, maximiser: parts.Maximiser | None = None, **flat) -> dict:

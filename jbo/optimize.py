@@ -162,7 +162,7 @@ def lbfgs_step(
     def body(c):
         i, t, _, _, _, _ = c
         xt, vt, gt, ok = trial(t)
-        return i + 1, 0.5 * t, xt, vt, g if value is not None else gt, ok
+        return i + 1, 0.5 * t, xt, vt, gt, ok
 
     # the carry starts as the current point and holds the last trial; only a trial that passes the Armijo
     # test is kept (ok), else the point stays
