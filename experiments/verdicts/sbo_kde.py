@@ -468,9 +468,11 @@ PAPER_BUDGET_NOTE = (
     "the released code's budget T = 350 (n0 = 10; the paper does not state T) with the paper's M = 1024 KDE "
     "samples and inner Sobol points, raw screening 1024 (32 for DRBO-KDE), 10 starts (5 for DRBO-KDE) × 50 "
     "projected-Adam steps, run on one H100 (jax 0.11.2): Hartmann at the paper's 5 seeds (below six seeds no "
-    "comparison can come out better or worse) by experiments/engine/gpu_checks.sh, the other problems at 10 seeds by "
+    "comparison can come out better or worse) by experiments/engine/gpu_checks.sh, the other problems at 10 seeds (SBO-KDE "
+    "and StableOpt on Ackley-4c at 5: 10 did not fit one H100) by "
     "experiments/sbo_kde/paper_budget.py; on Hartmann DRBO-MMD did not finish within the device time (over 140 s "
-    "with its compile on the H100), so it has no pair; MinimaxApprox on the paper's grid of 1024 points; "
+    "with its compile on the H100), so it has no pair, and on Ackley-4c neither MMD method ran (MinimaxApprox's "
+    "6⁴-point grid ran out of the H100's memory while compiling); MinimaxApprox on the paper's grid of 1024 points; "
     "{STABLEOPT}; {GP_UCB}"
 )
 
