@@ -33,6 +33,32 @@ def test_vmapped_equals_looped(ucb_seeds):
         np.testing.assert_allclose(ucb_seeds.metrics["simple_regret"][i], single.metrics["simple_regret"], rtol=1e-9)
 
 
+def test_batched_like_keeps_every_value_and_batches_every_leaf():
+    """scan.batched_like changes no bit of any leaf (floats with -0.0, NaN and inf, ints, bools, typed keys),
+    inside and outside vmap, and under vmap every leaf it returns carries the seed axis, also a constant one
+    (vmap with out_axes=None refuses a batched output), so the run's lax.scan batches its step once."""
+    tree = {
+        "f": jnp.array([-0.0, 0.0, jnp.nan, jnp.inf, 1.5]),
+        "i": jnp.arange(3),
+        "b": jnp.array([True, False]),
+        "k": jax.random.key(3),
+    }
+    keys = jax.random.split(KEY, 2)
+
+    def bits(t):
+        raw = lambda a: jax.random.key_data(a) if jnp.issubdtype(a.dtype, jax.dtypes.prng_key) else a  # noqa: E731
+        return [np.asarray(raw(a)).tobytes() for a in jax.tree.leaves(t)]
+
+    assert bits(jbo.scan.batched_like(tree, KEY)) == bits(tree)
+    batched = jax.vmap(lambda k: jbo.scan.batched_like(tree, k))(keys)
+    for s in range(2):
+        assert bits(jax.tree.map(lambda a: a[s], batched)) == bits(tree)
+    jax.vmap(lambda k: tree, out_axes=None)(keys)  # a constant tree is not batched ...
+    for leaf in tree.values():  # ... each of its leaves is, after batched_like
+        with pytest.raises(ValueError, match="out_axes"):
+            jax.vmap(lambda k: jbo.scan.batched_like(leaf, k), out_axes=None)(keys)
+
+
 def test_deterministic(ucb_seeds):
     again = jbo.run_seeds(UCB, PROBLEM, key=KEY, num_steps=T, num_seeds=3)
     np.testing.assert_array_equal(again.actions, ucb_seeds.actions)
