@@ -19,6 +19,7 @@ import numpy as np
 import optax
 
 from jbo import kernels
+from jbo.batching import batched_like
 from jbo.data import Buffer, masked_mean_std, register_growing
 
 _LOG_2PI = np.log(2.0 * np.pi)  # NumPy: importing jbo starts no JAX backend (jbo.parallel.initialize)
@@ -705,7 +706,8 @@ def fit(
             upd, s = opt.update(g, s, p)
             return model.clip(optax.apply_updates(p, upd)), s, ok & jnp.isfinite(v)
 
-        p, _, ok = jax.lax.fori_loop(0, num_steps, body, (p0, opt.init(p0), jnp.asarray(True)))
+        carry = batched_like((p0, opt.init(p0), jnp.asarray(True)), p0)  # the loop is batched once
+        p, _, ok = jax.lax.fori_loop(0, num_steps, body, carry)
         return p, ok
 
     ps, ok = jax.vmap(one)(starts)

@@ -23,6 +23,8 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from jbo.batching import batched_like
+
 
 def clean(v):
     """Non-finite values become -inf (never chosen by a maximiser)."""
@@ -80,7 +82,7 @@ def lbfgs_start(
     failed = ~jnp.isfinite(v)
     g = _effective_grad(x0, g, project, freeze)
     done = failed | (optax.tree.norm(g) == 0.0)
-    return LBFGSCarry(
+    carry = LBFGSCarry(
         x0,
         v,
         g,
@@ -91,6 +93,7 @@ def lbfgs_start(
         done,
         jnp.zeros_like(v),
     )
+    return batched_like(carry, x0)  # the memory and counters batched like x0: the loop is batched once
 
 
 def lbfgs_step(

@@ -43,6 +43,7 @@ import numpy as np
 
 from jbo import checks, data
 from jbo import metrics as vocabulary
+from jbo.batching import batched_like
 from jbo.protocols import Algorithm, Environment, Step, Trace
 
 
@@ -153,6 +154,8 @@ def one_run(
         shapes = jax.eval_shape(lambda c: one(*c, jnp.int32(0), *segments[0]), carry)
         blank, no_flags = shapes[3:5], shapes[6]  # an inactive step records zeros and no non-finite flag
         carry = carry + (zeros(shapes[5]),)
+    # the algorithm's state and the tally enter the scans batched like the runs, so the step is batched
+    # once under vmap; the environment's state is left as it is (a problem's constants stay shared)
     carry = (batched_like(carry[0], key), carry[1], *batched_like(carry[2:], key))
     outs = []
     for k, (first, stop) in enumerate(segments):
@@ -166,19 +169,6 @@ def one_run(
         jax.tree.map(lambda *a: jnp.concatenate(a), *outs) if len(outs) > 1 else outs[0]
     )
     return Trace(actions, obs, metrics, info, carry[0], flags)
-
-
-def batched_like(tree, key):
-    """`tree` unchanged in value, but batched wherever `key` is (under vmap over runs).
-
-    Under vmap, lax.scan finds which carry leaves are batched by batching its step until that set stops
-    changing: one more full batching pass of the step (the largest part of tracing a run) whenever a
-    leaf that starts shared by the runs, such as a zero-filled data buffer, is written with a run's
-    data. The algorithm's state and the tally enter the scans batched, so the step is batched once
-    (a select on a predicate that is false: no value changes, and XLA folds it away). The
-    environment's state is left as it is: a problem's constants stay shared by the runs."""
-    never = (jax.random.key_data(key).ravel()[0] == 0) & False
-    return jax.tree.map(lambda a: jax.lax.select(jnp.broadcast_to(never, jnp.shape(a)), a, a), tree)
 
 
 def check_segment_shapes(algorithm, outs):
