@@ -706,7 +706,12 @@ def fit(
             upd, s = opt.update(g, s, p)
             return model.clip(optax.apply_updates(p, upd)), s, ok & jnp.isfinite(v)
 
-        carry = batched_like((p0, opt.init(p0), jnp.asarray(True)), p0)  # the loop is batched once
+        # the moments and the flag batched like p0, so that the loop is batched once; the step count
+        # stays shared, as the loop leaves it (its schedule then evaluates once for every lane)
+        moments = jax.tree.map(
+            lambda a: a if jnp.issubdtype(a.dtype, jnp.integer) else batched_like(a, p0), opt.init(p0)
+        )
+        carry = (p0, moments, batched_like(jnp.asarray(True), p0))
         p, _, ok = jax.lax.fori_loop(0, num_steps, body, carry)
         return p, ok
 

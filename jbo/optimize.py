@@ -93,7 +93,9 @@ def lbfgs_start(
         done,
         jnp.zeros_like(v),
     )
-    return batched_like(carry, x0)  # the memory and counters batched like x0: the loop is batched once
+    # batched like x0, so that the loop is batched once; num_steps advances alike in every lane and stays
+    # shared (as the loop leaves it: a counter batched per lane changes nothing but the compiled code)
+    return batched_like(carry, x0)._replace(num_steps=carry.num_steps)
 
 
 def lbfgs_step(
