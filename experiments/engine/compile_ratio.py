@@ -13,12 +13,19 @@ variants alternating so that all see the same machine:
 * refit_from_128: the refit schedule from t = 128 instead of 64 (RefitSchedule(all_below=128)): the first 128-row
   segment of T = 400 then has no rank-1 branch;
 * previous: the whole-buffer settings (growth WHOLE, RefitSchedule(growth=None), Maximiser(screen_data=True): one
-  program that pays for the whole capacity at every step), compiled with XLA's default options.
+  program that pays for the whole capacity at every step), compiled with XLA's default options;
+* default_search: GP-BO's default search (jbo.parts.GP_MAXIMISER, L-BFGS) where the others pin the class's Adam
+  search, with which the committed files were measured.
+
+--before COMMIT also measures each variant on that commit (a git worktree imported through PYTHONPATH), as
+<variant>@<commit>, alternating with this tree's.
 
     python experiments/engine/compile_ratio.py --steps 400 --repeats 5
     python experiments/engine/compile_ratio.py --steps 400 --repeats 3 --variants current current_xla_default previous
     python experiments/engine/compile_ratio.py --steps 400 --repeats 3 --variants current refit_from_128 previous \
         --out compile_ratio_T400_refit_all.json
+    python experiments/engine/compile_ratio.py --steps 400 --repeats 3 --variants current default_search \
+        --before a1e4218 --out compile_ratio_T400_batched_carry.json
 
 Writes compile_ratio_T<steps>.json (or --out) into experiments/results/engine/ with --update, else its scratch mirror.
 """
@@ -30,6 +37,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -51,6 +59,7 @@ VARIANTS = {
         {"growth": {"enabled": False}, "hypers": {"schedule": {"growth": None}}, "maximiser": {"screen_data": True}},
         {},
     ),
+    "default_search": ({"maximiser": "gp_default"}, None),
 }
 CHILD = """
 import json, resource, sys, time
@@ -74,6 +83,8 @@ def timed(self, *a, **k):
 stages.Lowered.compile = timed
 settings = json.loads(sys.argv[2])
 settings.setdefault("maximiser", {})  # the class's Adam search, with which the committed files were measured
+if settings["maximiser"] == "gp_default":  # GP-BO's default search
+    del settings["maximiser"]
 alg = jbo.algorithms.get("gp_ucb", num_initial=10, **settings)
 keys = jax.random.split(jax.random.key(123), 8)
 _, seconds = compile_seeds(alg, jbo.problems.get("hartmann6"), keys=keys, num_steps=int(sys.argv[1]))
@@ -88,30 +99,41 @@ def main():
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=["current", "previous"])
     ap.add_argument("--out", default=None, help="file name in the output folder")
+    ap.add_argument("--before", default=None, help="a commit to measure each variant on as well")
     add_update_flag(ap)
     args = ap.parse_args()
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root
+    root = Path(__file__).resolve().parents[2]
+    sys.path.insert(0, str(root))  # the repository root
     from jbo.parallel import CPU_COMPILER_OPTIONS as jbo_options
     from jbo.studies import machine_info
 
     env = {**os.environ, "JBO_CACHE": "0"}
-    runs = {name: [] for name in args.variants}
+    trees = {"": root}  # label suffix: the tree whose jbo the child imports (its working directory)
+    if args.before:
+        worktree = Path(tempfile.mkdtemp(prefix="jbo_before_")) / "tree"
+        subprocess.run(["git", "-C", str(root), "worktree", "add", "--detach", str(worktree), args.before], check=True)
+        trees[f"@{args.before}"] = worktree
+    names = [which + suffix for which in args.variants for suffix in trees]
+    runs = {name: [] for name in names}
     start_load = os.getloadavg()
     for r in range(args.repeats):
-        for which in args.variants:
+        for name in names:
+            which, suffix = name.split("@")[0], name[len(name.split("@")[0]) :]
+            tree = trees[suffix]
             out = subprocess.run(
                 [sys.executable, "-c", CHILD, str(args.steps), *map(json.dumps, VARIANTS[which])],
                 capture_output=True,
                 text=True,
-                env=env,
+                env={**env, "PYTHONPATH": str(tree)},
+                cwd=tree,
                 check=True,
             )
             row = json.loads(out.stdout.strip().splitlines()[-1])
             row["trace_and_lower_s"] = row["compile_s"] - row["xla_s"]
             row["xla_cores_busy"] = row["xla_cpu_s"] / row["xla_s"]
-            runs[which].append(row)
+            runs[name].append(row)
             print(
-                f"repeat {r}: {which:19s} {row['compile_s']:6.2f} s (trace + lower {row['trace_and_lower_s']:5.2f} s, "
+                f"repeat {r}: {name:27s} {row['compile_s']:6.2f} s (trace + lower {row['trace_and_lower_s']:5.2f} s, "
                 f"XLA {row['xla_s']:6.2f} s on {row['xla_cores_busy']:.2f} cores)  segments {row['segments']}",
                 flush=True,
             )
@@ -119,12 +141,15 @@ def main():
     medians = {k: {f: float(np.median([r[f] for r in rows])) for f in fields} for k, rows in runs.items()}
     record = {
         "command": f"python experiments/engine/compile_ratio.py --steps {args.steps} --repeats {args.repeats} "
-        f"--variants {' '.join(args.variants)}" + (f" --out {args.out}" if args.out else ""),
+        f"--variants {' '.join(args.variants)}"
+        + (f" --before {args.before}" if args.before else "")
+        + (f" --out {args.out}" if args.out else ""),
         "machine": machine_info(),
         "load_average": {"start": start_load, "end": os.getloadavg()},
         "steps": args.steps,
         "seeds": 8,
         "variants": {k: {"settings": VARIANTS[k][0], "compile_options": VARIANTS[k][1]} for k in args.variants},
+        "before": args.before,
         "jbo_compile_options": jbo_options,
         "segments": {k: rows[0]["segments"] for k, rows in runs.items()},
         "compile_s": {k: [r["compile_s"] for r in rows] for k, rows in runs.items()},
@@ -138,6 +163,10 @@ def main():
             np.array(record["compile_s"]["current"]) / np.array(record["compile_s"]["previous"])
         ).tolist()
     (OUT / (args.out or f"compile_ratio_T{args.steps}.json")).write_text(json.dumps(record, indent=1))
+    if args.before:
+        subprocess.run(
+            ["git", "-C", str(root), "worktree", "remove", "--force", str(trees[f"@{args.before}"])], check=True
+        )
     print({k: round(m["compile_s"], 2) for k, m in medians.items()}, "ratio", record.get("ratio_of_medians"))
 
 

@@ -9,8 +9,9 @@ and its summary table; the final table of each side is compared row by row (mean
 simple regret).
 
     python experiments/engine/demo_cold.py --before af344ea --repeats 3 --update
+    python experiments/engine/demo_cold.py --before a1e4218 --repeats 3 --out demo_cold_batched_carry.json --update
 
-Writes demo_cold_before_after.json (experiments/results/demo with --update, else its scratch mirror)
+Writes demo_cold_before_after.json (or --out; experiments/results/demo with --update, else its scratch mirror)
 and, from the last run of this tree, the demo's own files (demo_summary.csv / .json, demo_regret.png)
 and its console (demo_cold_cache_run.txt).
 """
@@ -69,6 +70,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--before", required=True, help="the reference commit")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--out", default="demo_cold_before_after.json", help="file name in the output folder")
     add_update_flag(ap)
     args = ap.parse_args()
     out_dir = output_dir("demo")
@@ -134,7 +136,7 @@ def main():
         "final_regret_before_after": compare,
         "runs": runs,
     }
-    path = out_dir / "demo_cold_before_after.json"
+    path = out_dir / args.out
     path.write_text(json.dumps(result, indent=1))
     print(
         json.dumps(
