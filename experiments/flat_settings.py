@@ -26,7 +26,7 @@ FIT = {
 FIT.update(fit_method="method")
 MAXIMISER = {"num_raw": "num_raw", "num_raw_per_dim": "num_raw_per_dim", "num_starts": "num_starts"}
 MAXIMISER.update(opt_steps="steps", opt_method="method", screen_data="screen_data")
-MAXIMISER.update(far_capacity="far_capacity", far_num_raw="far_num_raw")
+MAXIMISER.update(far_capacity="far_capacity", far_num_raw="far_num_raw", screen_block="screen_block")
 # The class's search (jbo.parts.Maximiser(): 30 projected Adam steps per start) as flat settings; flat
 # maximiser settings otherwise replace fields of GP-BO's default search (jbo.parts.GP_MAXIMISER, L-BFGS).
 # The engine experiments whose committed results were measured with the Adam search pass it.

@@ -323,6 +323,7 @@ def maximize(
     candidates: jax.Array | None = None,
     candidate_mask: jax.Array | None = None,
     project: Callable = box_projection,
+    screen_block: int | None = None,
 ):
     """Maximise fn: (d,) -> scalar over [0, 1]^d. Returns (x_best, f_best).
 
@@ -330,6 +331,10 @@ def maximize(
     previous optimum); rows where `candidate_mask` is False are ignored. For a smaller feasible set
     (a ball inside the box, ...) pass feasible `candidates`, num_raw=0 and its `project`ion.
     Both local methods are bounded (see :func:`local_search`): safe under vmap and scan.
+    screen_block: None scores every screened point in one vectorised pass; an int b scores them b at a
+    time (lax.map with batch_size b), so that an acquisition whose one evaluation holds large arrays
+    (contexts x data rows) keeps b points' worth of them alive instead of all: the same values to
+    rounding, less memory, more sequential passes.
     """
     if method not in ("lbfgs", "adam"):
         raise ValueError(f"unknown local optimiser {method!r}; choose 'lbfgs' or 'adam'")
@@ -350,7 +355,12 @@ def maximize(
         raw = jnp.concatenate([raw, candidates], 0)
         cm = jnp.ones(candidates.shape[0], bool) if candidate_mask is None else candidate_mask
         valid = jnp.concatenate([valid, cm])
-    vals = jnp.where(valid, _clean(jax.vmap(fn)(raw)), -jnp.inf)
+    if screen_block is not None and (
+        isinstance(screen_block, bool) or not isinstance(screen_block, int) or screen_block < 1
+    ):
+        raise ValueError(f"maximize: screen_block must be None or a positive int, got {screen_block!r}")
+    scores = jax.vmap(fn)(raw) if screen_block is None else jax.lax.map(fn, raw, batch_size=screen_block)
+    vals = jnp.where(valid, _clean(scores), -jnp.inf)
     k = min(num_starts, raw.shape[0])
     top_v, top_i = jax.lax.top_k(vals, k)
     if num_steps > 0:

@@ -200,7 +200,9 @@ class Maximiser(eqx.Module):
     num_raw_per_dim * d instead) together with observed points (`screen_data`: True all, False none,
     an int k the k best), start `num_starts` local searches from the best, each `steps` projected
     Adam or bounded L-BFGS steps (`method`), and return the best point seen (jbo.optimize.maximize).
-    On a finite arm set every arm is scored. GPBO's default is :data:`GP_MAXIMISER` (L-BFGS); the
+    `screen_block` b scores the screened points b at a time instead of all at once (the same values to
+    rounding; an acquisition over many contexts then holds b points' arrays, not all of them). On a
+    finite arm set every arm is scored. GPBO's default is :data:`GP_MAXIMISER` (L-BFGS); the
     class's own defaults are the Adam search."""
 
     num_raw: int = eqx.field(static=True, default=512)
@@ -211,6 +213,7 @@ class Maximiser(eqx.Module):
     screen_data: bool | int = eqx.field(static=True, default=SCREEN_DATA)
     far_capacity: int | None = eqx.field(static=True, default=None)  # above this buffer capacity,
     far_num_raw: int | None = eqx.field(static=True, default=None)  # screen this many raw points
+    screen_block: int | None = eqx.field(static=True, default=None)
 
     def __check_init__(self):
         _int("num_raw", self.num_raw, 0, "Maximiser")
@@ -220,6 +223,8 @@ class Maximiser(eqx.Module):
         _method("method", self.method, "Maximiser")
         if (self.far_capacity is None) != (self.far_num_raw is None):
             raise ValueError("Maximiser: far_capacity and far_num_raw go together")
+        if self.screen_block is not None:
+            _int("screen_block", self.screen_block, 1, "Maximiser")
         if self.far_capacity is not None:
             _int("far_capacity", self.far_capacity, 1, "Maximiser")
             _int("far_num_raw", self.far_num_raw, 0, "Maximiser")
@@ -263,6 +268,7 @@ class Maximiser(eqx.Module):
             self.method,
             candidates=candidates,
             candidate_mask=candidate_mask,
+            screen_block=self.screen_block,
         )
 
     def arms(self, fn, arms: jax.Array):

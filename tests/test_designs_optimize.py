@@ -52,3 +52,27 @@ def test_maximize_uses_masked_candidates():
         f, jax.random.key(0), 2, 4, 2, 0, candidates=cands, candidate_mask=jnp.array([False, True])
     )
     assert not np.allclose(x, [0.123, 0.123])
+
+
+def test_screening_in_blocks_equals_one_pass():
+    """maximize(screen_block=b) scores the screened points b at a time: the scores, and so the starts and
+    the result, equal the one-pass screening's to rounding, whether b divides the points or not."""
+    rows = jax.random.uniform(jax.random.key(1), (200, 3))
+    contexts = jax.random.uniform(jax.random.key(2), (100, 3))
+    weights = jax.random.normal(jax.random.key(3), (200, 200)) / 200
+
+    def acq(x):  # per point: a (100, 200) kernel matrix times a (200, 200) matrix, as a GP's k(x, .) L^-1
+        k = jnp.exp(-jnp.sum((x + contexts[:, None, :] - rows[None]) ** 2, -1))
+        return -jnp.mean((k @ weights) ** 2) + jnp.sum(x)
+
+    def search(key, block):
+        return optimize.maximize(acq, key, 3, 200, 4, 5, "lbfgs", screen_block=block)
+
+    key = jax.random.key(0)
+    x0, v0 = search(key, None)
+    for block in (40, 64):  # 200 points: 5 blocks of 40, or 3 of 64 and a remainder of 8
+        x, v = search(key, block)
+        np.testing.assert_allclose(x, x0, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(v, v0, rtol=1e-12)
+    with pytest.raises(ValueError, match="screen_block"):
+        search(key, 0)

@@ -45,10 +45,12 @@ def method(
     num_initial: int = 10,
     max_grid: int | None = None,
     code_compat: bool = False,
+    screen_block: int | None = None,
 ):
     """The paper's configuration of `name`; num_raw / max_grid cap the raw screening points and the MMD
     grid sizes (reduced runs: the caps are stated wherever they are used); code_compat: the released
-    code's baselines (jbo.algorithms.sbo_kde.acquisition)."""
+    code's baselines (jbo.algorithms.sbo_kde.acquisition); screen_block: score the raw points that many
+    at a time (jbo.parts.Maximiser: the same values to rounding, less memory)."""
     raw = min(RAW.get(name, 1024), num_raw or 1024)
     starts = 5 if name in RAW else 10
     grid = min(GRID.get(name, 0), max_grid or 10**9)
@@ -66,6 +68,7 @@ def method(
             opt_steps=opt_steps,
             oracle=sbo_problems.context_sampler(problem.dists) if name == "sbo_oracle" else None,
             code_compat=code_compat,
+            screen_block=screen_block,
         )
     )
 
@@ -77,6 +80,9 @@ def add_method_args(ap) -> None:
     ap.add_argument("--opt-steps", type=int, default=50)
     ap.add_argument("--raw", type=int, default=None, help="cap on raw screening points (paper: 1024, 32 for DRBO-*)")
     ap.add_argument("--max-grid", type=int, default=None, help="cap on the MMD grid sizes (paper: 100 and 1024)")
+    ap.add_argument(
+        "--screen-block", type=int, default=None, help="score the raw points this many at a time (less memory)"
+    )
 
 
 def method_from_args(name: str, problem, args):
@@ -84,8 +90,17 @@ def method_from_args(name: str, problem, args):
     --code-compat where the script has it)."""
     compat = getattr(args, "code_compat", False)
     if args.quick:
-        return method(name, problem, 32, 32, 5, max_grid=32, code_compat=compat)
-    return method(name, problem, args.samples, args.raw, args.opt_steps, max_grid=args.max_grid, code_compat=compat)
+        return method(name, problem, 32, 32, 5, max_grid=32, code_compat=compat, screen_block=args.screen_block)
+    return method(
+        name,
+        problem,
+        args.samples,
+        args.raw,
+        args.opt_steps,
+        max_grid=args.max_grid,
+        code_compat=compat,
+        screen_block=args.screen_block,
+    )
 
 
 def out_dir(figure: str) -> Path:

@@ -55,6 +55,7 @@ def main():
     ap.add_argument("--deadline", type=float, default=540.0, help="seconds after which running jobs are stopped")
     ap.add_argument("--code-compat", action="store_true", help="pass --code-compat to fig1.py")
     ap.add_argument("--quick", action="store_true", help="pass --quick to fig1.py (a smoke run)")
+    ap.add_argument("--screen-block", type=int, default=None, help="pass --screen-block to fig1.py")
     add_update_flag(ap)
     args = ap.parse_args()
     bad = [j for j in args.jobs if j.count(":") != 1]
@@ -122,6 +123,8 @@ def main():
             ]
             cmd += ["--seeds", str(args.seeds), "--tag", f"{args.tag}_{method}"]
             cmd += ["--code-compat"] * args.code_compat + ["--quick"] * args.quick + ["--update"] * updating()
+            if args.screen_block is not None:
+                cmd += ["--screen-block", str(args.screen_block)]
             path = logs / f"job_{problem}_{method}.log"
             with path.open("w") as out_file:  # the child keeps its own copy of the descriptor
                 proc = subprocess.Popen(cmd, stdout=out_file, stderr=subprocess.STDOUT, cwd=ROOT, env=env)
