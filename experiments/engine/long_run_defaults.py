@@ -21,6 +21,8 @@ each, the same keys for both settings (common random numbers):
   --compare search  the acquisition's local search from each of the 10 starts: 30 cosine-decayed projected
                     Adam steps, against --search-steps bounded projected L-BFGS iterations
                     (Maximiser(method="lbfgs", steps=k)); compared at the final step and at --checkpoints.
+  --compare lite    GP-BO's default search (jbo.parts.GP_MAXIMISER: 512 raw points, 10 L-BFGS starts) against
+                    --lite-raw raw points and --lite-starts starts; compared at the final step and at --checkpoints.
 
 The runs are identical until the settings differ, so each seed's pair is compared: the mean
 and standard error over seeds of log10(simple regret of the new setting / the old one) at the
@@ -36,6 +38,7 @@ the final step on at least half the problems and cost at most QUALITY_COST = 1.2
     python experiments/engine/long_run_defaults.py --compare far --steps 1000 --seeds 8 --checkpoints 600 800
     python experiments/engine/long_run_defaults.py --compare far --steps 1000 --seeds 16 --problems branin --tag _branin16
     python experiments/engine/long_run_defaults.py --compare search --search-steps 5 --checkpoints 60 128
+    python experiments/engine/long_run_defaults.py --compare lite --lite-starts 5 --lite-raw 256 --checkpoints 60 128
     python experiments/engine/long_run_defaults.py --quick             # 4 seeds, T = 160: a smoke run
 
 Each row also counts the seed's re-queried steps: steps from the 11th on whose point equals an earlier
@@ -87,7 +90,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", type=int, default=16)
     ap.add_argument("--steps", type=int, default=256)
-    ap.add_argument("--compare", choices=("refit", "screen", "refit_all", "far", "search"), default="refit")
+    ap.add_argument("--compare", choices=("refit", "screen", "refit_all", "far", "search", "lite"), default="refit")
     ap.add_argument("--refit-all", type=int, default=64)
     ap.add_argument("--checkpoints", type=int, nargs="*", default=[], help="steps to compare besides the last")
     ap.add_argument("--growth", type=float, default=1 / 32)
@@ -101,6 +104,8 @@ def main():
         default={"opt_method": "adam", "opt_steps": 30},
         help="the reference search (--compare search), as flat settings in JSON",
     )
+    ap.add_argument("--lite-starts", type=int, default=5, help="L-BFGS starts of the candidate (--compare lite)")
+    ap.add_argument("--lite-raw", type=int, default=256, help="raw points of the candidate (--compare lite)")
     ap.add_argument("--far-growth", type=float, default=1 / 8)
     ap.add_argument("--far-raw", type=int, default=256)
     ap.add_argument("--far-capacity", type=int, default=512)
@@ -130,9 +135,17 @@ def main():
             (" ".join(f"{v}" for v in reference.values()), reference),
             (f"lbfgs {args.search_steps}", dict(opt_method="lbfgs", opt_steps=args.search_steps)),
         )
+    elif args.compare == "lite":  # the reference spelled out: GP-BO's default search when this was measured
+        settings = (
+            ("raw 512, 10 starts", dict(num_raw=512, num_starts=10)),
+            (
+                f"raw {args.lite_raw}, {args.lite_starts} starts",
+                dict(num_raw=args.lite_raw, num_starts=args.lite_starts),
+            ),
+        )
     else:
         settings = (("from 128", dict(refit_all=128)), (f"from {args.refit_all}", dict(refit_all=args.refit_all)))
-    if args.compare != "search":  # measured with the class's Adam search (flat_settings.ADAM_SEARCH)
+    if args.compare not in ("search", "lite"):  # measured with the class's Adam search (flat_settings.ADAM_SEARCH)
         settings = tuple((name, {**ADAM_SEARCH, **options}) for name, options in settings)
     seeds, steps = (4, 160) if args.quick else (args.seeds, args.steps)
     keys = jax.random.split(jax.random.key(2024), seeds)
