@@ -85,7 +85,19 @@ def test_no_module_uses_another_modules_private_names():
 
 # The layers of docs/modules.md, from the bottom: a module imports only from its own layer or below.
 LAYERS = (
-    ("lazy", "cache", "plugins", "linalg", "kernels", "data", "designs", "optimize", "bandits", "regression"),
+    (
+        "lazy",
+        "cache",
+        "plugins",
+        "batching",
+        "linalg",
+        "kernels",
+        "data",
+        "designs",
+        "optimize",
+        "bandits",
+        "regression",
+    ),
     ("spaces", "gp", "kde", "acquisitions", "checks"),
     ("protocols", "metrics", "scan", "parts"),
     ("parallel",),
