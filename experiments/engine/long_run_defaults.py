@@ -23,6 +23,9 @@ each, the same keys for both settings (common random numbers):
                     (Maximiser(method="lbfgs", steps=k)); compared at the final step and at --checkpoints.
   --compare lite    GP-BO's default search (jbo.parts.GP_MAXIMISER: 512 raw points, 10 L-BFGS starts) against
                     --lite-raw raw points and --lite-starts starts; compared at the final step and at --checkpoints.
+  --compare growth  GP-BO's default refit schedule (a refit each time the data has grown by 1 + 1/32 from t = 64)
+                    against a growth factor 1 + --growth, with GP-BO's default search; compared at the final step
+                    and at --checkpoints.
 
 The runs are identical until the settings differ, so each seed's pair is compared: the mean
 and standard error over seeds of log10(simple regret of the new setting / the old one) at the
@@ -39,6 +42,7 @@ the final step on at least half the problems and cost at most QUALITY_COST = 1.2
     python experiments/engine/long_run_defaults.py --compare far --steps 1000 --seeds 16 --problems branin --tag _branin16
     python experiments/engine/long_run_defaults.py --compare search --search-steps 5 --checkpoints 60 128
     python experiments/engine/long_run_defaults.py --compare lite --lite-starts 5 --lite-raw 256 --checkpoints 60 128
+    python experiments/engine/long_run_defaults.py --compare growth --growth 0.0625 --checkpoints 60 128
     python experiments/engine/long_run_defaults.py --quick             # 4 seeds, T = 160: a smoke run
 
 Each row also counts the seed's re-queried steps: steps from the 11th on whose point equals an earlier
@@ -90,7 +94,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", type=int, default=16)
     ap.add_argument("--steps", type=int, default=256)
-    ap.add_argument("--compare", choices=("refit", "screen", "refit_all", "far", "search", "lite"), default="refit")
+    ap.add_argument(
+        "--compare", choices=("refit", "screen", "refit_all", "far", "search", "lite", "growth"), default="refit"
+    )
     ap.add_argument("--refit-all", type=int, default=64)
     ap.add_argument("--checkpoints", type=int, nargs="*", default=[], help="steps to compare besides the last")
     ap.add_argument("--growth", type=float, default=1 / 32)
@@ -143,9 +149,18 @@ def main():
                 dict(num_raw=args.lite_raw, num_starts=args.lite_starts),
             ),
         )
+    elif args.compare == "growth":  # the reference spelled out: GP-BO's default schedule when this was measured
+        settings = (
+            ("g = 1/32", dict(refit_growth=1 / 32, refit_all=64)),
+            (f"g = {args.growth:g}", dict(refit_growth=args.growth)),
+        )
     else:
         settings = (("from 128", dict(refit_all=128)), (f"from {args.refit_all}", dict(refit_all=args.refit_all)))
-    if args.compare not in ("search", "lite"):  # measured with the class's Adam search (flat_settings.ADAM_SEARCH)
+    if args.compare not in (
+        "search",
+        "lite",
+        "growth",
+    ):  # measured with the class's Adam search (flat_settings.ADAM_SEARCH)
         settings = tuple((name, {**ADAM_SEARCH, **options}) for name, options in settings)
     seeds, steps = (4, 160) if args.quick else (args.seeds, args.steps)
     keys = jax.random.split(jax.random.key(2024), seeds)
