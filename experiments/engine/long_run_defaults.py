@@ -26,6 +26,8 @@ each, the same keys for both settings (common random numbers):
   --compare growth  GP-BO's default refit schedule (a refit each time the data has grown by 1 + 1/32 from t = 64)
                     against a growth factor 1 + --growth, with GP-BO's default search; compared at the final step
                     and at --checkpoints.
+  --compare both    the two candidates above together (--lite-raw, --lite-starts and --growth) against the defaults
+                    they were measured against.
 
 The runs are identical until the settings differ, so each seed's pair is compared: the mean
 and standard error over seeds of log10(simple regret of the new setting / the old one) at the
@@ -43,6 +45,7 @@ the final step on at least half the problems and cost at most QUALITY_COST = 1.2
     python experiments/engine/long_run_defaults.py --compare search --search-steps 5 --checkpoints 60 128
     python experiments/engine/long_run_defaults.py --compare lite --lite-starts 5 --lite-raw 256 --checkpoints 60 128
     python experiments/engine/long_run_defaults.py --compare growth --growth 0.0625 --checkpoints 60 128
+    python experiments/engine/long_run_defaults.py --compare both --growth 0.0625 --checkpoints 60 128
     python experiments/engine/long_run_defaults.py --quick             # 4 seeds, T = 160: a smoke run
 
 Each row also counts the seed's re-queried steps: steps from the 11th on whose point equals an earlier
@@ -95,7 +98,9 @@ def main():
     ap.add_argument("--seeds", type=int, default=16)
     ap.add_argument("--steps", type=int, default=256)
     ap.add_argument(
-        "--compare", choices=("refit", "screen", "refit_all", "far", "search", "lite", "growth"), default="refit"
+        "--compare",
+        choices=("refit", "screen", "refit_all", "far", "search", "lite", "growth", "both"),
+        default="refit",
     )
     ap.add_argument("--refit-all", type=int, default=64)
     ap.add_argument("--checkpoints", type=int, nargs="*", default=[], help="steps to compare besides the last")
@@ -154,12 +159,19 @@ def main():
             ("g = 1/32", dict(refit_growth=1 / 32, refit_all=64)),
             (f"g = {args.growth:g}", dict(refit_growth=args.growth)),
         )
+    elif args.compare == "both":
+        lite = dict(num_raw=args.lite_raw, num_starts=args.lite_starts, refit_growth=args.growth)
+        settings = (
+            ("raw 512, 10 starts, g = 1/32", dict(num_raw=512, num_starts=10, refit_growth=1 / 32, refit_all=64)),
+            (f"raw {args.lite_raw}, {args.lite_starts} starts, g = {args.growth:g}", lite),
+        )
     else:
         settings = (("from 128", dict(refit_all=128)), (f"from {args.refit_all}", dict(refit_all=args.refit_all)))
     if args.compare not in (
         "search",
         "lite",
         "growth",
+        "both",
     ):  # measured with the class's Adam search (flat_settings.ADAM_SEARCH)
         settings = tuple((name, {**ADAM_SEARCH, **options}) for name, options in settings)
     seeds, steps = (4, 160) if args.quick else (args.seeds, args.steps)
