@@ -342,6 +342,10 @@ def maximize(
         raise ValueError(
             f"maximize needs num_raw >= 0, num_starts >= 1, num_steps >= 0; got {num_raw}, {num_starts}, {num_steps}"
         )
+    if screen_block is not None and (
+        isinstance(screen_block, bool) or not isinstance(screen_block, int) or screen_block < 1
+    ):
+        raise ValueError(f"maximize: screen_block must be None or a positive int, got {screen_block!r}")
     if candidates is not None:
         chex.assert_rank(candidates, 2)
         chex.assert_axis_dimension(candidates, 1, dim)
@@ -355,10 +359,6 @@ def maximize(
         raw = jnp.concatenate([raw, candidates], 0)
         cm = jnp.ones(candidates.shape[0], bool) if candidate_mask is None else candidate_mask
         valid = jnp.concatenate([valid, cm])
-    if screen_block is not None and (
-        isinstance(screen_block, bool) or not isinstance(screen_block, int) or screen_block < 1
-    ):
-        raise ValueError(f"maximize: screen_block must be None or a positive int, got {screen_block!r}")
     scores = jax.vmap(fn)(raw) if screen_block is None else jax.lax.map(fn, raw, batch_size=screen_block)
     vals = jnp.where(valid, _clean(scores), -jnp.inf)
     k = min(num_starts, raw.shape[0])

@@ -113,13 +113,11 @@ def main():
         worktree = Path(tempfile.mkdtemp(prefix="jbo_before_")) / "tree"
         subprocess.run(["git", "-C", str(root), "worktree", "add", "--detach", str(worktree), args.before], check=True)
         trees[f"@{args.before}"] = worktree
-    names = [which + suffix for which in args.variants for suffix in trees]
-    runs = {name: [] for name in names}
+    cells = [(which + suffix, which, tree) for which in args.variants for suffix, tree in trees.items()]
+    runs = {name: [] for name, _, _ in cells}
     start_load = os.getloadavg()
     for r in range(args.repeats):
-        for name in names:
-            which, suffix = name.split("@")[0], name[len(name.split("@")[0]) :]
-            tree = trees[suffix]
+        for name, which, tree in cells:
             out = subprocess.run(
                 [sys.executable, "-c", CHILD, str(args.steps), *map(json.dumps, VARIANTS[which])],
                 capture_output=True,
