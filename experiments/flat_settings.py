@@ -7,7 +7,8 @@ inner maximiser, batching, the design, the growth of the buffer and the model.
 
     jbo.algorithms.get("gp_ucb", **gp_options(num_initial=4, fit_steps=20, num_raw=128, refit_all=128))
 
-`refit` and `maximiser` are the parts the flat settings change (default: jbo's defaults; pass a paper's,
+`refit` and `maximiser` are the parts the flat settings change (default: GP-BO's, jbo.parts.GP_REFIT and
+jbo.parts.GP_MAXIMISER; pass a paper's,
 e.g. jbo.algorithms.sbo_kde.PAPER_REFIT, to change its settings only).
 """
 
@@ -27,16 +28,26 @@ FIT.update(fit_method="method")
 MAXIMISER = {"num_raw": "num_raw", "num_raw_per_dim": "num_raw_per_dim", "num_starts": "num_starts"}
 MAXIMISER.update(opt_steps="steps", opt_method="method", screen_data="screen_data")
 MAXIMISER.update(far_capacity="far_capacity", far_num_raw="far_num_raw", screen_block="screen_block")
-# The class's search (jbo.parts.Maximiser(): 30 projected Adam steps per start) as flat settings; flat
-# maximiser settings otherwise replace fields of GP-BO's default search (jbo.parts.GP_MAXIMISER, L-BFGS).
-# The engine experiments whose committed results were measured with the Adam search pass it.
-ADAM_SEARCH = {"opt_method": parts.Maximiser().method, "opt_steps": parts.Maximiser().steps}
+MAXIMISER.update(line_search="line_search")
+# Flat maximiser settings replace fields of GP-BO's default search (jbo.parts.GP_MAXIMISER: 256 raw points,
+# 5 L-BFGS starts, quadratic backtracking), flat refit settings fields of its default rule (jbo.parts.GP_REFIT:
+# refits at growth 1 + 1/16). WIDE_SEARCH: the classes' 512 raw points, 10 starts, halving line search and
+# refits at growth 1 + 1/32 with GP-BO's L-BFGS search; ADAM_SEARCH: the classes' search and schedule throughout (jbo.parts.Maximiser(): 30
+# projected Adam steps per start; jbo.parts.Refit()). The engine experiments whose committed results were
+# measured with those settings pass them.
+WIDE_SEARCH = {
+    "num_raw": parts.Maximiser().num_raw,
+    "num_starts": parts.Maximiser().num_starts,
+    "line_search": parts.Maximiser().line_search,
+    "refit_growth": parts.Refit().schedule.growth,
+}
+ADAM_SEARCH = {"opt_method": parts.Maximiser().method, "opt_steps": parts.Maximiser().steps, **WIDE_SEARCH}
 
 
 def gp_options(refit: parts.Refit | None = None, maximiser: parts.Maximiser | None = None, **flat) -> dict:
     """GPBO options (parts) from flat settings; settings that are no flat GP flag pass through."""
     given_refit, given_maximiser = refit is not None, maximiser is not None
-    refit, maximiser = refit or parts.Refit(), maximiser or parts.GP_MAXIMISER
+    refit, maximiser = refit or parts.GP_REFIT, maximiser or parts.GP_MAXIMISER
     out, fit_kw, max_kw, schedule = {}, {}, {}, {}
     batch = {k: flat.pop(k) for k in ("batch_size", "batch_lie", "batch_mode", "batch_samples") if k in flat}
     bucket = {k: flat.pop(k) for k in ("bucket", "bucket_step") if k in flat}
@@ -122,4 +133,4 @@ def uhe_options(method: str, **flat) -> dict:
     return out
 
 
-__all__ = ["UHE_HMC", "gp_options", "uhe_options"]
+__all__ = ["ADAM_SEARCH", "UHE_HMC", "WIDE_SEARCH", "gp_options", "uhe_options"]

@@ -194,16 +194,27 @@ class Refit(eqx.Module):
         return gp.fit(key, buffer, model, init=init, warm_start=warm, **kw)
 
 
+# GP-BO's hyper-parameter rule (GPBO's default `hypers`): the class's 1 x 5 warm-started Adam steps, refitted
+# every step while t < 64 and then each time the data has grown by 1 + 1/16 (about half the refits of the
+# class's 1 + 1/32). With GP_MAXIMISER's lighter search, no worse by the paired rule on four problems at
+# T = 256 (experiments/engine/long_run_defaults.py --compare growth, --compare both; docs/defaults.md). The
+# class keeps 1 + 1/32, which uCVS inherits.
+GP_REFIT_GROWTH = 1 / 16
+GP_REFIT = Refit(schedule=RefitSchedule(growth=GP_REFIT_GROWTH))
+
+
 # ---------------------------------------------------------------- the inner maximiser
 class Maximiser(eqx.Module):
     """Maximise an acquisition over the unit box: screen `num_raw` uniform points (num_raw_per_dim > 0:
     num_raw_per_dim * d instead) together with observed points (`screen_data`: True all, False none,
     an int k the k best), start `num_starts` local searches from the best, each `steps` projected
     Adam or bounded L-BFGS steps (`method`), and return the best point seen (jbo.optimize.maximize).
+    `line_search`: how the L-BFGS search backtracks, "halving" or "quadratic" (jbo.optimize.lbfgs_step).
     `screen_block` b scores the screened points b at a time instead of all at once (the same values to
     rounding; an acquisition over many contexts then holds b points' arrays, not all of them). On a
-    finite arm set every arm is scored. GPBO's default is :data:`GP_MAXIMISER` (L-BFGS); the
-    class's own defaults are the Adam search."""
+    finite arm set every arm is scored. GPBO's default is :data:`GP_MAXIMISER` (256 raw points, 5
+    L-BFGS starts, quadratic backtracking); the class's own defaults are the Adam search at 512 raw
+    points and 10 starts."""
 
     num_raw: int = eqx.field(static=True, default=512)
     num_raw_per_dim: int = eqx.field(static=True, default=0)
@@ -214,6 +225,7 @@ class Maximiser(eqx.Module):
     far_capacity: int | None = eqx.field(static=True, default=None)  # above this buffer capacity,
     far_num_raw: int | None = eqx.field(static=True, default=None)  # screen this many raw points
     screen_block: int | None = eqx.field(static=True, default=None)
+    line_search: str = eqx.field(static=True, default="halving")  # the L-BFGS search's backtracking
 
     def __check_init__(self):
         _int("num_raw", self.num_raw, 0, "Maximiser")
@@ -221,6 +233,10 @@ class Maximiser(eqx.Module):
         _int("num_starts", self.num_starts, 1, "Maximiser")
         _int("steps", self.steps, 0, "Maximiser")
         _method("method", self.method, "Maximiser")
+        if self.line_search not in optimize.LINE_SEARCHES:
+            raise ValueError(
+                f"Maximiser: line_search must be one of {optimize.LINE_SEARCHES}, got {self.line_search!r}"
+            )
         if (self.far_capacity is None) != (self.far_num_raw is None):
             raise ValueError("Maximiser: far_capacity and far_num_raw go together")
         if self.screen_block is not None:
@@ -269,6 +285,7 @@ class Maximiser(eqx.Module):
             candidates=candidates,
             candidate_mask=candidate_mask,
             screen_block=self.screen_block,
+            line_search=self.line_search,
         )
 
     def arms(self, fn, arms: jax.Array):
@@ -277,13 +294,21 @@ class Maximiser(eqx.Module):
         return jnp.argmax(values).astype(jnp.int32), jnp.max(values)
 
 
-# GP-BO's acquisition search (GPBO's default `maximiser`): the class's screening and 10 starts, each refined
-# by 5 bounded projected L-BFGS iterations instead of 30 projected Adam steps. On four problems at T = 256
-# (16 seeds, paired): regret lower on hartmann3 and hartmann6 (and branin at step 60), no worse on branin
-# and levy (d = 4), 1.12x the run time; the Adam search re-queried an observed point on 69-91% of the
-# steps, the L-BFGS search on almost none (experiments/engine/long_run_defaults.py --compare search; docs/defaults.md).
+# GP-BO's acquisition search (GPBO's default `maximiser`): 256 raw points with the class's screening of
+# observed points, and 5 starts, each refined by 5 bounded projected L-BFGS iterations.
+# - L-BFGS instead of 30 projected Adam steps (both at 512 raw points and 10 starts): on four problems at
+#   T = 256 (16 seeds, paired) regret lower on hartmann3 and hartmann6, no worse on branin and levy (d = 4),
+#   1.12x the run time; the Adam search re-queried an observed point on 69-91% of the steps, the L-BFGS
+#   search on almost none (experiments/engine/long_run_defaults.py --compare search).
+# - 256 raw points and 5 starts instead of 512 and 10, with GP_REFIT's schedule: no worse by the paired rule
+#   on the same four problems at steps 60, 128 and 256, at 0.50x the seconds per seed
+#   (long_run_defaults.py --compare both; docs/defaults.md).
+# - The line search backtracking by quadratic interpolation instead of halving (jbo.optimize.lbfgs_step): the
+#   first, unit step from a start near an observed optimum overshoots by orders of magnitude, and halving took
+#   17 trials to come back where interpolation takes about 6; no worse by the paired rule on the four problems
+#   at steps 60, 128 and 256 (long_run_defaults.py --compare line_search).
 # The class keeps the Adam search, which the paper algorithms pin with their own settings.
-GP_MAXIMISER = Maximiser(method="lbfgs", steps=5)
+GP_MAXIMISER = Maximiser(num_raw=256, num_starts=5, method="lbfgs", steps=5, line_search="quadratic")
 
 
 # ---------------------------------------------------------------- batching
@@ -450,6 +475,8 @@ __all__ = [
     "FixedHypers",
     "FROM_CONFIG",
     "GP_MAXIMISER",
+    "GP_REFIT",
+    "GP_REFIT_GROWTH",
     "HypersParams",
     "JointMC",
     "LIES",

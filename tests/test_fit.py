@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jbo import data, gp, optimize
+from jbo import data, gp, optimize, parts
 
 
 def _se3():  # SE, d = 3, 30 noisy points, MLE: the data on which optax's vmapped zoom search spun forever
@@ -265,6 +265,77 @@ def test_value_only_line_search_takes_the_same_steps():
     x, v = optimize.local_search(lambda x: -smooth(x), jnp.full((1, 3), 0.5), 25, "lbfgs")
     np.testing.assert_allclose(np.asarray(x[0]), ref.x, atol=1e-6)
     np.testing.assert_allclose(-float(v[0]), ref.fun, rtol=1e-10)
+
+
+def test_quadratic_backtracking_lands_on_a_quadratic_minimum():
+    """On f(x) = c (x - m)^2 / 2 the quadratic backtracking's interpolant is f itself, so its next trial
+    is m (closed form) whenever m lies within the safeguard [1/10, 1/2] of the failed trial; further
+    away each trial shrinks by 1/10 until it does. Halving stops at the first power of 2 that passes."""
+    c = 100.0
+    f = lambda x: 0.5 * c * jnp.sum((x - 0.3) ** 2)  # noqa: E731
+    vg = jax.value_and_grad(f)
+    start = optimize.lbfgs_start(vg, jnp.zeros(1))  # the unit steepest step goes to x = 1
+    quad = optimize.lbfgs_step(vg, start, line_search="quadratic")
+    half = optimize.lbfgs_step(vg, start, line_search="halving")
+    assert int(quad.num_evals - start.num_evals) == 2 and int(half.num_evals - start.num_evals) == 2
+    np.testing.assert_allclose(float(quad.x[0]), 0.3, rtol=0, atol=1e-14)
+    assert float(half.x[0]) == 0.5
+    # m 3e-3 from x0 (a unit step overshoots 300x): trials 1, 1/10, 1/100, then m; halving needs 1, ..., 2^-8
+    m, x0 = 0.5 + 3e-3, jnp.array([0.5])
+    f = lambda x: 0.5 * 1e4 * jnp.sum((x - m) ** 2)  # noqa: E731
+    vg = jax.value_and_grad(f)
+    start = optimize.lbfgs_start(vg, x0)
+    quad = optimize.lbfgs_step(vg, start, line_search="quadratic")
+    half = optimize.lbfgs_step(vg, start, line_search="halving")
+    assert int(quad.num_evals - start.num_evals) == 4 and int(half.num_evals - start.num_evals) == 9
+    np.testing.assert_allclose(float(quad.x[0]), m, rtol=0, atol=1e-12)
+    assert float(half.value) > float(quad.value)
+    # an optimum 1e-9 away: within max_linesearch trials, and the value never increases
+    g = lambda x: 0.5 * 1e12 * jnp.sum((x - 0.5 - 1e-9) ** 2)  # noqa: E731
+    c2 = optimize.lbfgs_minimize(jax.value_and_grad(g), x0, 3, max_linesearch=4, line_search="quadratic")
+    assert int(c2.num_evals) <= 1 + 3 * 4 and float(c2.value) <= float(g(x0))
+
+
+@pytest.mark.parametrize("line_search", ["halving", "quadratic"])
+def test_line_searches_never_increase_and_stay_bounded(line_search):
+    """Either backtracking keeps the bounded L-BFGS's promises on the hostile function (a NaN cliff and
+    a kink) and reaches SciPy's L-BFGS-B minimum of the smooth box-constrained quadratic."""
+    from scipy.optimize import minimize
+
+    def hostile(x):
+        v = jnp.sum((x - 0.6) ** 2) + jnp.abs(x[0] - 0.2)
+        return jnp.where(x[1] > 0.61, jnp.nan, v)
+
+    starts = jnp.array([[0.1, 0.1], [0.9, 0.3], [0.5, 0.5], [0.3, 0.8]])
+    vg = jax.value_and_grad(hostile)
+    c = jax.jit(jax.vmap(lambda x0: optimize.lbfgs_minimize(vg, x0, 25, max_linesearch=7, line_search=line_search)))(
+        starts
+    )
+    assert np.all(np.asarray(c.num_evals) <= 1 + 25 * 7)
+    assert list(np.asarray(c.failed)) == [False, False, False, True]
+    assert np.all(np.asarray(c.value[:3]) <= np.asarray(jax.vmap(hostile)(starts[:3])))
+    A = jnp.array([[3.0, 1.0, 0.0], [1.0, 2.0, 0.5], [0.0, 0.5, 1.0]])
+
+    def smooth(x):
+        z = x - jnp.array([0.3, 0.7, 1.4])
+        return z @ A @ z + 0.1 * jnp.sum(x**4)
+
+    fun = lambda x: float(smooth(jnp.asarray(x)))  # noqa: E731
+    jac = lambda x: np.asarray(jax.grad(smooth)(jnp.asarray(x)))  # noqa: E731
+    ref = minimize(fun, np.full(3, 0.5), jac=jac, method="L-BFGS-B", bounds=[(0, 1)] * 3, tol=1e-14)
+    x, v = optimize.local_search(lambda x: -smooth(x), jnp.full((1, 3), 0.5), 25, "lbfgs", line_search=line_search)
+    np.testing.assert_allclose(np.asarray(x[0]), ref.x, atol=1e-6)
+    np.testing.assert_allclose(-float(v[0]), ref.fun, rtol=1e-10)
+
+
+def test_unknown_line_search_is_refused():
+    f = lambda x: jnp.sum(x**2)  # noqa: E731
+    with pytest.raises(ValueError, match="maximize: line_search"):
+        optimize.maximize(f, jax.random.key(0), 2, 8, 2, 3, "lbfgs", line_search="cubic")
+    with pytest.raises(ValueError, match="Maximiser: line_search"):
+        parts.Maximiser(line_search="cubic")
+    with pytest.raises(ValueError, match="lbfgs_step: line_search"):
+        optimize.lbfgs_minimize(jax.value_and_grad(f), jnp.zeros(2), 2, line_search="zoom")
 
 
 def test_entry_points_check_shapes():

@@ -138,3 +138,24 @@ def test_far_refit_schedule_and_far_raw_screening():
     ):
         with pytest.raises(ValueError, match=match):
             bad()
+
+
+def test_pinned_flat_settings_rebuild_the_parts_their_results_used(monkeypatch):
+    """The experiments' pins give back the classes' parts exactly (the committed engine results were
+    measured with them), and no pin gives GP-BO's defaults: flat settings replace fields of GP_REFIT and
+    GP_MAXIMISER."""
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "experiments"))
+    from flat_settings import ADAM_SEARCH, WIDE_SEARCH, gp_options
+
+    wide = gp_options(**WIDE_SEARCH)
+    assert wide["hypers"] == parts.Refit() and wide["maximiser"] == parts.Maximiser(method="lbfgs", steps=5)
+    adam = gp_options(**ADAM_SEARCH)
+    assert adam["hypers"] == parts.Refit() and adam["maximiser"] == parts.Maximiser()
+    default = jbo.algorithms.get("gp_ucb", **gp_options(num_initial=10))
+    assert default.hypers == parts.GP_REFIT and default.maximiser == parts.GP_MAXIMISER
+    assert jbo.algorithms.get("gp_ucb", **gp_options(num_raw=64)).maximiser == dataclasses.replace(
+        parts.GP_MAXIMISER, num_raw=64
+    )
+    assert parts.GP_REFIT.schedule.growth == parts.GP_REFIT_GROWTH != parts.Refit().schedule.growth

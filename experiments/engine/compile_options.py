@@ -42,12 +42,14 @@ LEVELS = {
     # -O2 with XLA's older LLVM IR emitters for fusions instead of its MLIR fusion emitters
     "O2_legacy_fusion": {"xla_backend_optimization_level": 2, "xla_cpu_use_fusion_emitters": False},
 }
-ADAM = {"method": "adam"}  # the class's search (jbo.parts.Maximiser()), with which the committed files were measured
+# the classes' search and refit schedule (jbo.parts.Maximiser(), jbo.parts.Refit()), with which the committed
+# files were measured
+ADAM = {"num_initial": 10, "maximiser": {"method": "adam"}, "hypers": {}}
 TASKS = {
-    "gp_ucb/hartmann6/T50": ("gp_ucb", {"num_initial": 10, "maximiser": ADAM}, "hartmann6", 50),
-    "gp_ucb/hartmann6/T100": ("gp_ucb", {"num_initial": 10, "maximiser": ADAM}, "hartmann6", 100),
-    "gp_ucb/hartmann6/T200": ("gp_ucb", {"num_initial": 10, "maximiser": ADAM}, "hartmann6", 200),
-    "gp_ucb/hartmann6/T400": ("gp_ucb", {"num_initial": 10, "maximiser": ADAM}, "hartmann6", 400),
+    "gp_ucb/hartmann6/T50": ("gp_ucb", ADAM, "hartmann6", 50),
+    "gp_ucb/hartmann6/T100": ("gp_ucb", ADAM, "hartmann6", 100),
+    "gp_ucb/hartmann6/T200": ("gp_ucb", ADAM, "hartmann6", 200),
+    "gp_ucb/hartmann6/T400": ("gp_ucb", ADAM, "hartmann6", 400),
     "boke/hartmann3/T200": ("boke", {}, "hartmann3", 200),
 }
 CHILD = """

@@ -2,8 +2,9 @@
 acquisition's local search.
 
 Comparisons of GP-UCB (registry defaults otherwise: beta = 2, Matern-5/2 ARD, 1 x 5 warm-started
-Adam steps per refit, 10 LHS points; every comparison but `search` with the class's 30-step Adam
-search, flat_settings.ADAM_SEARCH) on branin, hartmann3, hartmann6 and levy (d = 4), T = 256, 16 seeds
+Adam steps per refit, 10 LHS points; refit, screen, refit_all and far with the classes' 30-step Adam search
+and schedule, flat_settings.ADAM_SEARCH; search, lite, growth and both with GP-BO's L-BFGS search at 512 raw
+points, 10 starts and refits at growth 1 + 1/32, flat_settings.WIDE_SEARCH) on branin, hartmann3, hartmann6 and levy (d = 4), T = 256, 16 seeds
 each, the same keys for both settings (common random numbers):
 
   --compare refit   refitting the hyper-parameters every step, against refitting every step while
@@ -21,13 +22,17 @@ each, the same keys for both settings (common random numbers):
   --compare search  the acquisition's local search from each of the 10 starts: 30 cosine-decayed projected
                     Adam steps, against --search-steps bounded projected L-BFGS iterations
                     (Maximiser(method="lbfgs", steps=k)); compared at the final step and at --checkpoints.
-  --compare lite    GP-BO's default search (jbo.parts.GP_MAXIMISER: 512 raw points, 10 L-BFGS starts) against
-                    --lite-raw raw points and --lite-starts starts; compared at the final step and at --checkpoints.
-  --compare growth  GP-BO's default refit schedule (a refit each time the data has grown by 1 + 1/32 from t = 64)
-                    against a growth factor 1 + --growth, with GP-BO's default search; compared at the final step
+  --compare lite    the L-BFGS search at 512 raw points and 10 starts against --lite-raw raw points and
+                    --lite-starts starts; compared at the final step and at --checkpoints.
+  --compare growth  the refit schedule of a refit each time the data has grown by 1 + 1/32 from t = 64
+                    against a growth factor 1 + --growth, with the L-BFGS search at 512 raw points; compared at the final step
                     and at --checkpoints.
-  --compare both    the two candidates above together (--lite-raw, --lite-starts and --growth) against the defaults
-                    they were measured against.
+  --compare both    the two candidates above together (--lite-raw, --lite-starts and --growth) against 512 raw
+                    points, 10 starts and 1 + 1/32: the comparison that made them GP-BO's defaults
+                    (jbo.parts.GP_MAXIMISER, jbo.parts.GP_REFIT).
+  --compare line_search  GP-BO's default search and schedule with the L-BFGS line search backtracking by
+                    halving against quadratic interpolation (Maximiser(line_search=...), jbo.optimize.lbfgs_step;
+                    --quadratic-lower: its safeguard's lower end instead of 1/10).
 
 The runs are identical until the settings differ, so each seed's pair is compared: the mean
 and standard error over seeds of log10(simple regret of the new setting / the old one) at the
@@ -70,7 +75,7 @@ import jbo
 from jbo.studies import compile_seeds, machine_info
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: flat_settings, outdir
-from flat_settings import ADAM_SEARCH, gp_options  # noqa: E402
+from flat_settings import ADAM_SEARCH, WIDE_SEARCH, gp_options  # noqa: E402
 from outdir import add_update_flag, output_dir  # noqa: E402
 
 OUT = output_dir("engine")  # experiments/results/engine with --update, else its scratch mirror
@@ -99,7 +104,7 @@ def main():
     ap.add_argument("--steps", type=int, default=256)
     ap.add_argument(
         "--compare",
-        choices=("refit", "screen", "refit_all", "far", "search", "lite", "growth", "both"),
+        choices=("refit", "screen", "refit_all", "far", "search", "lite", "growth", "both", "line_search"),
         default="refit",
     )
     ap.add_argument("--refit-all", type=int, default=64)
@@ -120,6 +125,12 @@ def main():
     ap.add_argument("--far-growth", type=float, default=1 / 8)
     ap.add_argument("--far-raw", type=int, default=256)
     ap.add_argument("--far-capacity", type=int, default=512)
+    ap.add_argument(
+        "--quadratic-lower",
+        type=float,
+        default=None,
+        help="--compare line_search: the quadratic backtracking's lower safeguard (jbo.optimize.QUADRATIC_SHRINK[0])",
+    )
     ap.add_argument("--quick", action="store_true")
     add_update_flag(ap)
     args = ap.parse_args()
@@ -146,7 +157,7 @@ def main():
             (" ".join(f"{v}" for v in reference.values()), reference),
             (f"lbfgs {args.search_steps}", dict(opt_method="lbfgs", opt_steps=args.search_steps)),
         )
-    elif args.compare == "lite":  # the reference spelled out: GP-BO's default search when this was measured
+    elif args.compare == "lite":  # the reference spelled out
         settings = (
             ("raw 512, 10 starts", dict(num_raw=512, num_starts=10)),
             (
@@ -154,7 +165,7 @@ def main():
                 dict(num_raw=args.lite_raw, num_starts=args.lite_starts),
             ),
         )
-    elif args.compare == "growth":  # the reference spelled out: GP-BO's default schedule when this was measured
+    elif args.compare == "growth":  # the reference spelled out
         settings = (
             ("g = 1/32", dict(refit_growth=1 / 32, refit_all=64)),
             (f"g = {args.growth:g}", dict(refit_growth=args.growth)),
@@ -165,15 +176,20 @@ def main():
             ("raw 512, 10 starts, g = 1/32", dict(num_raw=512, num_starts=10, refit_growth=1 / 32, refit_all=64)),
             (f"raw {args.lite_raw}, {args.lite_starts} starts, g = {args.growth:g}", lite),
         )
+    elif args.compare == "line_search":
+        settings = (("halving", dict(line_search="halving")), ("quadratic", dict(line_search="quadratic")))
+        if args.quadratic_lower is not None:  # a probe of the safeguard; the default is Nocedal & Wright's 1/10
+            jbo.optimize.QUADRATIC_SHRINK = (args.quadratic_lower, jbo.optimize.QUADRATIC_SHRINK[1])
     else:
         settings = (("from 128", dict(refit_all=128)), (f"from {args.refit_all}", dict(refit_all=args.refit_all)))
-    if args.compare not in (
-        "search",
-        "lite",
-        "growth",
-        "both",
-    ):  # measured with the class's Adam search (flat_settings.ADAM_SEARCH)
-        settings = tuple((name, {**ADAM_SEARCH, **options}) for name, options in settings)
+    # the settings a comparison does not name are those its committed results were measured with: the
+    # classes' Adam search and schedule (flat_settings.ADAM_SEARCH), or GP-BO's L-BFGS search at 512 raw
+    # points, 10 starts and refits at growth 1 + 1/32 (flat_settings.WIDE_SEARCH)
+    # (line_search: GP-BO's defaults, jbo.parts.GP_MAXIMISER and GP_REFIT, but for the backtracking)
+    base = {"line_search": {}}.get(
+        args.compare, WIDE_SEARCH if args.compare in ("search", "lite", "growth", "both") else ADAM_SEARCH
+    )
+    settings = tuple((name, {**base, **options}) for name, options in settings)
     seeds, steps = (4, 160) if args.quick else (args.seeds, args.steps)
     keys = jax.random.split(jax.random.key(2024), seeds)
     rows, summary = [], []
@@ -262,6 +278,8 @@ def main():
         "worse_on": worse,
         "adopt": adopt,
     }
+    if args.compare == "line_search":
+        record["quadratic_shrink"] = list(jbo.optimize.QUADRATIC_SHRINK)
     if not args.quick:
         OUT.mkdir(parents=True, exist_ok=True)
         df.to_csv(OUT / f"long_run_{args.compare}{args.tag}.csv", index=False)

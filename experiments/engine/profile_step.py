@@ -92,7 +92,9 @@ def profile(n: int, seeds: int, dim: int = 6):
     def lbfgs_search(k, b):  # GP-BO's default search (jbo.parts.GP_MAXIMISER)
         acq = acquisition(k, b)
         m = jbo.parts.GP_MAXIMISER
-        return optimize.local_search(acq, jax.random.uniform(k, (m.num_starts, dim)), m.steps, m.method)[1]
+        return optimize.local_search(
+            acq, jax.random.uniform(k, (m.num_starts, dim)), m.steps, m.method, line_search=m.line_search
+        )[1]
 
     lml_flops = n**3 / 3 + n**3 + 2 * n**3
     parts = {

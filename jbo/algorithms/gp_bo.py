@@ -6,9 +6,11 @@ A :class:`GPBO` is configured parts, each small and validated on its own:
                   user's function, or a contextual piece such as SBO-KDE's);
     model       : one jbo.gp.GPModel (kernel, bounds, priors, trained parameters, mean, noise floor;
                   a prior makes a refit MAP, none maximum likelihood);
-    hypers      : the hyper-parameter rule: jbo.parts.Refit (default) or jbo.parts.FixedHypers;
+    hypers      : the hyper-parameter rule: jbo.parts.Refit (default jbo.parts.GP_REFIT: 1 x 5 Adam
+                  steps, refits each time the data has grown by 1 + 1/16 from t = 64) or
+                  jbo.parts.FixedHypers;
     maximiser   : jbo.parts.Maximiser, on a box or over a finite arm set (default jbo.parts.GP_MAXIMISER:
-                  5 bounded L-BFGS iterations from each of 10 starts);
+                  256 raw points, 5 bounded L-BFGS iterations from each of 5 starts);
     batching    : None (one point per step), jbo.parts.Lies or jbo.parts.JointMC (q-batches);
     design      : the initial design on a box (jbo.parts.LatinHypercube, Sobol, Uniform);
     growth      : jbo.data.Growth, how the buffer grows with the data (engine segments).
@@ -137,7 +139,7 @@ class GPBO(Algorithm):
         )
         self.acquisition = acquisitions.as_acquisition(acquisition)
         self.model = gp.GPModel() if given["model"] is None else gp.as_model(given["model"])
-        self.hypers = parts.Refit() if given["hypers"] is None else given["hypers"]
+        self.hypers = parts.GP_REFIT if given["hypers"] is None else given["hypers"]
         self.maximiser = parts.GP_MAXIMISER if given["maximiser"] is None else given["maximiser"]
         self.batching = given["batching"]
         self.design = parts.LatinHypercube() if given["design"] is None else given["design"]
