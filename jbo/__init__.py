@@ -96,4 +96,4 @@ __all__ = [
     "verdict",
     "linalg",
 ]
-__version__ = "0.5.1"
+__version__ = "0.6.0"

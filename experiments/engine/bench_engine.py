@@ -1,14 +1,15 @@
-"""Engine benchmark: GP-UCB (registry defaults: beta = 2, Matern-5/2 ARD, per-step MLE refit of 1 x 5
-warm-started Adam steps) against the standard BoTorch loop, over the budget T or the seed count.
+"""Engine benchmark: GP-UCB (registry defaults: beta = 2, Matern-5/2 ARD, MLE refits of 1 x 5 warm-started
+Adam steps on GP-BO's schedule, GP-BO's acquisition search) against the standard BoTorch loop, over the budget
+T or the seed count.
 
 T axis (the default): jbo at T = 50, 100, 200, 400 and 1000 on hartmann6 (10 LHS initial points),
 8 seeds per T in one compiled program, and BoTorch (SingleTaskGP + fit_gpytorch_mll + optimize_acqf,
-num_restarts=10, raw_samples=512; experiments/engine/botorch_loop.py, in its own process) at T = 50 to 400
-with 1 or 2 seeds. With --before-steps, jbo also runs the whole-buffer settings
+num_restarts=10, raw_samples=512; experiments/engine/botorch_loop.py, in its own process) at the same T
+with 2 seeds up to T = 100 and 1 above (BOTORCH_SEEDS; its T = 1000 seed takes about an hour here). With --before-steps, jbo also runs the whole-buffer settings
 (PREVIOUS: the whole buffer at every step, bucket=False; a refit every step; every observed point
 screened), in the same run: what the growing state and the long-run defaults buy.
 
-    python experiments/engine/bench_engine.py --before-steps 50 100 200 400     # the T axis, ~40 min here
+    python experiments/engine/bench_engine.py --update --before-steps 50 100 200 400   # the T axis, ~80 min here
     python experiments/engine/bench_engine.py --steps 50 100 --botorch-steps 50 --tag quick
     python experiments/engine/bench_engine.py --replot bench_engine_t_axis.json bench_engine_t1000.json --update
     python experiments/engine/bench_engine.py --axis seeds --problem branin --num-initial 6 --steps 50 \
@@ -43,7 +44,7 @@ from flat_settings import gp_options  # noqa: E402
 from outdir import add_update_flag, output_dir  # noqa: E402
 
 RESULTS = output_dir("engine")  # experiments/results/engine with --update, else its scratch mirror
-BOTORCH_SEEDS = {50: 2, 100: 2, 200: 1, 400: 1}  # seeds per T for BoTorch (its seconds grow like T^1.5)
+BOTORCH_SEEDS = {50: 2, 100: 2, 200: 1, 400: 1, 1000: 1}  # seeds per T for BoTorch (its seconds grow like T^1.7)
 
 
 PREVIOUS = dict(bucket=False, refit_growth=None, screen_data=True)  # the whole buffer at every step
@@ -190,7 +191,7 @@ def main():
     ap.add_argument("--num-initial", type=int, default=10)
     ap.add_argument("--before-steps", type=int, nargs="*", default=[], help="T at which jbo also runs PREVIOUS")
     ap.add_argument("--before-seeds", type=int, default=4)
-    ap.add_argument("--botorch-steps", type=int, nargs="*", default=[50, 100, 200, 400])
+    ap.add_argument("--botorch-steps", type=int, nargs="*", default=[50, 100, 200, 400, 1000])
     ap.add_argument("--botorch-seeds", type=int, default=None, help="default: 2 up to T = 100, then 1")
     ap.add_argument("--fit-restarts", type=int, default=1)  # GP-BO's defaults (chosen by refit_defaults.py)
     ap.add_argument("--fit-steps", type=int, default=5)
