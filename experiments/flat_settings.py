@@ -32,9 +32,9 @@ MAXIMISER.update(line_search="line_search")
 # Flat maximiser settings replace fields of GP-BO's default search (jbo.parts.GP_MAXIMISER: 256 raw points,
 # 5 L-BFGS starts, quadratic backtracking), flat refit settings fields of its default rule (jbo.parts.GP_REFIT:
 # refits at growth 1 + 1/16). WIDE_SEARCH: the classes' 512 raw points, 10 starts, halving line search and
-# refits at growth 1 + 1/32 with GP-BO's L-BFGS search; ADAM_SEARCH: the classes' search and schedule throughout (jbo.parts.Maximiser(): 30
-# projected Adam steps per start; jbo.parts.Refit()). The engine experiments whose committed results were
-# measured with those settings pass them.
+# refits at growth 1 + 1/32, with GP-BO's L-BFGS search; ADAM_SEARCH: the classes' search and schedule
+# throughout (jbo.parts.Maximiser(): 30 projected Adam steps per start; jbo.parts.Refit()). The engine
+# experiments whose committed results were measured with those settings pass them.
 WIDE_SEARCH = {
     "num_raw": parts.Maximiser().num_raw,
     "num_starts": parts.Maximiser().num_starts,

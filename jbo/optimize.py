@@ -142,7 +142,7 @@ def lbfgs_step(
     Numerical Optimization, 2nd ed., sec. 3.5), kept within QUADRATIC_SHRINK = [1/10, 1/2] times t,
     instead of t / 2. Where the first, steepest step (a unit step) overshoots an optimum nearby by
     orders of magnitude, as an acquisition's search from starts near an observed optimum does (the
-    accepted step there was ~2^-16 after 17 halvings), it reaches that scale in about 6 trials; where
+    accepted step there was ~2^-16 after 16 halvings), it reaches that scale in about 6 trials; where
     t / 2 passes, both take about the same step."""
     _line_search("line_search", line_search, "lbfgs_step")
     lbfgs = optax.scale_by_lbfgs(memory_size)

@@ -305,7 +305,7 @@ class Maximiser(eqx.Module):
 #   (long_run_defaults.py --compare both; docs/defaults.md).
 # - The line search backtracking by quadratic interpolation instead of halving (jbo.optimize.lbfgs_step): the
 #   first, unit step from a start near an observed optimum overshoots by orders of magnitude, and halving took
-#   17 trials to come back where interpolation takes about 6; no worse by the paired rule on the four problems
+#   16-18 evaluations to come back where interpolation takes about 7; no worse by the paired rule on the four problems
 #   at steps 60, 128 and 256 (long_run_defaults.py --compare line_search).
 # The class keeps the Adam search, which the paper algorithms pin with their own settings.
 GP_MAXIMISER = Maximiser(num_raw=256, num_starts=5, method="lbfgs", steps=5, line_search="quadratic")
