@@ -26,11 +26,6 @@ import optax
 from jbo.batching import batched_like
 
 
-def _line_search(name: str, value, where: str):
-    if value not in LINE_SEARCHES:
-        raise ValueError(f"{where}: {name} must be one of {LINE_SEARCHES}, got {value!r}")
-
-
 def clean(v):
     """Non-finite values become -inf (never chosen by a maximiser)."""
     return jnp.where(jnp.isfinite(v), v, -jnp.inf)
@@ -50,6 +45,12 @@ LINE_SEARCHES = ("halving", "quadratic")
 # (sec. 3.5). A lower bound of 1e-3 instead was worse on hartmann6 at step 60 by the paired rule
 # (experiments/engine/long_run_defaults.py --compare line_search; docs/defaults.md).
 QUADRATIC_SHRINK = (0.1, 0.5)
+
+
+def check_line_search(value, where: str) -> None:
+    """Refuse a line search that is not one of LINE_SEARCHES, naming `where` (the function or part)."""
+    if value not in LINE_SEARCHES:
+        raise ValueError(f"{where}: line_search must be one of {LINE_SEARCHES}, got {value!r}")
 
 
 class LBFGSCarry(NamedTuple):
@@ -144,7 +145,7 @@ def lbfgs_step(
     orders of magnitude, as an acquisition's search from starts near an observed optimum does (the
     accepted step there was ~2^-16 after 16 halvings), it reaches that scale in about 6 trials; where
     t / 2 passes, both take about the same step."""
-    _line_search("line_search", line_search, "lbfgs_step")
+    check_line_search(line_search, "lbfgs_step")
     lbfgs = optax.scale_by_lbfgs(memory_size)
     x, v, g, state = carry.x, carry.value, carry.grad, carry.state
     vdot = optax.tree.vdot
@@ -384,7 +385,7 @@ def maximize(
         isinstance(screen_block, bool) or not isinstance(screen_block, int) or screen_block < 1
     ):
         raise ValueError(f"maximize: screen_block must be None or a positive int, got {screen_block!r}")
-    _line_search("line_search", line_search, "maximize")
+    check_line_search(line_search, "maximize")
     if candidates is not None:
         chex.assert_rank(candidates, 2)
         chex.assert_axis_dimension(candidates, 1, dim)

@@ -233,10 +233,7 @@ class Maximiser(eqx.Module):
         _int("num_starts", self.num_starts, 1, "Maximiser")
         _int("steps", self.steps, 0, "Maximiser")
         _method("method", self.method, "Maximiser")
-        if self.line_search not in optimize.LINE_SEARCHES:
-            raise ValueError(
-                f"Maximiser: line_search must be one of {optimize.LINE_SEARCHES}, got {self.line_search!r}"
-            )
+        optimize.check_line_search(self.line_search, "Maximiser")
         if (self.far_capacity is None) != (self.far_num_raw is None):
             raise ValueError("Maximiser: far_capacity and far_num_raw go together")
         if self.screen_block is not None:

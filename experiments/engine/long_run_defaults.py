@@ -79,6 +79,12 @@ from flat_settings import ADAM_SEARCH, WIDE_SEARCH, gp_options  # noqa: E402
 from outdir import add_update_flag, output_dir  # noqa: E402
 
 OUT = output_dir("engine")  # experiments/results/engine with --update, else its scratch mirror
+# The settings a comparison does not name: those its committed results were measured with, the classes' Adam
+# search and schedule (flat_settings.ADAM_SEARCH) or GP-BO's L-BFGS search at 512 raw points, 10 starts and
+# refits at growth 1 + 1/32 (flat_settings.WIDE_SEARCH); line_search runs on GP-BO's defaults (GP_MAXIMISER,
+# GP_REFIT) but for the backtracking it compares.
+BASE = dict.fromkeys(("refit", "screen", "refit_all", "far"), ADAM_SEARCH)
+BASE.update(dict.fromkeys(("search", "lite", "growth", "both"), WIDE_SEARCH), line_search={})
 QUALITY_COST = 1.25  # --compare search: the most a search that lowers regret may cost, relative
 PROBLEMS = {
     "branin": ("branin", {}),
@@ -104,7 +110,7 @@ def main():
     ap.add_argument("--steps", type=int, default=256)
     ap.add_argument(
         "--compare",
-        choices=("refit", "screen", "refit_all", "far", "search", "lite", "growth", "both", "line_search"),
+        choices=tuple(BASE),
         default="refit",
     )
     ap.add_argument("--refit-all", type=int, default=64)
@@ -182,14 +188,7 @@ def main():
             jbo.optimize.QUADRATIC_SHRINK = (args.quadratic_lower, jbo.optimize.QUADRATIC_SHRINK[1])
     else:
         settings = (("from 128", dict(refit_all=128)), (f"from {args.refit_all}", dict(refit_all=args.refit_all)))
-    # the settings a comparison does not name are those its committed results were measured with: the
-    # classes' Adam search and schedule (flat_settings.ADAM_SEARCH), or GP-BO's L-BFGS search at 512 raw
-    # points, 10 starts and refits at growth 1 + 1/32 (flat_settings.WIDE_SEARCH)
-    # (line_search: GP-BO's defaults, jbo.parts.GP_MAXIMISER and GP_REFIT, but for the backtracking)
-    base = {"line_search": {}}.get(
-        args.compare, WIDE_SEARCH if args.compare in ("search", "lite", "growth", "both") else ADAM_SEARCH
-    )
-    settings = tuple((name, {**base, **options}) for name, options in settings)
+    settings = tuple((name, {**BASE[args.compare], **options}) for name, options in settings)
     seeds, steps = (4, 160) if args.quick else (args.seeds, args.steps)
     keys = jax.random.split(jax.random.key(2024), seeds)
     rows, summary = [], []
