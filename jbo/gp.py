@@ -18,7 +18,7 @@ import jax.scipy.linalg as jsl
 import numpy as np
 import optax
 
-from jbo import kernels
+from jbo import kernels, linalg
 from jbo.batching import batched_like
 from jbo.data import Buffer, masked_mean_std, register_growing
 
@@ -241,6 +241,17 @@ def masked_gram(model, params: GPParams, x: jax.Array, mask: jax.Array) -> jax.A
     return jnp.where(both, K + model.noise(params) * eye, eye)
 
 
+def gram_cholesky(model, K: jax.Array) -> jax.Array:
+    """The Cholesky factor of a masked Gram matrix K of `model` (e.g. :func:`masked_gram`). A named
+    kernel's Gram matrix is symmetric bit for bit (its entries are functions of squared differences),
+    so it is factored as it is; JAX's default symmetrisation, (K + K^T) / 2, changes nothing there, but
+    inside a compiled loop (the fit's Adam steps) XLA fused the whole Gram computation, distances,
+    square roots and exponentials, into that transposed read and so recomputed it in a cache-hostile
+    order, the largest single cost of the fit's step at N = 400 (seen in the profile). A kernel object's
+    Gram matrix (any composition) is symmetrised first."""
+    return jax.lax.linalg.cholesky(K, symmetrize_input=as_model(model).is_object)
+
+
 class Posterior(eqx.Module):
     """A conditioned GP: the factorisation is done once; query with predict/predict_cov."""
 
@@ -282,11 +293,12 @@ def condition(buffer: Buffer, params: GPParams, model="matern52", y_mean=None, y
     if y_mean is None or y_std is None:
         y_mean, y_std = model.standardization(buffer.y, mask)
     resid = jnp.where(mask, (buffer.y - y_mean) / y_std - model.prior_mean(params), 0.0)
-    L = jnp.linalg.cholesky(masked_gram(model, params, buffer.x, mask))
+    L = gram_cholesky(model, masked_gram(model, params, buffer.x, mask))
     alpha = jsl.cho_solve((L, True), resid)
-    # L^{-1} once per step (one O(N^3) solve): a per-point triangular solve, and above all its
-    # gradient inside the inner optimiser, is ~400x slower on XLA:CPU once N > 128 (measured).
-    L_inv = jsl.solve_triangular(L, jnp.eye(L.shape[0]), lower=True)
+    # L^{-1} once per step (one O(N^3) inverse, by blocks: jbo.linalg.tril_inverse): a per-point
+    # triangular solve, and above all its gradient inside the inner optimiser, is ~400x slower on
+    # XLA:CPU once N > 128 (measured).
+    L_inv = linalg.tril_inverse(L)
     return Posterior(model, params, buffer.x, mask, L, L_inv, jnp.where(mask, alpha, 0.0), y_mean, y_std)
 
 
@@ -482,7 +494,7 @@ def log_marginal_likelihood(
     model = as_model(model)
     params = complete(model, params, x.shape[1])
     resid = jnp.where(mask, y - model.prior_mean(params), 0.0)
-    L = jnp.linalg.cholesky(masked_gram(model, params, x, mask))
+    L = gram_cholesky(model, masked_gram(model, params, x, mask))
     a = jsl.solve_triangular(L, resid, lower=True)
     n = jnp.sum(mask)
     return -0.5 * a @ a - jnp.sum(jnp.log(jnp.diag(L))) - 0.5 * n * _LOG_2PI  # padding adds log 1 = 0
@@ -494,12 +506,25 @@ def lml_and_grad(params: GPParams, x: jax.Array, y: jax.Array, mask: jax.Array, 
         d lml / d theta = 1/2 tr(W dK~/d theta),  W = alpha alpha^T - K~^{-1},  alpha = K~^{-1}(y - mean),
         d lml / d mean = sum(alpha)  (0 for a zero-mean model).
 
-    dK/d log(lengthscale_j) = dk/dr2 * (-2 D_j) with D_j the per-coordinate scaled squared distances
-    (0 where r2 = 0, exactly, also for a profile whose dk/dr2 is infinite there, e.g. one in sqrt(r2)),
-    dK/d log(outputscale) = K, dK/d log(noise) = exp(log_noise) I on the valid rows. One Cholesky, one
-    triangular inverse and O(d N^2) elementwise work, where reverse mode through the Cholesky costs
-    several triangular solves: 1.4x faster per evaluation on XLA:CPU at N = 50 (measured), and equal
-    to jax.grad(log_marginal_likelihood) to rounding (tested).
+    One Cholesky, K~^{-1} by blocks (:func:`jbo.linalg.tril_inverse`, :func:`jbo.linalg.tril_gram`) and
+    one pass over the (N, N) arrays, where reverse mode through the Cholesky costs several triangular
+    solves; equal to jax.grad(log_marginal_likelihood) to rounding (tested). For a named kernel, with
+    n valid rows, noise variance s2 and the valid-row sums below:
+
+    - d / d log(outputscale): dK/d log(outputscale) = K = K~ - s2 I, so 1/2 tr(W K) =
+      1/2 (alpha^T r - s2 alpha^T alpha - n + s2 tr K~^{-1}) with r = y - mean: O(N) once K~^{-1} is known;
+    - d / d log(noise): 1/2 tr(W) exp(log_noise) = 1/2 (alpha^T alpha - tr K~^{-1}) exp(log_noise);
+    - d / d log(lengthscale_j): dK/d log(l_j) = dk/dr2 * (-2 D_j), D_j[i, k] = (u_ij - u_kj)^2 with
+      u = x / l, so the derivative is -sum_ik M_ik D_j[i, k] with M = W * dk/dr2. M is 0 where r2 = 0
+      (the diagonal, repeated points), exactly, also for a profile whose dk/dr2 is infinite there
+      (e.g. one in sqrt(r2)), where inf * 0 would make the gradient NaN. For a profile whose slope
+      dk/dr2 is bounded at 0 (kernels.BOUNDED_SLOPE: se, matern32, matern52, rq), with u centred on
+      the valid rows and M symmetric, sum_ik M_ik D_j[i, k] = 2 sum_i u_ij^2 (M 1)_i - 2 sum_i u_ij
+      (M u)_ij: all d derivatives are one product M [u, 1] of (N, N) by (N, d + 1), not d elementwise
+      passes over (N, N) arrays. Its rounding error, about eps sum_ik |M_ik| (u_ij^2 + u_kj^2), is of
+      the elementwise form's order there. Near-duplicate rows under an unbounded slope (Matern-1/2, a
+      user's profile) would make it large (2.5e-9 relative, measured, at 1e-6 apart), so those
+      contract M with each D_j elementwise.
 
     For a kernel object the same identity holds with dK/d theta from one reverse-mode pass through the
     object's Gram matrix (a vector-Jacobian product with cotangent W / 2, elementwise work, no
@@ -509,41 +534,50 @@ def lml_and_grad(params: GPParams, x: jax.Array, y: jax.Array, mask: jax.Array, 
     if model.is_object:
         return _object_lml_and_grad(complete(model, params, x.shape[1]), x, y, mask, model)
     kp = params.kernel_params()
-    D = kernels.coordinate_sqdists(x, x, kp.lengthscale)  # (d, N, N)
-    r2 = sum(D[j] for j in range(D.shape[0]))  # = kernels.sqdist_matrix, exact zeros on the diagonal
+    r2 = kernels.sqdist_matrix(x, x, kp.lengthscale)  # direct differences: exact zeros on the diagonal
     K0, dk_dr2 = jax.jvp(lambda r: kernels.from_sqdist(model.kernel, kp, r), (r2,), (jnp.ones_like(r2),))
-    # Where r2 = 0 (the diagonal, repeated points) every D_j is 0 whatever the lengthscales, so the
-    # exact contribution is 0; a profile in r = sqrt(r2) (a Matern written by hand) has an infinite
-    # dk/dr2 there, and inf * 0 would make the gradient NaN.
-    dk_dr2 = jnp.where(r2 > 0.0, dk_dr2, 0.0)
-    value, W, alpha = lml_terms(K0, params, y, mask, model)
+    value, alpha, K_inv, resid = lml_terms(K0, params, y, mask, model)
+    noise, n = model.noise(params), jnp.sum(mask)
+    both = mask[:, None] & mask[None, :]
+    M = jnp.where(both, jnp.outer(alpha, alpha) - K_inv, 0.0) * jnp.where(r2 > 0.0, dk_dr2, 0.0)
+    if isinstance(model.kernel, str) and model.kernel in kernels.BOUNDED_SLOPE:
+        u = x / kp.lengthscale
+        u = jnp.where(mask[:, None], u - jnp.sum(jnp.where(mask[:, None], u, 0.0), 0) / jnp.maximum(n, 1), 0.0)
+        Mu = M @ jnp.concatenate([u, jnp.ones((x.shape[0], 1), u.dtype)], axis=1)  # [M u, M 1]
+        grad_lengthscale = 2.0 * jnp.sum(u * Mu[:, :-1], axis=0) - 2.0 * (u * u).T @ Mu[:, -1]
+    else:
+        grad_lengthscale = -jnp.sum(M[None] * kernels.coordinate_sqdists(x, x, kp.lengthscale), axis=(1, 2))
+    tr_inv = jnp.sum(jnp.where(mask, jnp.diagonal(K_inv), 0.0))
+    aa = alpha @ alpha
     grad = GPParams(
-        log_lengthscale=-jnp.sum((W * dk_dr2)[None] * D, axis=(1, 2)),
-        log_outputscale=0.5 * jnp.sum(W * K0),
-        log_noise=0.5 * jnp.trace(W) * jnp.exp(params.log_noise),
+        log_lengthscale=grad_lengthscale,
+        log_outputscale=0.5 * (alpha @ resid - noise * aa - n + noise * tr_inv),
+        log_noise=0.5 * (aa - tr_inv) * jnp.exp(params.log_noise),
         mean=jnp.sum(alpha) if model.mean != "zero" else jnp.zeros_like(params.mean),
     )
     return value, grad
 
 
 def lml_terms(K0, params: GPParams, y, mask, model: GPModel):
-    """(lml, W, alpha) from the Gram matrix K0 of the rows: one Cholesky of the masked K0 + noise I and
-    its triangular inverse; W = alpha alpha^T - K~^{-1} on the valid rows (the gradient's kernel:
-    d lml / d theta = 1/2 tr(W dK~/d theta))."""
+    """(lml, alpha, K~^{-1}, r) from the Gram matrix K0 of the rows: one Cholesky of the masked
+    K~ = K0 + noise I, its inverse by blocks (jbo.linalg), r = y - mean and alpha = K~^{-1} r on the
+    valid rows (K~^{-1} is the identity on padded rows, whose alpha is 0)."""
     eye = jnp.eye(K0.shape[0])
     both = mask[:, None] & mask[None, :]
-    L = jnp.linalg.cholesky(jnp.where(both, K0 + model.noise(params) * eye, eye))
-    L_inv = jsl.solve_triangular(L, eye, lower=True)
-    a = L_inv @ jnp.where(mask, y - model.prior_mean(params), 0.0)
+    L = gram_cholesky(model, jnp.where(both, K0 + model.noise(params) * eye, eye))
+    L_inv = linalg.tril_inverse(L)
+    resid = jnp.where(mask, y - model.prior_mean(params), 0.0)
+    a = L_inv @ resid
     alpha = L_inv.T @ a
     value = -0.5 * a @ a - jnp.sum(jnp.log(jnp.diag(L))) - 0.5 * jnp.sum(mask) * _LOG_2PI
-    return value, jnp.where(both, jnp.outer(alpha, alpha) - L_inv.T @ L_inv, 0.0), alpha
+    return value, alpha, linalg.tril_gram(L_inv), resid
 
 
 def _object_lml_and_grad(params: GPParams, x, y, mask, model: GPModel):
     """:func:`lml_and_grad` for a kernel object: 1/2 tr(W dK/d theta) as a VJP of the Gram matrix."""
     K0, pull_back = jax.vjp(lambda kp: model.kernel.gram(kp, x, x), params.kernel)
-    value, W, alpha = lml_terms(K0, params, y, mask, model)
+    value, alpha, K_inv, _ = lml_terms(K0, params, y, mask, model)
+    W = jnp.where(mask[:, None] & mask[None, :], jnp.outer(alpha, alpha) - K_inv, 0.0)
     grad = GPParams(
         log_lengthscale=jnp.zeros_like(params.log_lengthscale),
         log_outputscale=jnp.zeros_like(params.log_outputscale),

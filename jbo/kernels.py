@@ -114,6 +114,10 @@ _PROFILES: dict[str, Callable] = {
 }
 
 
+# The built-in profiles whose slope dk/dr2 stays bounded as r2 -> 0 (Matern-1/2's grows like 1 / sqrt(r2);
+# a user's profile is not assumed either way): jbo.gp.lml_and_grad's product form is accurate for these.
+BOUNDED_SLOPE = frozenset({"se", "matern32", "matern52", "rq"})
+
 REGISTERED: dict[str, Callable] = {}  # name -> a user's profile r2 -> k(r2) / outputscale
 
 

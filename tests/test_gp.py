@@ -98,6 +98,26 @@ def test_closed_form_lml_gradient_matches_autodiff_and_finite_differences(name):
     np.testing.assert_allclose(jax.flatten_util.ravel_pytree(g)[0], fd, rtol=1e-5, atol=1e-7)
 
 
+@pytest.mark.parametrize("name", ["matern12", "matern52"])
+def test_closed_form_lml_gradient_by_blocks_at_short_lengthscales(name):
+    """The closed form on 300 rows (K~^{-1} by two levels of blocks, with padding), short and long
+    lengthscales and a near-duplicate pair (1e-6 apart), against reverse mode through the unblocked
+    Cholesky of log_marginal_likelihood: Matern-5/2's lengthscale term (the product form) to 1e-8 of
+    the largest entry, Matern-1/2's (elementwise: its slope is unbounded at 0) to 1e-12."""
+    rng = np.random.default_rng(3)
+    x = rng.uniform(size=(290, 3))
+    x[1] = x[0] + 1e-6
+    y = np.sin(6 * x).sum(1) + 0.1 * rng.normal(size=290)
+    buf = data.from_arrays(jnp.asarray(x), jnp.asarray(y), 300)
+    p = gp.GPParams(jnp.log(jnp.array([0.03, 0.3, 3.0])), jnp.log(1.3), jnp.log(0.02), jnp.asarray(0.1))
+    val, g = jax.jit(lambda q: gp.lml_and_grad(q, buf.x, buf.y, buf.mask, name))(p)
+    f = lambda q: gp.log_marginal_likelihood(q, buf.x, buf.y, buf.mask, name)  # noqa: E731
+    np.testing.assert_allclose(val, f(p), rtol=1e-12)
+    for a, b in zip(jax.tree.leaves(g), jax.tree.leaves(jax.jit(jax.grad(f))(p))):
+        tol = 1e-8 if name in kernels.BOUNDED_SLOPE else 1e-12
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol * float(jnp.max(jnp.abs(b))))
+
+
 def test_prefix_posterior_matches_numpy_and_bucket_sizes():
     post = gp.condition(data.from_arrays(jnp.asarray(X), jnp.asarray(Y), 40), PARAMS, "se")
     m_np, c_np = numpy_posterior("se", X, Y, XQ, PARAMS)

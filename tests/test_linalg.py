@@ -1,12 +1,14 @@
-"""jbo.linalg: batched Choleskys and triangular solves lowered to loops of unbatched LAPACK calls
-(the jaxlib 0.10.x deadlock workaround). Truths: the unbatched JAX call on each matrix (bit for bit),
-NumPy, and the lowered program's text."""
+"""jbo.linalg: the blocked inverses (truths: NumPy's and SciPy's inverses, the unblocked solve) and
+batched Choleskys and triangular solves lowered to loops of unbatched LAPACK calls (the jaxlib 0.10.x
+deadlock workaround; truths: the unbatched JAX call on each matrix, bit for bit, NumPy, and the lowered
+program's text)."""
 
 import jax
 import jax.numpy as jnp
 import jax.scipy.linalg as jsl
 import numpy as np
 import pytest
+import scipy.linalg
 
 import jbo  # noqa: F401  (installs the lowering)
 from jbo import linalg
@@ -84,3 +86,29 @@ def test_failed_factorisation_is_nan_per_matrix():  # as JAX's own lowering: NaN
     a = a.at[1].set(-jnp.eye(8))  # not positive definite
     L = np.asarray(jax.jit(jnp.linalg.cholesky)(a))
     assert np.all(np.isnan(L[1][np.tril_indices(8)])) and np.all(np.isfinite(L[0])) and np.all(np.isfinite(L[2]))
+
+
+@pytest.mark.parametrize("n,block", [(1, 128), (7, 2), (33, 8), (130, 128), (301, 64)])
+def test_blocked_inverses_match_scipy_and_numpy(n, block):
+    """tril_inverse against SciPy's triangular inverse and tril_gram(tril_inverse(L)) against NumPy's
+    inverse of L L^T, for odd sizes and several depths of blocking, batched over a leading axis; the
+    inverse is exactly lower triangular."""
+    a = _spd(jax.random.key(6), (2,), n)
+    L = jnp.linalg.cholesky(a)
+    inv = jax.jit(lambda m: linalg.tril_inverse(m, block))(L)
+    for i in range(2):
+        want = scipy.linalg.solve_triangular(np.asarray(L[i]), np.eye(n), lower=True)
+        np.testing.assert_allclose(np.asarray(inv[i]), want, rtol=1e-10, atol=1e-11)
+    assert np.all(np.asarray(inv)[:, ~np.tril(np.ones((n, n), bool))] == 0.0)
+    k_inv = jax.jit(lambda u: linalg.tril_gram(u, block))(inv)
+    np.testing.assert_allclose(np.asarray(k_inv), np.linalg.inv(np.asarray(a)), rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(np.asarray(k_inv), np.swapaxes(np.asarray(k_inv), -1, -2), rtol=1e-12, atol=1e-13)
+
+
+def test_blocked_inverse_keeps_a_failed_factorisation_nan_and_refuses_a_non_square():
+    L = jnp.linalg.cholesky(-jnp.eye(200))  # not positive definite: NaN factor
+    assert np.isnan(np.asarray(linalg.tril_gram(linalg.tril_inverse(L)))).any()
+    with pytest.raises(ValueError, match=r"tril_inverse\(L\).*\(3, 4\)"):
+        linalg.tril_inverse(jnp.zeros((3, 4)))
+    with pytest.raises(ValueError, match=r"tril_gram\(U\)"):
+        linalg.tril_gram(jnp.zeros((5,)))

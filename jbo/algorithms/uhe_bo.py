@@ -269,7 +269,7 @@ def scaled_ucb_argmax(
 def information_gain(buffer: data.Buffer, model: gp.GPModel, theta: gp.GPParams) -> jax.Array:
     """I_theta(A) = 1/2 log|I + sigma_n^-2 K_theta(A)| over the valid rows A of the buffer."""
     noise = model.noise(theta)
-    L = jnp.linalg.cholesky(gp.masked_gram(model, theta, buffer.x, buffer.mask))
+    L = gp.gram_cholesky(model, gp.masked_gram(model, theta, buffer.x, buffer.mask))
     logdet = 2.0 * jnp.sum(jnp.log(jnp.diag(L)))  # padding rows add log 1 = 0
     return 0.5 * (logdet - data.num_valid(buffer) * jnp.log(noise))
 
