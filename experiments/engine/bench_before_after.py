@@ -4,10 +4,12 @@ sides see the same machine and load. Compile and run time are reported apart, wi
 median over the repeats and the ratio after / before.
 
     python experiments/engine/bench_before_after.py --before 07c2f4c --steps 50 200 --repeats 2 --update
+    python experiments/engine/bench_before_after.py --before 3a5afba --steps 400 1000 --repeats 1 \
+        --out bench_engine_blocked_lml.json --update
 
 Each invocation runs `bench_engine.py --steps ... --botorch-steps` (no BoTorch) with the persistent
 compilation cache off (JBO_CACHE=0), in a fresh process, one core's worth of threads each. Writes
-bench_engine_before_after.json (experiments/results/engine with --update, else its scratch mirror).
+bench_engine_before_after.json, or --out (experiments/results/engine with --update, else its scratch mirror).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ def main():
     ap.add_argument("--steps", type=int, nargs="+", default=[50, 200])
     ap.add_argument("--seeds", type=int, default=8)
     ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--out", default="bench_engine_before_after.json", help="file name in the output folder")
     add_update_flag(ap)
     args = ap.parse_args()
 
@@ -69,7 +72,7 @@ def main():
         row["run_ratio_after_before"] = row["after_run_s"] / row["before_run_s"]
         table.append(row)
         print(json.dumps(row))
-    out = output_dir("engine") / "bench_engine_before_after.json"
+    out = output_dir("engine") / args.out
     record = {
         "command": " ".join(["python", "experiments/engine/bench_before_after.py"] + sys.argv[1:]),
         "before": before_rev,
