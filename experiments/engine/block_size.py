@@ -31,6 +31,7 @@ def one(block: int, rows, steps, seeds: int = 8, dim: int = 6) -> dict:
     import jax
     import jax.numpy as jnp
     import numpy as np
+    from lml_grad_forms import in_loop  # this folder: the gradient inside a compiled loop
 
     import jbo
     from jbo import data, gp
@@ -43,14 +44,7 @@ def one(block: int, rows, steps, seeds: int = 8, dim: int = 6) -> dict:
         x = jax.random.uniform(jax.random.key(n), (seeds, n, dim))
         bufs = jax.vmap(lambda a: data.from_arrays(a, jnp.sin(3 * a).sum(-1), n))(x)
 
-        def loop(b):
-            def body(_, carry):
-                value, grad = gp.lml_and_grad(hyp._replace(log_lengthscale=carry[0]), b.x, b.y, b.mask)
-                return carry[0] + 1e-6 * grad.log_lengthscale, carry[1] + value
-
-            return jax.lax.fori_loop(0, LOOP, body, (hyp.log_lengthscale, jnp.zeros(())))
-
-        f = jax.jit(jax.vmap(loop))
+        f = jax.jit(jax.vmap(lambda b: in_loop(gp.lml_and_grad, hyp, LOOP)(b.x, b.y, b.mask)))
         jax.block_until_ready(f(bufs))
         best = float("inf")
         for _ in range(3):

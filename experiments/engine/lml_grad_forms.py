@@ -29,6 +29,7 @@ Writes lml_grad_forms.json (into experiments/results/engine/ with --update, else
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -134,17 +135,12 @@ def main(rows, seeds, repeats, loop=0, dim=6):
         x = jax.random.uniform(key, (seeds, n, dim))
         y = jax.random.normal(jax.random.fold_in(key, 1), (seeds, n))
         mask = jnp.broadcast_to(jnp.arange(n) < n - 3, (seeds, n))  # a few padded rows, as in a buffer
-        stored = lambda x, y, m: stored_form(params, x, y, m)  # noqa: E731
-        bases = {
-            "stored": stored,
-            "fused": lambda x, y, m: fused_form(params, x, y, m),
-            # the stored form one seed after another (lax.map under the vmap): each seed's (N, N)
-            # arrays stay in cache, the batched Cholesky and matmuls become a loop over seeds
-            "sequential": custom_batching.sequential_vmap(stored),
-            "jbo": lambda x, y, m: gp.lml_and_grad(params, x, y, m),
-        }
+        named = {"stored": stored_form, "fused": fused_form, "jbo": gp.lml_and_grad}  # (params, x, y, mask)
+        bases = {name: functools.partial(f, params) for name, f in named.items()}
+        # the stored form one seed after another (lax.map under the vmap): each seed's (N, N) arrays
+        # stay in cache, the batched Cholesky and matmuls become a loop over seeds
+        bases["sequential"] = custom_batching.sequential_vmap(bases["stored"])
         forms = {name: jax.jit(jax.vmap(f)) for name, f in bases.items()}
-        named = {"stored": stored_form, "fused": fused_form, "jbo": lambda p, x, y, m: gp.lml_and_grad(p, x, y, m)}
         if loop:
             forms.update({f"{name}_in_loop": jax.jit(jax.vmap(in_loop(f, params, loop))) for name, f in named.items()})
         results = {name: f(x, y, mask) for name, f in forms.items()}  # compile and warm up

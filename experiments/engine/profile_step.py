@@ -34,6 +34,7 @@ from jbo.engine import Step
 from jbo.studies import machine_info
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
+from lml_grad_forms import in_loop  # noqa: E402  (this folder: the gradient inside a compiled loop)
 from outdir import add_update_flag, output_dir  # noqa: E402
 
 OUT = output_dir("engine") / "profile_step.json"  # experiments/results/engine with --update, else its scratch mirror
@@ -101,11 +102,7 @@ def profile(n: int, seeds: int, dim: int = 6):
         )[1]
 
     def lml_loop(b):  # LOOP evaluations, each moving the lengthscales a little (nothing else is hoisted)
-        def body(_, carry):
-            value, grad = gp.lml_and_grad(hyp._replace(log_lengthscale=carry[0]), b.x, b.y, b.mask, model)
-            return carry[0] + 1e-6 * grad.log_lengthscale, carry[1] + value
-
-        return jax.lax.fori_loop(0, LOOP, body, (hyp.log_lengthscale, jnp.zeros(())))
+        return in_loop(lambda p, x, y, m: gp.lml_and_grad(p, x, y, m, model), hyp, LOOP)(b.x, b.y, b.mask)
 
     lml_flops = n**3 / 3 + n**3 + 2 * n**3  # counted as before the blocked inverse, whatever is run
     parts = {
