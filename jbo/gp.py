@@ -231,10 +231,26 @@ def complete(model, params: GPParams, dim: int) -> GPParams:
     return params
 
 
+def tie_rows(x: jax.Array, params: GPParams):
+    """(x, params) unchanged, through an optimisation barrier, so that no work on the rows x alone is
+    hoisted out of a loop over the hyper-parameters (a fit's steps and restarts, a line search).
+
+    The Gram matrix starts from the d coordinate differences x_ij - x_kj (differences first: exact
+    zeros on the diagonal and at repeated points, see jbo.kernels). In a loop that holds x fixed they
+    do not depend on the loop, and XLA's loop-invariant code motion stored them before the loop: d
+    (N, N) arrays per seed (8 d N^2 bytes, 384 MB for 8 seeds at N = 1000 and d = 6) that every step
+    then read back from memory, several times. Tied to the hyper-parameters, the differences are
+    recomputed inside each step from the (N, d) rows, which stay in cache; measured in
+    `experiments/engine/fit_before_after.py` -> `experiments/results/engine/fit_before_after.json`. Values are
+    unchanged (the barrier is the identity); only where XLA computes them moves."""
+    return jax.lax.optimization_barrier((x, params))
+
+
 def masked_gram(model, params: GPParams, x: jax.Array, mask: jax.Array) -> jax.Array:
-    """K~ = where(m_i & m_j, K + noise*I, I): invalid rows/columns decouple as identity."""
+    """K~ = where(m_i & m_j, K + noise*I, I): invalid rows/columns decouple as identity. The rows are
+    tied to the hyper-parameters (:func:`tie_rows`)."""
     model = as_model(model)
-    params = complete(model, params, x.shape[1])
+    x, params = tie_rows(x, complete(model, params, x.shape[1]))
     K = kernels.gram(model.kernel, params.kernel_params(), x, x)
     eye = jnp.eye(x.shape[0])
     both = mask[:, None] & mask[None, :]
@@ -533,6 +549,7 @@ def lml_and_grad(params: GPParams, x: jax.Array, y: jax.Array, mask: jax.Array, 
     model = as_model(model)
     if model.is_object:
         return _object_lml_and_grad(complete(model, params, x.shape[1]), x, y, mask, model)
+    x, params = tie_rows(x, params)
     kp = params.kernel_params()
     r2 = kernels.sqdist_matrix(x, x, kp.lengthscale)  # direct differences: exact zeros on the diagonal
     K0, dk_dr2 = jax.jvp(lambda r: kernels.from_sqdist(model.kernel, kp, r), (r2,), (jnp.ones_like(r2),))
@@ -561,20 +578,22 @@ def lml_and_grad(params: GPParams, x: jax.Array, y: jax.Array, mask: jax.Array, 
 def lml_terms(K0, params: GPParams, y, mask, model: GPModel):
     """(lml, alpha, K~^{-1}, r) from the Gram matrix K0 of the rows: one Cholesky of the masked
     K~ = K0 + noise I, its inverse by blocks (jbo.linalg), r = y - mean and alpha = K~^{-1} r on the
-    valid rows (K~^{-1} is the identity on padded rows, whose alpha is 0)."""
+    valid rows (K~^{-1} is the identity on padded rows, whose alpha is 0). alpha and the quadratic
+    form r^T alpha come from K~^{-1} itself, so L^{-1} is only ever needed by blocks and XLA never
+    assembles it (one (N, N) copy fewer)."""
     eye = jnp.eye(K0.shape[0])
     both = mask[:, None] & mask[None, :]
     L = gram_cholesky(model, jnp.where(both, K0 + model.noise(params) * eye, eye))
-    L_inv = linalg.tril_inverse(L)
+    K_inv = linalg.tril_gram(linalg.tril_inverse(L))
     resid = jnp.where(mask, y - model.prior_mean(params), 0.0)
-    a = L_inv @ resid
-    alpha = L_inv.T @ a
-    value = -0.5 * a @ a - jnp.sum(jnp.log(jnp.diag(L))) - 0.5 * jnp.sum(mask) * _LOG_2PI
-    return value, alpha, linalg.tril_gram(L_inv), resid
+    alpha = K_inv @ resid
+    value = -0.5 * resid @ alpha - jnp.sum(jnp.log(jnp.diag(L))) - 0.5 * jnp.sum(mask) * _LOG_2PI
+    return value, alpha, K_inv, resid
 
 
 def _object_lml_and_grad(params: GPParams, x, y, mask, model: GPModel):
     """:func:`lml_and_grad` for a kernel object: 1/2 tr(W dK/d theta) as a VJP of the Gram matrix."""
+    x, params = tie_rows(x, params)
     K0, pull_back = jax.vjp(lambda kp: model.kernel.gram(kp, x, x), params.kernel)
     value, alpha, K_inv, _ = lml_terms(K0, params, y, mask, model)
     W = jnp.where(mask[:, None] & mask[None, :], jnp.outer(alpha, alpha) - K_inv, 0.0)
