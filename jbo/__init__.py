@@ -96,4 +96,4 @@ __all__ = [
     "verdict",
     "linalg",
 ]
-__version__ = "0.7.0"
+__version__ = "0.7.1"
