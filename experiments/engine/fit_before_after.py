@@ -123,6 +123,7 @@ def main():
         print(side, r, json.dumps(record["rows"]), flush=True)
         return record
 
+    load_at_start = os.getloadavg()
     runs, before_rev, after_rev = alternate(args.before, args.processes, measure)
     table = []
     for n in args.rows:
@@ -148,7 +149,8 @@ def main():
         "before": before_rev,
         "after": after_rev + " (working tree)",
         "machine": runs["after"][0]["machine"],
-        "load_average_at_start": os.getloadavg(),
+        "load_average_at_start": load_at_start,
+        "load_average_at_end": os.getloadavg(),
         "table": table,
         "runs": runs,
     }
