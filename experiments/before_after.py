@@ -3,7 +3,9 @@ sides see the same machine and load: :func:`alternate`."""
 
 from __future__ import annotations
 
+import json
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -31,3 +33,16 @@ def alternate(before: str, repeats: int, measure: Callable) -> tuple[dict, str, 
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=ROOT, check=False)
     return runs, before_rev, after_rev
+
+
+def write(path: Path, script: str, before_rev: str, after_rev: str, **fields) -> None:
+    """Write a before/after record to `path`: the command that made it (`script` and this process's
+    arguments), the two commits (the after side is the working tree), then `fields` in order."""
+    record = {
+        "command": " ".join(["python", script] + sys.argv[1:]),
+        "before": before_rev,
+        "after": after_rev + " (working tree)",
+        **fields,
+    }
+    path.write_text(json.dumps(record, indent=1) + "\n")
+    print(f"wrote {path}")

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir
-from before_after import alternate  # noqa: E402
+from before_after import alternate, write  # noqa: E402
 from outdir import add_update_flag, output_dir  # noqa: E402
 
 
@@ -72,19 +72,17 @@ def main():
         row["run_ratio_after_before"] = row["after_run_s"] / row["before_run_s"]
         table.append(row)
         print(json.dumps(row))
-    out = output_dir("engine") / args.out
-    record = {
-        "command": " ".join(["python", "experiments/engine/bench_before_after.py"] + sys.argv[1:]),
-        "before": before_rev,
-        "after": after_rev + " (working tree)",
-        "machine": runs["after"][0]["machine"],
-        "load_average_at_start": [rec["load_average_at_start"] for rec in runs["after"]],
-        "task": runs["after"][0]["task"],
-        "table": table,
-        "runs": runs,
-    }
-    out.write_text(json.dumps(record, indent=1) + "\n")
-    print(f"wrote {out}")
+    write(
+        output_dir("engine") / args.out,
+        "experiments/engine/bench_before_after.py",
+        before_rev,
+        after_rev,
+        machine=runs["after"][0]["machine"],
+        load_average_at_start=[rec["load_average_at_start"] for rec in runs["after"]],
+        task=runs["after"][0]["task"],
+        table=table,
+        runs=runs,
+    )
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ from pathlib import Path
 import jax
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: outdir, before_after
-from before_after import alternate  # noqa: E402
+from before_after import alternate, write  # noqa: E402
 from lml_grad_forms import in_loop, peak  # noqa: E402  (this folder)
 from outdir import add_update_flag, output_dir  # noqa: E402
 
@@ -143,19 +143,17 @@ def main():
             row[f"{key}_time_ratio_after_before"] = row[f"after_{key}_ms_per_seed"] / row[f"before_{key}_ms_per_seed"]
         table.append(row)
         print(json.dumps(row))
-    out = output_dir("engine") / "fit_before_after.json"
-    record = {
-        "command": " ".join(["python", "experiments/engine/fit_before_after.py"] + sys.argv[1:]),
-        "before": before_rev,
-        "after": after_rev + " (working tree)",
-        "machine": runs["after"][0]["machine"],
-        "load_average_at_start": load_at_start,
-        "load_average_at_end": os.getloadavg(),
-        "table": table,
-        "runs": runs,
-    }
-    out.write_text(json.dumps(record, indent=1) + "\n")
-    print(f"wrote {out}")
+    write(
+        output_dir("engine") / "fit_before_after.json",
+        "experiments/engine/fit_before_after.py",
+        before_rev,
+        after_rev,
+        machine=runs["after"][0]["machine"],
+        load_average_at_start=load_at_start,
+        load_average_at_end=os.getloadavg(),
+        table=table,
+        runs=runs,
+    )
 
 
 if __name__ == "__main__":
