@@ -5,11 +5,14 @@ directory (the persistent compilation cache cold, as on a first run), the refere
 out in a git worktree and imported through PYTHONPATH, the two sides alternating so that both see
 the same machine and load. Recorded per run: the wall seconds of the whole command (interpreter
 start to exit), the demo's own total and each program's compile and run seconds as it prints them,
-and its summary table; the final table of each side is compared row by row (mean and median final
-simple regret).
+the compile's phases summed over the run's programs (JAX's own duration events, read through
+jax.monitoring in the demo's process: tracing to a jaxpr, lowering to MLIR, XLA's backend compile,
+with the persistent cache's reads and writes), and its summary table; the final table of each side is
+compared row by row (mean and median final simple regret).
 
     python experiments/engine/demo_cold.py --before af344ea --repeats 3 --update
     python experiments/engine/demo_cold.py --before a1e4218 --repeats 3 --out demo_cold_batched_carry.json --update
+    python experiments/engine/demo_cold.py --before af344ea --repeats 3 --out demo_cold_against_af344ea.json --update
 
 Writes demo_cold_before_after.json (or --out; experiments/results/demo with --update, else its scratch mirror)
 and, from the last run of this tree, the demo's own files (demo_summary.csv / .json, demo_regret.png)
@@ -35,6 +38,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/: ou
 from before_after import ROOT, alternate  # noqa: E402
 from outdir import add_update_flag, output_dir  # noqa: E402
 
+# `python -m jbo demo ...` with a listener that sums JAX's duration events and prints them at exit
+WITH_PHASES = """
+import atexit, collections, json, runpy, sys
+import jax.monitoring
+seconds = collections.defaultdict(float)
+jax.monitoring.register_event_duration_secs_listener(lambda event, s, **_: seconds.__setitem__(event, seconds[event] + s))
+atexit.register(lambda: print("PHASES " + json.dumps(seconds), file=sys.stderr))
+sys.argv[0] = "jbo"
+runpy.run_module("jbo", run_name="__main__")
+"""
+PHASE_NAMES = {  # JAX's event -> the record's name
+    "/jax/core/compile/jaxpr_trace_duration": "trace_s",
+    "/jax/core/compile/jaxpr_to_mlir_module_duration": "lower_s",
+    "/jax/core/compile/backend_compile_duration": "xla_s",
+}
 PROGRAM = re.compile(r"\[(\d+)/(\d+)\] (.+?) on (\w+): .*compile ([\d.]+) s, run ([\d.]+) s")
 
 
@@ -45,7 +63,11 @@ def demo(tree: Path, scratch: Path) -> dict:
     env.pop("JBO_CACHE", None)
     t0 = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "jbo", "demo", "--out", str(out)], cwd=scratch, env=env, capture_output=True, text=True
+        [sys.executable, "-c", WITH_PHASES, "demo", "--out", str(out)],
+        cwd=scratch,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     wall = time.perf_counter() - t0
     if done.returncode:
@@ -56,10 +78,13 @@ def demo(tree: Path, scratch: Path) -> dict:
         for m in PROGRAM.finditer(console)
     ]
     meta = json.loads((out / "demo_summary.json").read_text())
+    events = json.loads(re.search(r"^PHASES (.*)$", console, re.M)[1])
+    console = re.sub(r"^PHASES .*\n?", "", console, flags=re.M)
     return {
         "wall_s": wall,
         "total_s": meta["total_seconds"],
         "programs": programs,
+        "phases": {PHASE_NAMES.get(k, k): v for k, v in sorted(events.items())},
         "rows": meta["rows"],
         "out": out,
         "console": console,
@@ -133,6 +158,10 @@ def main():
         "median_run_s_sum": {
             s: float(np.median([sum(p["run_s"] for p in r["programs"]) for r in runs[s]])) for s in runs
         },
+        "median_phases_s": {
+            s: {k: float(np.median([r["phases"].get(k, 0.0) for r in runs[s]])) for k in PHASE_NAMES.values()}
+            for s in runs
+        },
         "final_regret_before_after": compare,
         "runs": runs,
     }
@@ -142,7 +171,13 @@ def main():
         json.dumps(
             {
                 k: result[k]
-                for k in ("median_wall_s", "median_demo_total_s", "median_compile_s_sum", "median_run_s_sum")
+                for k in (
+                    "median_wall_s",
+                    "median_demo_total_s",
+                    "median_compile_s_sum",
+                    "median_run_s_sum",
+                    "median_phases_s",
+                )
             },
             indent=1,
         )
