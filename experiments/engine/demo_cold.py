@@ -1,6 +1,6 @@
 """`jbo demo` from an empty compilation cache, at a reference commit and on this working tree, in one run.
 
-Each measurement is a fresh `python -m jbo demo --out <dir>` with JBO_CACHE_DIR set to a new empty
+Each measurement is a fresh `python -m jbo demo --out <dir>` (run through WITH_PHASES below) with JBO_CACHE_DIR set to a new empty
 directory (the persistent compilation cache cold, as on a first run), the reference commit checked
 out in a git worktree and imported through PYTHONPATH, the two sides alternating so that both see
 the same machine and load. Recorded per run: the wall seconds of the whole command (interpreter
