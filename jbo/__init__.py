@@ -2,7 +2,9 @@
 
 Importing jbo switches JAX to float64: GP, KDE and kernel-regression numerics need it. With jaxlib
 0.10.x it also lowers batched Choleskys and triangular solves on CPU to loops of unbatched LAPACK
-calls, which avoids a deadlock in that jaxlib (see jbo.linalg; JBO_LAPACK_LOOP=0 turns it off).
+calls, which avoids a deadlock in that jaxlib (see jbo.linalg; JBO_LAPACK_LOOP=0 turns it off). The
+BLAS under JAX's CPU LAPACK calls (SciPy's) runs one thread, so that its spinning threads leave the
+cores to XLA's (see jbo.linalg; JBO_LAPACK_THREADS=0 leaves it as it is).
 """
 
 import jax
@@ -16,6 +18,7 @@ cache.configure_from_env()  # persistent compilation cache (JBO_CACHE=0 turns it
 from jbo import linalg  # noqa: E402
 
 linalg.install()  # batched LAPACK calls on CPU as loops: jaxlib 0.10.x can deadlock on them (jbo.linalg)
+linalg.limit_threads()  # one thread for SciPy's BLAS under JAX's CPU LAPACK calls (jbo.linalg)
 
 from jbo import (  # noqa: E402
     acquisitions,

@@ -1,5 +1,6 @@
 """Dense linear algebra for the GP layer: the inverse of a Cholesky factor and the inverse of the
-matrix it factors by 2 x 2 blocks, and a workaround for a deadlock in jaxlib 0.10.x.
+matrix it factors by 2 x 2 blocks, the thread count of the LAPACK under XLA:CPU, and a workaround for
+a deadlock in jaxlib 0.10.x.
 
 **Blocked inverses.** :func:`tril_inverse` computes L^{-1} of a lower-triangular L and :func:`tril_gram`
 the product U^T U of a lower-triangular U (so K^{-1} = tril_gram(tril_inverse(L)) for K = L L^T). Each
@@ -16,6 +17,18 @@ and most of it runs as matmuls, XLA's fastest kernel. BLOCK = 256 rows was chose
 them (and the product form of :func:`jbo.gp.lml_and_grad`) the LML gradient at N = 400 and 1000 takes
 about half the time in the fit's loop on XLA:CPU here (`experiments/results/engine/lml_grad_blocked.json`).
 The results equal the whole-matrix ones to rounding (tested against NumPy and SciPy), not bit for bit.
+
+**LAPACK's threads.** On CPU, JAX's Choleskys and triangular solves call the LAPACK that SciPy ships
+(jaxlib loads ``scipy.linalg.cython_lapack``), and that library's BLAS (OpenBLAS in SciPy's wheels)
+keeps its own threads, one per core, beside XLA:CPU's pool of one thread per core. On jbo's sizes
+the BLAS threads do not speed a factorisation up (a 400 x 400 Cholesky took as long on one thread as
+on two here), and after each call they keep spinning, taking the cores from XLA's threads. One BLAS
+thread made the fit's step at N = 400 about 1.6x faster and the acquisition search about 1.3x, the
+same results (`experiments/engine/fit_before_after.py` -> `experiments/results/engine/fit_before_after_lapack_threads.json`). So
+importing jbo calls :func:`limit_threads`: SciPy's BLAS library runs :data:`LAPACK_THREADS` = 1
+thread. Where SciPy links a shared BLAS (a conda environment) that is also NumPy's, so NumPy's matrix
+products then run on one thread too. ``JBO_LAPACK_THREADS=n`` sets n threads, ``=0`` leaves the
+library as it is; :func:`threads` reports the setting.
 
 **The LAPACK loop.** A workaround for a deadlock in jaxlib 0.10.x: batched LAPACK calls on XLA:CPU
 are lowered to a loop of unbatched calls.
@@ -46,6 +59,7 @@ other platforms and other jaxlib versions are left alone. ``JBO_LAPACK_LOOP=0`` 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -116,6 +130,51 @@ def install(force: bool = False) -> bool:
     return True
 
 
+LAPACK_THREADS = 1  # threads of the BLAS under JAX's CPU LAPACK calls (chosen by measurement; see the module docstring)
+
+
+def _scipy_blas():
+    """threadpoolctl's controller of the BLAS libraries under SciPy's LAPACK: those SciPy ships (its
+    wheels' scipy.libs, or scipy/.dylibs), else every BLAS library loaded (SciPy then links a shared one)."""
+    import scipy
+    import scipy.linalg.cython_lapack  # noqa: F401  (loads the library jaxlib calls, as jaxlib would at its first call)
+    from threadpoolctl import ThreadpoolController
+
+    blas = ThreadpoolController().select(user_api="blas")
+    home = Path(scipy.__file__).resolve().parent
+    own = [home, home.with_name("scipy.libs")]
+    paths = [c.filepath for c in blas.lib_controllers if any(Path(c.filepath).resolve().is_relative_to(d) for d in own)]
+    return blas.select(filepath=paths) if paths else blas
+
+
+def limit_threads(num_threads: int | None = None) -> list[dict]:
+    """Set the threads of the BLAS library under JAX's CPU LAPACK calls (see the module docstring):
+    `num_threads`, else ``JBO_LAPACK_THREADS``, else :data:`LAPACK_THREADS`; 0 leaves the library as
+    it is. Returns threadpoolctl's description of the libraries set (empty when nothing was set).
+    A value that is not a whole number >= 0 is a ValueError naming it."""
+    if num_threads is None:
+        raw = os.environ.get("JBO_LAPACK_THREADS", "").strip()
+        try:
+            num_threads = int(raw) if raw else LAPACK_THREADS
+        except ValueError:
+            raise ValueError(
+                f"JBO_LAPACK_THREADS must be a whole number >= 0 (0: leave the BLAS as it is), got {raw!r}"
+            ) from None
+    if isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 0:
+        raise ValueError(f"limit_threads: num_threads must be a whole number >= 0, got {num_threads!r}")
+    if num_threads == 0:
+        return []
+    blas = _scipy_blas()
+    blas.limit(limits=num_threads)
+    return blas.info()
+
+
+def threads() -> list[dict]:
+    """threadpoolctl's description (filepath, internal_api, num_threads, ...) of the BLAS libraries
+    under JAX's CPU LAPACK calls."""
+    return _scipy_blas().info()
+
+
 BLOCK = 256  # tril_inverse / tril_gram halve a matrix until its blocks have at most this many rows (read when traced)
 
 
@@ -162,4 +221,14 @@ def tril_gram(U: jax.Array, block: int | None = None) -> jax.Array:
     return jnp.concatenate([top, jnp.concatenate([off, tril_gram(r, block)], axis=-1)], axis=-2)
 
 
-__all__ = ["BLOCK", "affected", "install", "installed", "tril_gram", "tril_inverse"]
+__all__ = [
+    "BLOCK",
+    "LAPACK_THREADS",
+    "affected",
+    "install",
+    "installed",
+    "limit_threads",
+    "threads",
+    "tril_gram",
+    "tril_inverse",
+]

@@ -112,3 +112,77 @@ def test_blocked_inverse_keeps_a_failed_factorisation_nan_and_refuses_a_non_squa
         linalg.tril_inverse(jnp.zeros((3, 4)))
     with pytest.raises(ValueError, match=r"tril_gram\(U\)"):
         linalg.tril_gram(jnp.zeros((5,)))
+
+
+# ---------------------------------------------------------------- LAPACK's threads
+def _blas_under_scipy():
+    """threadpoolctl's own list of the BLAS libraries shipped inside SciPy's installation."""
+    from pathlib import Path
+
+    import scipy
+    import scipy.linalg.cython_lapack  # noqa: F401
+    import threadpoolctl
+
+    home = Path(scipy.__file__).resolve().parent
+    return [
+        lib
+        for lib in threadpoolctl.threadpool_info()
+        if lib["user_api"] == "blas"
+        and any(Path(lib["filepath"]).resolve().is_relative_to(d) for d in (home, home.with_name("scipy.libs")))
+    ]
+
+
+def test_import_leaves_scipys_blas_one_thread_and_limit_threads_sets_it():
+    import os
+
+    if os.environ.get("JBO_LAPACK_THREADS", "").strip():
+        pytest.skip("JBO_LAPACK_THREADS is set in this environment")
+    own = _blas_under_scipy()
+    if not own:
+        pytest.skip("SciPy links a shared BLAS here (no library inside its installation)")
+    assert [lib["num_threads"] for lib in own] == [linalg.LAPACK_THREADS] * len(own)
+    try:
+        described = linalg.limit_threads(2)
+        assert {lib["filepath"] for lib in described} == {lib["filepath"] for lib in own}
+        assert [lib["num_threads"] for lib in _blas_under_scipy()] == [2] * len(own)
+        assert linalg.limit_threads(0) == []  # 0 leaves it as it is
+        assert [lib["num_threads"] for lib in _blas_under_scipy()] == [2] * len(own)
+    finally:
+        linalg.limit_threads(linalg.LAPACK_THREADS)
+    assert [lib["num_threads"] for lib in linalg.threads()] == [linalg.LAPACK_THREADS] * len(own)
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, "2", True])
+def test_limit_threads_names_a_bad_count(bad):
+    with pytest.raises(ValueError, match="limit_threads: num_threads"):
+        linalg.limit_threads(bad)
+
+
+def test_jbo_lapack_threads_in_the_environment():
+    """JBO_LAPACK_THREADS=0 keeps the library's own count (that of a process without jbo), =3 sets 3,
+    and a value that is not a count stops the import with an error naming the variable."""
+    import os
+    import subprocess
+    import sys
+
+    if not _blas_under_scipy():
+        pytest.skip("SciPy links a shared BLAS here (no library inside its installation)")
+    show = (  # the counts of the BLAS libraries inside SciPy's installation, read by threadpoolctl
+        "{pre}\nfrom pathlib import Path\nimport scipy, scipy.linalg.cython_lapack, threadpoolctl\n"
+        "home = Path(scipy.__file__).resolve().parent\n"
+        "print([b['num_threads'] for b in threadpoolctl.threadpool_info() if b['user_api'] == 'blas' and any("
+        "Path(b['filepath']).resolve().is_relative_to(d) for d in (home, home.with_name('scipy.libs')))])"
+    )
+
+    def run(value, pre):
+        env = {k: v for k, v in os.environ.items() if k != "JBO_LAPACK_THREADS"}
+        if value is not None:
+            env["JBO_LAPACK_THREADS"] = value
+        return subprocess.run([sys.executable, "-c", show.format(pre=pre)], env=env, capture_output=True, text=True)
+
+    plain, kept, three = run(None, "pass"), run("0", "import jbo"), run("3", "import jbo")
+    assert plain.returncode == kept.returncode == three.returncode == 0, plain.stderr + kept.stderr + three.stderr
+    assert kept.stdout == plain.stdout
+    assert set(eval(three.stdout)) == {3}
+    bad = run("one", "import jbo")
+    assert bad.returncode != 0 and "JBO_LAPACK_THREADS must be a whole number" in bad.stderr
