@@ -18,8 +18,10 @@ motion may store anything computed from x alone before the loop, e.g. the d (N, 
 differences of the Gram matrix (see `jbo.gp.tie_rows`); that shows as temporary memory.
 
     python experiments/engine/fit_before_after.py --before 47d8441 --rows 400 1000 --update
+    python experiments/engine/fit_before_after.py --before 3b22fa2 --rows 400 1000 --processes 3 --repeats 10 \
+        --out fit_before_after_lapack_threads.json --update
 
-Each side runs in a fresh process with the persistent compilation cache off. Writes fit_before_after.json
+Each side runs in a fresh process with the persistent compilation cache off. Writes fit_before_after.json (or --out)
 (experiments/results/engine with --update, else its scratch mirror).
 """
 
@@ -104,6 +106,7 @@ def main():
     ap.add_argument("--seeds", type=int, default=8)
     ap.add_argument("--repeats", type=int, default=5, help="executions timed per process (best is kept)")
     ap.add_argument("--processes", type=int, default=2, help="fresh processes per side, alternating")
+    ap.add_argument("--out", default="fit_before_after.json", help="file name in the output folder")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     add_update_flag(ap)
     args = ap.parse_args()
@@ -144,7 +147,7 @@ def main():
         table.append(row)
         print(json.dumps(row))
     write(
-        output_dir("engine") / "fit_before_after.json",
+        output_dir("engine") / args.out,
         "experiments/engine/fit_before_after.py",
         before_rev,
         after_rev,
