@@ -99,4 +99,4 @@ __all__ = [
     "verdict",
     "linalg",
 ]
-__version__ = "0.7.1"
+__version__ = "0.8.0"

@@ -20,11 +20,11 @@ The results equal the whole-matrix ones to rounding (tested against NumPy and Sc
 
 **LAPACK's threads.** On CPU, JAX's Choleskys and triangular solves call the LAPACK that SciPy ships
 (jaxlib loads ``scipy.linalg.cython_lapack``), and that library's BLAS (OpenBLAS in SciPy's wheels)
-keeps its own threads, one per core, beside XLA:CPU's pool of one thread per core. On jbo's sizes
-the BLAS threads do not speed a factorisation up (a 400 x 400 Cholesky took as long on one thread as
-on two here), and after each call they keep spinning, taking the cores from XLA's threads. One BLAS
-thread made the fit's step at N = 400 about 1.6x faster and the acquisition search about 1.3x, the
-same results (`experiments/engine/fit_before_after.py` -> `experiments/results/engine/fit_before_after_lapack_threads.json`). So
+keeps its own threads, one per core, beside XLA:CPU's pool of one thread per core. After each call
+they keep spinning, taking the cores from XLA's threads while the rest of a step runs. With one BLAS
+thread the fit's step took 0.65x of its time at N = 400 and 0.87x at N = 1000, its results moving at
+rounding only (`experiments/engine/fit_before_after.py` ->
+`experiments/results/engine/fit_before_after_lapack_threads.json`). So
 importing jbo calls :func:`limit_threads`: SciPy's BLAS library runs :data:`LAPACK_THREADS` = 1
 thread. Where SciPy links a shared BLAS (a conda environment) that is also NumPy's, so NumPy's matrix
 products then run on one thread too. ``JBO_LAPACK_THREADS=n`` sets n threads, ``=0`` leaves the
