@@ -26,8 +26,8 @@ thread the fit's step took 0.65x of its time at N = 400 and 0.87x at N = 1000, i
 rounding only (`experiments/engine/fit_before_after.py` ->
 `experiments/results/engine/fit_before_after_lapack_threads.json`). So
 importing jbo calls :func:`limit_threads`: SciPy's BLAS library runs :data:`LAPACK_THREADS` = 1
-thread. Where SciPy links a shared BLAS (a conda environment) that is also NumPy's, so NumPy's matrix
-products then run on one thread too. ``JBO_LAPACK_THREADS=n`` sets n threads, ``=0`` leaves the
+thread. Where SciPy links a shared BLAS (a conda environment), that library is also NumPy's, so
+NumPy's matrix products then run on one thread too. ``JBO_LAPACK_THREADS=n`` sets n threads, ``=0`` leaves the
 library as it is; :func:`threads` reports the setting.
 
 **The LAPACK loop.** A workaround for a deadlock in jaxlib 0.10.x: batched LAPACK calls on XLA:CPU
@@ -154,12 +154,11 @@ def limit_threads(num_threads: int | None = None) -> list[dict]:
     A value that is not a whole number >= 0 is a ValueError naming it."""
     if num_threads is None:
         raw = os.environ.get("JBO_LAPACK_THREADS", "").strip()
-        try:
-            num_threads = int(raw) if raw else LAPACK_THREADS
-        except ValueError:
+        if raw and not raw.isdigit():
             raise ValueError(
                 f"JBO_LAPACK_THREADS must be a whole number >= 0 (0: leave the BLAS as it is), got {raw!r}"
-            ) from None
+            )
+        num_threads = int(raw) if raw else LAPACK_THREADS
     if isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 0:
         raise ValueError(f"limit_threads: num_threads must be a whole number >= 0, got {num_threads!r}")
     if num_threads == 0:

@@ -184,5 +184,6 @@ def test_jbo_lapack_threads_in_the_environment():
     assert plain.returncode == kept.returncode == three.returncode == 0, plain.stderr + kept.stderr + three.stderr
     assert kept.stdout == plain.stdout
     assert set(eval(three.stdout)) == {3}
-    bad = run("one", "import jbo")
-    assert bad.returncode != 0 and "JBO_LAPACK_THREADS must be a whole number" in bad.stderr
+    for value in ("one", "-1"):
+        bad = run(value, "import jbo")
+        assert bad.returncode != 0 and "JBO_LAPACK_THREADS must be a whole number" in bad.stderr, value
