@@ -115,21 +115,21 @@ def test_blocked_inverse_keeps_a_failed_factorisation_nan_and_refuses_a_non_squa
 
 
 # ---------------------------------------------------------------- LAPACK's threads
+# threadpoolctl's own list of the BLAS libraries shipped inside SciPy's installation (run here and,
+# as text, in child processes that must not import this module, which imports jbo)
+_SCIPY_BLAS = """
+from pathlib import Path
+import scipy, scipy.linalg.cython_lapack, threadpoolctl
+home = Path(scipy.__file__).resolve().parent
+own = [b for b in threadpoolctl.threadpool_info() if b["user_api"] == "blas"
+       and any(Path(b["filepath"]).resolve().is_relative_to(d) for d in (home, home.with_name("scipy.libs")))]
+"""
+
+
 def _blas_under_scipy():
-    """threadpoolctl's own list of the BLAS libraries shipped inside SciPy's installation."""
-    from pathlib import Path
-
-    import scipy
-    import scipy.linalg.cython_lapack  # noqa: F401
-    import threadpoolctl
-
-    home = Path(scipy.__file__).resolve().parent
-    return [
-        lib
-        for lib in threadpoolctl.threadpool_info()
-        if lib["user_api"] == "blas"
-        and any(Path(lib["filepath"]).resolve().is_relative_to(d) for d in (home, home.with_name("scipy.libs")))
-    ]
+    names = {}
+    exec(_SCIPY_BLAS, names)
+    return names["own"]
 
 
 def test_import_leaves_scipys_blas_one_thread_and_limit_threads_sets_it():
@@ -167,18 +167,13 @@ def test_jbo_lapack_threads_in_the_environment():
 
     if not _blas_under_scipy():
         pytest.skip("SciPy links a shared BLAS here (no library inside its installation)")
-    show = (  # the counts of the BLAS libraries inside SciPy's installation, read by threadpoolctl
-        "{pre}\nfrom pathlib import Path\nimport scipy, scipy.linalg.cython_lapack, threadpoolctl\n"
-        "home = Path(scipy.__file__).resolve().parent\n"
-        "print([b['num_threads'] for b in threadpoolctl.threadpool_info() if b['user_api'] == 'blas' and any("
-        "Path(b['filepath']).resolve().is_relative_to(d) for d in (home, home.with_name('scipy.libs')))])"
-    )
 
     def run(value, pre):
         env = {k: v for k, v in os.environ.items() if k != "JBO_LAPACK_THREADS"}
         if value is not None:
             env["JBO_LAPACK_THREADS"] = value
-        return subprocess.run([sys.executable, "-c", show.format(pre=pre)], env=env, capture_output=True, text=True)
+        code = f"{pre}\n{_SCIPY_BLAS}\nprint([b['num_threads'] for b in own])"
+        return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
 
     plain, kept, three = run(None, "pass"), run("0", "import jbo"), run("3", "import jbo")
     assert plain.returncode == kept.returncode == three.returncode == 0, plain.stderr + kept.stderr + three.stderr
